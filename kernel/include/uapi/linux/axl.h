@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * axl: dma-buf import and job submission for the Axelera Metis NPU
+ * (and its simulated engine, metis-sim).
+ *
+ * This header is the single source of truth for the ioctl ABI. The kernel
+ * module, the user-space shim and the ABI layout check all include it; no
+ * other file may hard-code a number, size or offset defined here.
+ *
+ * Rules, as in the kernel's own dma-buf uapi:
+ *  - fixed-width types only, explicit padding, 64-bit alignment of __u64;
+ *  - every reserved field and every unknown flag bit must be zero (-EINVAL);
+ *  - unknown commands fail with -ENOTTY;
+ *  - an ioctl number is never reused: a changed struct gets a new number.
+ *
+ * Ioctl magic 0xD1, sequence numbers 0x00-0x1F: unassigned in
+ * Documentation/userspace-api/ioctl/ioctl-number.rst at the time of writing.
+ */
+#ifndef _UAPI_LINUX_AXL_H
+#define _UAPI_LINUX_AXL_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+/* Bumped on any incompatible change; the shim refuses a driver that differs. */
+#define AXL_ABI_VERSION 1
+
+#define AXL_DEVICE_NAME "axl"
+
+/* Pixel formats: the DRM fourcc codes of <drm/drm_fourcc.h>. */
+#define axl_fourcc_code(a, b, c, d) \
+	((__u32)(a) | ((__u32)(b) << 8) | ((__u32)(c) << 16) | ((__u32)(d) << 24))
+
+/* Opaque tensor: width is the byte count per line, height the line count. */
+#define AXL_PIXFMT_RAW  0
+#define AXL_PIXFMT_NV12 axl_fourcc_code('N', 'V', '1', '2')
+#define AXL_PIXFMT_GREY axl_fourcc_code('R', '8', ' ', ' ')
+#define AXL_PIXFMT_YUYV axl_fourcc_code('Y', 'U', 'Y', 'V')
+
+/* Capability flags reported by AXL_IOCTL_GET_INFO. */
+#define AXL_CAP_SIMULATED   (1U << 0) /* the engine is metis-sim, not silicon */
+#define AXL_CAP_IOMMU       (1U << 1) /* imports are mapped through an IOMMU */
+#define AXL_CAP_PCI         (1U << 2) /* the engine is a PCI function */
+#define AXL_CAP_FENCE_STAMP (1U << 3) /* fences carry a signal timestamp */
+
+/**
+ * struct axl_info - AXL_IOCTL_GET_INFO output
+ * @abi_version:  AXL_ABI_VERSION the driver was built with.
+ * @caps:         AXL_CAP_* flags.
+ * @max_imports:  imports one open file may hold at once.
+ * @max_jobs:     jobs one open file may have in flight at once.
+ * @file_imports: imports this open file holds now.
+ * @file_jobs:    jobs this open file has in flight now.
+ * @driver:       NUL-terminated driver name ("axl").
+ * @engine:       NUL-terminated engine name ("metis" or "metis-sim").
+ * @device:       NUL-terminated name of the device imports attach to
+ *                (a PCI address such as "0000:00:03.0", or a platform name).
+ * @timeline:     NUL-terminated fence timeline name ("metis-0").
+ * @reserved:     zeroed by the driver.
+ */
+struct axl_info {
+	__u32 abi_version;
+	__u32 caps;
+	__u32 max_imports;
+	__u32 max_jobs;
+	__u32 file_imports;
+	__u32 file_jobs;
+	char driver[16];
+	char engine[16];
+	char device[32];
+	char timeline[16];
+	__u64 reserved[4];
+};
+
+/* Direction flags of struct axl_import_fd; exactly one must be set. */
+#define AXL_IMPORT_TO_DEVICE     (1U << 0) /* DMA_TO_DEVICE: frames */
+#define AXL_IMPORT_FROM_DEVICE   (1U << 1) /* DMA_FROM_DEVICE */
+#define AXL_IMPORT_BIDIRECTIONAL (1U << 2) /* DMA_BIDIRECTIONAL */
+#define AXL_IMPORT_VALID_FLAGS \
+	(AXL_IMPORT_TO_DEVICE | AXL_IMPORT_FROM_DEVICE | AXL_IMPORT_BIDIRECTIONAL)
+
+/* AXL_IMPORT_FD output flags. */
+#define AXL_IMPORT_OUT_CONTIGUOUS (1U << 0) /* one contiguous IOVA range */
+
+/**
+ * struct axl_import_fd - AXL_IOCTL_IMPORT_FD argument
+ * @fd:        in: dma-buf file descriptor of the frame.
+ * @width:     in: frame width in pixels (bytes per line for RAW), > 0.
+ * @height:    in: frame height in lines, > 0.
+ * @pixfmt:    in: AXL_PIXFMT_*.
+ * @stride:    in: bytes per line of the first plane; 0 means packed.
+ * @flags:     in: exactly one AXL_IMPORT_* direction flag.
+ * @handle:    out: import handle, valid for the importing open file only.
+ * @out_flags: out: AXL_IMPORT_OUT_* flags.
+ * @iova_base: out: device address of the first mapped byte.
+ * @size:      out: size of the dma-buf in bytes.
+ * @inode:     out: inode number of the dma-buf (as in debugfs bufinfo).
+ * @nents:     out: mapped scatterlist entries.
+ * @pad:       must be zero.
+ * @reserved:  must be zero.
+ *
+ * The frame described by width, height, pixfmt and stride must fit in the
+ * buffer, or the import fails with -EINVAL.
+ */
+struct axl_import_fd {
+	__s32 fd;
+	__u32 width;
+	__u32 height;
+	__u32 pixfmt;
+	__u32 stride;
+	__u32 flags;
+	__u32 handle;
+	__u32 out_flags;
+	__u64 iova_base;
+	__u64 size;
+	__u64 inode;
+	__u32 nents;
+	__u32 pad;
+	__u64 reserved[2];
+};
+
+/* No submit flags are defined yet. */
+#define AXL_SUBMIT_VALID_FLAGS 0U
+
+/* Upper bound of struct axl_submit.timeout_us; 0 selects the driver default. */
+#define AXL_SUBMIT_MAX_TIMEOUT_US 10000000U
+
+/**
+ * struct axl_submit - AXL_IOCTL_SUBMIT argument
+ * @input_handle: in: handle returned by AXL_IOCTL_IMPORT_FD.
+ * @result_fd:    in: dma-buf the engine writes a struct axl_result into;
+ *                at least sizeof(struct axl_result) bytes.
+ * @model_id:     in: model to run (metis-sim accepts any value).
+ * @timeout_us:   in: job timeout, 0 = driver default,
+ *                at most AXL_SUBMIT_MAX_TIMEOUT_US.
+ * @flags:        in: AXL_SUBMIT_* flags (none defined, must be zero).
+ * @fence_fd:     out: sync_file fd signalled when the job ends; the fence
+ *                carries -EIO or -ETIMEDOUT when the job failed.
+ * @seqno:        out: fence sequence number on the engine's timeline.
+ * @submit_ns:    out: CLOCK_MONOTONIC time the job was queued, in ns.
+ * @reserved:     must be zero.
+ */
+struct axl_submit {
+	__u32 input_handle;
+	__s32 result_fd;
+	__u32 model_id;
+	__u32 timeout_us;
+	__u32 flags;
+	__s32 fence_fd;
+	__u64 seqno;
+	__u64 submit_ns;
+	__u64 reserved[2];
+};
+
+/**
+ * struct axl_release - AXL_IOCTL_RELEASE_IMPORT argument
+ * @handle:   in: handle returned by AXL_IOCTL_IMPORT_FD.
+ * @reserved: must be zero.
+ *
+ * Fails with -EBUSY while a job that reads the import is in flight.
+ */
+struct axl_release {
+	__u32 handle;
+	__u32 reserved;
+};
+
+#define AXL_RESULT_MAGIC   axl_fourcc_code('A', 'X', 'L', 'R')
+#define AXL_RESULT_VERSION 1
+
+/**
+ * struct axl_result - what the engine writes at offset 0 of the result buffer
+ * @magic:      AXL_RESULT_MAGIC.
+ * @version:    AXL_RESULT_VERSION.
+ * @seqno:      the job's fence sequence number.
+ * @model_id:   the job's model id.
+ * @pixfmt:     the input's pixel format.
+ * @width:      the input's width.
+ * @height:     the input's height.
+ * @status:     0, or the negative errno the job failed with.
+ * @luma_min:   smallest luma (first-plane) sample.
+ * @luma_max:   largest luma (first-plane) sample.
+ * @luma_sum:   sum of the luma samples; mean = luma_sum / (width * height).
+ * @crc32:      CRC-32 (IEEE 802.3, as zlib's crc32()) over the payload bytes
+ *              of every plane in order, line by line, stride padding excluded.
+ * @pad:        zero.
+ * @histogram:  luma histogram, 256 bins.
+ *
+ * For RAW and GREY the "luma" plane is the whole frame; for YUYV it is every
+ * even byte.
+ */
+struct axl_result {
+	__u32 magic;
+	__u32 version;
+	__u64 seqno;
+	__u32 model_id;
+	__u32 pixfmt;
+	__u32 width;
+	__u32 height;
+	__s32 status;
+	__u32 luma_min;
+	__u32 luma_max;
+	__u32 crc32;
+	__u64 luma_sum;
+	__u32 histogram[256];
+};
+
+#define AXL_IOCTL_MAGIC 0xD1
+
+#define AXL_IOCTL_GET_INFO       _IOR(AXL_IOCTL_MAGIC, 0x00, struct axl_info)
+#define AXL_IOCTL_IMPORT_FD      _IOWR(AXL_IOCTL_MAGIC, 0x01, struct axl_import_fd)
+#define AXL_IOCTL_SUBMIT         _IOWR(AXL_IOCTL_MAGIC, 0x02, struct axl_submit)
+#define AXL_IOCTL_RELEASE_IMPORT _IOW(AXL_IOCTL_MAGIC, 0x03, struct axl_release)
+
+#endif /* _UAPI_LINUX_AXL_H */
