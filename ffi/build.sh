@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Builds libaxl_shim.so for x86_64 and aarch64 into build/<arch>/.
+#
+#   ffi/build.sh            both architectures (aarch64 needs gcc-aarch64-linux-gnu)
+#   ffi/build.sh --native   only the machine's own architecture
+#
+#   AXL_MMAPI=<dir>  Jetson Multimedia API to build the Argus export against
+#                    (default /usr/src/jetson_multimedia_api when it exists)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+native=$(uname -m)
+archs=(x86_64 aarch64)
+[[ ${1:-} == --native ]] && archs=("$native")
+
+cflags=(-std=gnu11 -O2 -g -fPIC -Wall -Wextra -Werror -Wno-unused-parameter
+	-fvisibility=default -Ikernel/include/uapi -Iffi/src)
+sources=(ffi/src/consts.c ffi/src/fd.c ffi/src/mem.c ffi/src/heap.c ffi/src/fence.c
+	ffi/src/device.c ffi/src/v4l2.c)
+
+compiler_for() {
+	if [[ $1 == "$native" ]]; then
+		echo "${CC:-cc}"
+	else
+		echo "$1-linux-gnu-gcc"
+	fi
+}
+
+mmapi=${AXL_MMAPI:-/usr/src/jetson_multimedia_api}
+for arch in "${archs[@]}"; do
+	cc=$(compiler_for "$arch")
+	if ! command -v "$cc" >/dev/null; then
+		echo "ffi/build.sh: no C compiler for $arch ('$cc'); install gcc-aarch64-linux-gnu" \
+			"and libc6-dev-arm64-cross, or run 'ffi/build.sh --native'" >&2
+		exit 1
+	fi
+	out=build/$arch
+	mkdir -p "$out/obj"
+	objs=()
+	for src in "${sources[@]}"; do
+		obj=$out/obj/$(basename "${src%.c}").o
+		"$cc" "${cflags[@]}" -c "$src" -o "$obj"
+		objs+=("$obj")
+	done
+	libs=()
+	if [[ $arch == aarch64 && $native == aarch64 && -f $mmapi/include/Argus/Argus.h ]]; then
+		# Only on a Jetson: links libargus through the socket client.
+		"${CXX:-c++}" -std=c++14 -O2 -fPIC -Wall -Iffi/src -Ikernel/include/uapi \
+			-I"$mmapi/include" -c ffi/src/argus.cpp -o "$out/obj/argus.o"
+		objs+=("$out/obj/argus.o")
+		libs+=(-L/usr/lib/aarch64-linux-gnu/tegra -lnvargus_socketclient -lnvbufsurface -lstdc++)
+		echo "ffi/build.sh: $arch: Argus export built against $mmapi"
+	else
+		"$cc" "${cflags[@]}" -c ffi/src/argus_none.c -o "$out/obj/argus_none.o"
+		objs+=("$out/obj/argus_none.o")
+	fi
+	"$cc" -shared -Wl,-soname,libaxl_shim.so -Wl,--no-undefined -o "$out/libaxl_shim.so" \
+		"${objs[@]}" "${libs[@]}"
+	echo "ffi/build.sh: built $out/libaxl_shim.so"
+done

@@ -1,0 +1,178 @@
+/**
+ * Finds and loads `libaxl_shim.so`. Search order:
+ *
+ * 1. `AXL_SHIM` (a path to the library), when set;
+ * 2. `libaxl_shim.so` next to a compiled `axl` binary;
+ * 3. the local build, `build/<arch>/libaxl_shim.so` (inside a compiled
+ *    binary this is the copy embedded with `--include`).
+ *
+ * A library is accepted only if its API version matches this module's and
+ * it was built against the uapi ABI this module expects. When nothing loads,
+ * {@linkcode ShimLoadError} lists every path tried and why it was rejected.
+ *
+ * @module
+ */
+import { symbols } from "./symbols.ts";
+import type { ShimSymbols } from "./symbols.ts";
+
+/** Version of the shim ↔ TypeScript contract (`AXL_SHIM_API_VERSION`). */
+export const SHIM_API_VERSION = 1;
+
+/**
+ * The kernel ABI version (`AXL_ABI_VERSION` of `linux/axl.h`) this code was
+ * written for. A host test checks it against the header.
+ */
+export const EXPECTED_ABI_VERSION = 1;
+
+/** Where a candidate library path came from. */
+export type ShimSource = "env" | "beside-binary" | "local-build";
+
+/** One place the loader looked. */
+export interface ShimAttempt {
+  /** Path that was tried. */
+  path: string;
+  /** Which rule produced the path. */
+  source: ShimSource;
+  /** Why it was not used; absent for the one that loaded. */
+  reason?: string;
+}
+
+/** Thrown when no usable shim was found. */
+export class ShimLoadError extends Error {
+  /** Every path tried, in order, with the reason it failed. */
+  readonly attempts: readonly ShimAttempt[];
+
+  /** Builds the message from the attempts. */
+  constructor(attempts: ShimAttempt[]) {
+    const lines = attempts.map((a) => `  ${a.path} (${a.source}): ${a.reason}`);
+    super(
+      `cannot load libaxl_shim.so; tried:\n${lines.join("\n")}\n` +
+        "Build it with 'deno task build', or set AXL_SHIM to the library's path.",
+    );
+    this.name = "ShimLoadError";
+    this.attempts = attempts;
+  }
+}
+
+/** A loaded shim. */
+export interface Shim {
+  /** The callable functions. */
+  readonly symbols: ShimSymbols;
+  /** The path the library was loaded from. */
+  readonly path: string;
+  /** Which rule found it. */
+  readonly source: ShimSource;
+  /**
+   * Looks up a constant from the uapi headers by name (e.g.
+   * `"AXL_PIXFMT_NV12"`); throws RangeError for an unknown name.
+   */
+  constant(name: string): number;
+  /** Unloads the library. */
+  close(): void;
+}
+
+/** The architecture directory name used under `build/`. */
+export function shimArch(): string {
+  return Deno.build.arch;
+}
+
+/**
+ * The candidate paths, in search order, for the given environment.
+ *
+ * @example Inspect where the loader would look
+ * ```ts
+ * import { shimCandidates } from "./loader.ts";
+ * const c = shimCandidates({ env: "/opt/axl/libaxl_shim.so", execPath: "/usr/bin/deno" });
+ * if (c[0]?.source !== "env") throw new Error("env override must come first");
+ * ```
+ */
+export function shimCandidates(
+  options: { env?: string | undefined; execPath?: string; moduleUrl?: string } = {},
+): ShimAttempt[] {
+  const out: ShimAttempt[] = [];
+  if (options.env) out.push({ path: options.env, source: "env" });
+  const exec = options.execPath ?? Deno.execPath();
+  const execName = exec.slice(exec.lastIndexOf("/") + 1);
+  // Next to the binary only makes sense for a compiled axl, not the deno runtime.
+  if (execName !== "deno") {
+    out.push({ path: exec.slice(0, exec.lastIndexOf("/") + 1) + "libaxl_shim.so", source: "beside-binary" });
+  }
+  const url = new URL(`../build/${shimArch()}/libaxl_shim.so`, options.moduleUrl ?? import.meta.url);
+  out.push({ path: decodeURIComponent(url.pathname), source: "local-build" });
+  return out;
+}
+
+function readEnv(name: string): string | undefined {
+  try {
+    return Deno.env.get(name) || undefined;
+  } catch {
+    return undefined; // no --allow-env: the override simply does not apply
+  }
+}
+
+function tryOpen(attempt: ShimAttempt): Shim | string {
+  try {
+    Deno.statSync(attempt.path);
+  } catch (err) {
+    return err instanceof Deno.errors.NotFound ? "no such file" : String(err);
+  }
+  let lib: Deno.DynamicLibrary<typeof symbols>;
+  try {
+    lib = Deno.dlopen(attempt.path, symbols);
+  } catch (err) {
+    return `dlopen failed: ${err instanceof Error ? err.message : err}`;
+  }
+  const api = lib.symbols.axl_shim_api_version();
+  const abi = lib.symbols.axl_shim_abi_version();
+  if (api !== SHIM_API_VERSION || abi !== EXPECTED_ABI_VERSION) {
+    lib.close();
+    return `version mismatch: library has API ${api} / uapi ABI ${abi}, ` +
+      `this code needs API ${SHIM_API_VERSION} / ABI ${EXPECTED_ABI_VERSION}; rebuild with 'deno task build'`;
+  }
+  const cache = new Map<string, number>();
+  const encoder = new TextEncoder();
+  return {
+    symbols: lib.symbols,
+    path: attempt.path,
+    source: attempt.source,
+    constant(name: string): number {
+      let value = cache.get(name);
+      if (value === undefined) {
+        const v = lib.symbols.axl_shim_const(encoder.encode(name + "\0"));
+        if (v === -2n) throw new RangeError(`libaxl_shim.so has no constant named '${name}'`);
+        value = Number(v);
+        cache.set(name, value);
+      }
+      return value;
+    },
+    close(): void {
+      lib.close();
+    },
+  };
+}
+
+let loaded: Shim | undefined;
+
+/**
+ * Loads the shim once per process and returns it.
+ *
+ * @example Load the shim and read a constant
+ * ```ts ignore
+ * import { loadShim } from "./loader.ts";
+ * const shim = loadShim();
+ * console.log(shim.path, shim.constant("AXL_PIXFMT_NV12"));
+ * ```
+ */
+export function loadShim(): Shim {
+  if (loaded) return loaded;
+  const attempts = shimCandidates({ env: readEnv("AXL_SHIM") });
+  for (const attempt of attempts) {
+    const result = tryOpen(attempt);
+    if (typeof result !== "string") {
+      loaded = result;
+      return result;
+    }
+    attempt.reason = result;
+  }
+  throw new ShimLoadError(attempts);
+}

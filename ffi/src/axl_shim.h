@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libaxl_shim: the thin C layer Deno calls through Deno.dlopen.
+ *
+ * Every function takes scalars, C strings or pointers to plain arrays and
+ * returns a value >= 0 on success or -errno on failure: errno itself cannot
+ * be read reliably from Deno. Struct layouts of the kernel ABI stay on this
+ * side; results are passed back in documented slots of a __u64/__s64 array.
+ */
+#ifndef AXL_SHIM_H
+#define AXL_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Version of the contract between this library and ffi/symbols.ts. */
+#define AXL_SHIM_API_VERSION 1
+
+/* Versions and constants. */
+int32_t axl_shim_api_version(void);
+int32_t axl_shim_abi_version(void);
+int64_t axl_shim_const(const char *name);
+const char *axl_shim_errno_name(int32_t err);
+
+/* File descriptors. */
+int32_t axl_shim_open(const char *path, int32_t flags);
+int32_t axl_shim_close(int32_t fd);
+int32_t axl_shim_dup(int32_t fd);
+int32_t axl_shim_fstat(int32_t fd, uint64_t *out);
+int64_t axl_shim_ioctl(int32_t fd, uint64_t request, void *arg);
+int64_t axl_shim_clock_ns(int32_t clock_id);
+
+/* Memory mappings. */
+int32_t axl_shim_mmap(int32_t fd, uint64_t len, int32_t prot, uint64_t offset, uint64_t *addr_out);
+int32_t axl_shim_munmap(uint64_t addr, uint64_t len);
+int32_t axl_shim_memcpy(uint64_t dst, uint64_t src, uint64_t len);
+
+/* DMA heaps and dma-bufs. */
+int32_t axl_shim_heap_alloc(const char *heap, uint64_t len, uint32_t fd_flags, uint64_t heap_flags);
+int32_t axl_shim_dmabuf_sync(int32_t fd, uint64_t flags);
+int32_t axl_shim_dmabuf_set_name(int32_t fd, const char *name);
+
+/* sync_file fences. */
+int32_t axl_shim_poll_in(int32_t fd, int32_t timeout_ms);
+int32_t axl_shim_fence_info(int32_t fd, int64_t *out, char *name, uint64_t name_len);
+
+/* The axl NPU device (kernel/include/uapi/linux/axl.h). */
+int32_t axl_shim_dev_info(int32_t dev, uint64_t *nums, char *strings, uint64_t strings_len);
+int32_t axl_shim_dev_import(int32_t dev, int32_t buf_fd, uint32_t width, uint32_t height,
+			    uint32_t pixfmt, uint32_t stride, uint32_t flags, uint64_t *out);
+int32_t axl_shim_dev_submit(int32_t dev, uint32_t handle, int32_t result_fd, uint32_t model_id,
+			    uint32_t timeout_us, uint32_t flags, uint64_t *out);
+int32_t axl_shim_dev_release(int32_t dev, uint32_t handle);
+int32_t axl_shim_result_decode(uint64_t addr, uint64_t len, int64_t *nums, uint32_t *histogram);
+
+/* V4L2 single-planar capture with DMABUF memory. */
+int32_t axl_shim_v4l2_querycap(int32_t fd, uint32_t *caps, char *strings, uint64_t strings_len);
+int32_t axl_shim_v4l2_set_format(int32_t fd, uint32_t width, uint32_t height, uint32_t fourcc,
+				 uint32_t *out);
+int32_t axl_shim_v4l2_reqbufs(int32_t fd, uint32_t count);
+int32_t axl_shim_v4l2_qbuf(int32_t fd, uint32_t index, int32_t dmabuf_fd, uint32_t length);
+int32_t axl_shim_v4l2_dqbuf(int32_t fd, uint64_t *out);
+int32_t axl_shim_v4l2_stream(int32_t fd, int32_t on);
+
+/* Argus (Jetson Multimedia API); -ENOSYS unless built with it. */
+int32_t axl_shim_argus_available(void);
+int32_t axl_shim_argus_open(uint32_t sensor, uint32_t width, uint32_t height);
+int32_t axl_shim_argus_acquire_fd(int32_t session, int32_t timeout_ms, uint64_t *out);
+int32_t axl_shim_argus_close(int32_t session);
+
+#endif /* AXL_SHIM_H */
