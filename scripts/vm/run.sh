@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# Boots Debian's newest 6.12 kernel under QEMU/TCG (q35, Intel IOMMU, the `edu`
+# PCI device), loads vgem and axl.ko, runs one command as root inside the guest
+# with the repo as cwd, and exits with the command's exit code.
+#
+#   scripts/vm/run.sh [options] -- <command...>
+#   scripts/vm/run.sh --shell [options] [-- <command...>]
+#
+# The host root is the guest root (9p, read-only; tmpfs on /tmp /var/tmp /run),
+# so host paths work unchanged. The command finds:
+#   $AXL_RESULTS   a writable directory copied back to --results DIR
+#   $AXL_KVER      the guest kernel release
+#   deno           the pinned Deno on PATH (a copy in guest RAM), DENO_DIR = the
+#                  host's Deno cache behind a tmpfs overlay (writes stay in the guest)
+#   /sys/kernel/tracing and /sys/kernel/debug mounted
+#
+# Options:
+#   --results DIR         where results go (created; replaced only if it holds an
+#                         earlier run's results). Always has console.log, dmesg.txt,
+#                         run.env; plus whatever the command wrote to $AXL_RESULTS
+#   --timeout SECONDS     whole-run limit, boot included (default 900)
+#   --mem SIZE            guest memory (default 2G)
+#   --smp N               guest CPUs (default 2)
+#   --rt                  boot the PREEMPT_RT flavour (-rt-amd64) of the same 6.12
+#   --no-module           do not build or load axl.ko
+#   --module-param K=V    pass a parameter to axl.ko (repeatable)
+#   --modprobe 'NAME [K=V...]'  load a Debian module first (repeatable)
+#   --vivid               load vivid with allocators=1 (dma-contig, can attach)
+#   --no-vgem             do not load vgem (loaded by default)
+#   --no-deno             leave deno out of the guest (saves ~1 s of boot)
+#   --env K=V             set an environment variable for the command (repeatable)
+#   --append ARGS         extra kernel command line
+#   --verbose             full kernel log on the console
+#   --shell               interactive shell on the console (after the command, if
+#                         any); Ctrl-D powers off, Ctrl-A X kills QEMU
+#   --no-install          never run apt-get (fail naming missing packages)
+#
+# Exit status: the command's, or 3 when the rig cannot run (missing packages,
+# bad options, module load failure), 124 on --timeout, 125 when the guest
+# kernel panicked/oopsed or the guest stopped without reporting an exit code.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# shellcheck source=scripts/vm/lib.sh
+source "$here/lib.sh"
+
+usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
+
+results= timeout=900 mem=2G smp=2 shell=0 verbose=0 vgem=1 deno=1
+ensure_args=() modules=() module_params=() envs=() append=()
+need() { (($# > 1)) || vm_die "option $1 needs a value (see --help)"; }
+while (($#)); do
+	case $1 in
+	--results) need "$@" && results=$2 && shift ;;
+	--timeout) need "$@" && timeout=$2 && shift ;;
+	--mem) need "$@" && mem=$2 && shift ;;
+	--smp) need "$@" && smp=$2 && shift ;;
+	--rt) ensure_args+=(--rt) ;;
+	--no-module) ensure_args+=(--no-module) ;;
+	--no-install) ensure_args+=(--no-install) ;;
+	--module-param) need "$@" && module_params+=("$2") && shift ;;
+	--modprobe) need "$@" && modules+=("$2") && shift ;;
+	--vivid) modules+=("vivid allocators=1") ;;
+	--no-vgem) vgem=0 ;;
+	--no-deno) deno=0 ;;
+	--env) need "$@" && envs+=("$2") && shift ;;
+	--append) need "$@" && append+=("$2") && shift ;;
+	--verbose) verbose=1 ;;
+	--shell) shell=1 ;;
+	-h | --help) usage && exit 0 ;;
+	--) shift && break ;;
+	*) vm_die "unknown option '$1' (see --help; the command goes after --)" ;;
+	esac
+	shift
+done
+(($# > 0 || shell)) || vm_die "no command given: scripts/vm/run.sh [options] -- <command...> (or --shell)"
+[[ $timeout =~ ^[1-9][0-9]*$ ]] || vm_die "--timeout wants whole seconds, got '$timeout'"
+[[ $smp =~ ^[1-9][0-9]*$ ]] || vm_die "--smp wants a CPU count, got '$smp'"
+[[ $mem =~ ^[1-9][0-9]*[MG]?$ ]] || vm_die "--mem wants a size like 2G or 1536M, got '$mem'"
+for kv in "${module_params[@]}" "${envs[@]}"; do
+	[[ $kv =~ ^[A-Za-z_][A-Za-z0-9_.]*=.*$ ]] || vm_die "expected K=V, got '$kv'"
+done
+for m in "${modules[@]}"; do
+	[[ $m =~ ^[A-Za-z0-9_-]+( [A-Za-z0-9_.]+=[^ ]*)*$ ]] || vm_die "--modprobe wants 'NAME [K=V...]', got '$m'"
+done
+if ((${#module_params[@]})) && [[ " ${ensure_args[*]} " == *" --no-module "* ]]; then
+	vm_die "--module-param makes no sense with --no-module"
+fi
+((deno)) && ensure_args+=(--deno)
+command -v qemu-system-x86_64 >/dev/null || true # ensure.sh installs it
+
+t0=$(date +%s.%N)
+declare -A rig=()
+while IFS='=' read -r k v; do rig[$k]=$v; done < <("$here/ensure.sh" "${ensure_args[@]}" || echo "FAILED=1")
+[[ -z ${rig[FAILED]:-} ]] || exit "$AXL_VM_EXIT_CANNOT_RUN"
+initrd=${rig[INITRAMFS]}
+((deno)) && initrd=${rig[INITRAMFS_DENO]}
+
+# Per-run control directory: command, environment, module list; rc comes back.
+ctl=$(mktemp -d "${TMPDIR:-/tmp}/axl-vm.XXXXXX")
+qemu_pid=
+cleanup() {
+	[[ -n $qemu_pid ]] && kill "$qemu_pid" 2>/dev/null
+	rm -rf "$ctl"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [[ -z $results ]]; then
+	results=$ctl/results
+	mkdir -p "$results"
+else
+	mkdir -p "$results" || vm_die "cannot create --results $results"
+	results=$(cd "$results" && pwd)
+	if [[ -n $(ls -A "$results") ]]; then
+		[[ -e $results/run.env ]] ||
+			vm_die "--results $results is not empty and holds no earlier rig results; pick another directory"
+		find "$results" -mindepth 1 -delete
+	fi
+fi
+
+{
+	printf 'export %s=%q\n' AXL_VM 1 AXL_REPO "$repo" AXL_RESULTS /run/axl/results \
+		AXL_KVER "${rig[KVER]}" NO_COLOR 1 RUST_BACKTRACE 0
+	for kv in "${envs[@]}"; do printf 'export %s=%q\n' "${kv%%=*}" "${kv#*=}"; done
+} >"$ctl/env"
+((vgem)) && echo vgem >>"$ctl/modules"
+for m in "${modules[@]}"; do echo "$m" >>"$ctl/modules"; done
+if [[ -n ${rig[AXL_KO]} ]]; then
+	cp "${rig[AXL_KO]}" "$ctl/axl.ko"
+	echo "${module_params[*]}" >"$ctl/axl.params"
+fi
+if (($#)); then
+	{
+		printf 'cd %q || exit 3\n' "$repo"
+		printf 'exec'
+		printf ' %q' "$@"
+		printf '\n'
+	} >"$ctl/cmd"
+fi
+((shell)) && touch "$ctl/shell"
+
+# Host directories the guest's tmpfs mounts would hide get their own share.
+virtfs=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap")
+n=0
+for p in "$repo"; do
+	case $p/ in
+	/tmp/* | /var/tmp/* | /run/*)
+		virtfs+=(-virtfs "local,path=$p,mount_tag=axlhost$n,security_model=none,readonly=on,multidevs=remap")
+		echo "axlhost$n $p" >>"$ctl/mounts"
+		n=$((n + 1))
+		;;
+	esac
+done
+virtfs+=(-virtfs "local,path=$ctl,mount_tag=axlctl,security_model=none,multidevs=remap")
+virtfs+=(-virtfs "local,path=$results,mount_tag=axlresults,security_model=none,multidevs=remap")
+
+cmdline=(console=ttyS0 panic=-1 oops=panic intel_iommu=on)
+if ((verbose)); then cmdline+=(loglevel=7); else cmdline+=(quiet loglevel=4); fi
+((shell)) && cmdline+=(axl.shell=1)
+cmdline+=("${append[@]}")
+
+qemu=(qemu-system-x86_64 -machine q35 -accel tcg -cpu max,-erms,-fsrm -m "$mem" -smp "$smp"
+	-no-reboot -nic none -device intel-iommu -device edu
+	-kernel "${rig[KERNEL]}" -initrd "$initrd" -append "${cmdline[*]}" "${virtfs[@]}")
+[[ -n ${rig[BIOS]} ]] && qemu+=(-bios "${rig[BIOS]}")
+
+log=$results/console.log
+if ((shell)); then
+	vm_log "booting ${rig[KVER]} (interactive; Ctrl-A X quits QEMU)"
+	set +e
+	"${qemu[@]}" -nographic 2>&1 | tee "$log"
+	qrc=${PIPESTATUS[0]}
+	set -e
+else
+	vm_log "booting ${rig[KVER]} (timeout ${timeout} s)"
+	# Prefix each console line with seconds since run.sh started.
+	set +e
+	timeout -k 10 "$timeout" "${qemu[@]}" -display none -monitor none -serial stdio </dev/null 2>&1 |
+		T0=$t0 perl -MTime::HiRes=time -ne \
+			'BEGIN { $| = 1 } s/\r//g; printf("[%7.2f] %s", time() - $ENV{T0}, $_)' |
+		tee "$log"
+	qrc=${PIPESTATUS[0]}
+	set -e
+fi
+wall=$(echo "$(date +%s.%N) - $t0" | bc)
+
+rc=
+[[ -r $ctl/rc ]] && rc=$(cat "$ctl/rc")
+crash=$(grep -m1 -E 'Kernel panic|Oops:|BUG:|general protection fault' "$log" || true)
+if [[ $qrc == 124 || $qrc == 137 ]] && ((!shell)); then
+	status=timeout
+	msg="timed out after $timeout s (--timeout); guest console in $log"
+	rc=$AXL_VM_EXIT_TIMEOUT
+elif [[ -n $crash ]]; then
+	status=crash
+	msg="guest kernel crashed: ${crash#*] }; full log in $log"
+	rc=$AXL_VM_EXIT_CRASH
+elif [[ -z $rc ]]; then
+	status=crash
+	msg="guest stopped without reporting an exit code (qemu rc $qrc); see $log"
+	rc=$AXL_VM_EXIT_CRASH
+else
+	status=done
+	msg="guest command exited with $rc"
+fi
+boot=$(sed -nE 's/^\[ *([0-9.]+)\] axl-vm: running command.*/\1/p' "$log" | head -n 1)
+{
+	printf '%s=%s\n' status "$status" exit_code "$rc" kernel "${rig[KVER]}" \
+		wall_s "$wall" boot_to_command_s "${boot:-}" qemu_rc "$qrc"
+} >"$results/run.env"
+vm_log "$msg (wall ${wall} s, boot-to-command ${boot:-n/a} s)"
+exit "$rc"
