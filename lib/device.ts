@@ -1,0 +1,547 @@
+/**
+ * {@linkcode Device}: the axl NPU driver (`/dev/axl`) — info, dma-buf import, job
+ * submission with a sync_file fence, and release. Every import and job belongs to the
+ * Device that made it; closing the Device releases everything it still holds.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { AxlError, errnoName, unwrap } from "./errors.ts";
+import type { DmaBuf } from "./dmabuf.ts";
+import { Fence } from "./fence.ts";
+import type { FenceInfo } from "./fence.ts";
+import { cString, nulStrings, shim } from "./_shim.ts";
+
+/** Pixel formats the driver understands (see `AXL_PIXFMT_*`). */
+export const PIXEL_FORMATS = ["NV12", "GREY", "YUYV", "RAW"] as const;
+/** One of {@linkcode PIXEL_FORMATS}. */
+export type PixelFormat = typeof PIXEL_FORMATS[number];
+
+/** DMA direction of an import, from the device's point of view. */
+export const DIRECTIONS = ["to-device", "from-device", "bidirectional"] as const;
+/** One of {@linkcode DIRECTIONS}. */
+export type Direction = typeof DIRECTIONS[number];
+
+/** What GET_INFO reports. */
+export interface DeviceInfo {
+  /** Path of the device node. */
+  path: string;
+  /** ABI version of the driver. */
+  abiVersion: number;
+  /** Driver name (`axl`). */
+  driver: string;
+  /** Engine name (`metis` or `metis-sim`). */
+  engine: string;
+  /** Device imports attach to, e.g. a PCI address. */
+  device: string;
+  /** Fence timeline name (`metis-0`). */
+  timeline: string;
+  /** Capability names: `simulated`, `iommu`, `pci`, `fence-stamp`. */
+  caps: string[];
+  /** Imports one open file may hold. */
+  maxImports: number;
+  /** Jobs one open file may have in flight. */
+  maxJobs: number;
+  /** Imports this file holds now. */
+  fileImports: number;
+  /** Jobs this file has in flight now. */
+  fileJobs: number;
+}
+
+const u32 = z.number().int().min(0).max(0xffff_ffff);
+
+/** Options of {@linkcode Device.import}. */
+export const ImportOptions = z.object({
+  width: u32.min(1),
+  height: u32.min(1),
+  format: z.enum(PIXEL_FORMATS).default("NV12"),
+  stride: u32.default(0),
+  direction: z.enum(DIRECTIONS).default("to-device"),
+}).strict();
+/** Input type of {@linkcode ImportOptions}. */
+export type ImportOptions = z.input<typeof ImportOptions>;
+
+/** Options of {@linkcode Device.submit}. */
+export const SubmitOptions = z.object({
+  result: z.custom<DmaBuf>((v) => typeof v === "object" && v !== null && "fd" in v, {
+    message: "result must be a DmaBuf",
+  }),
+  model: u32.default(0),
+  timeoutMs: z.number().int().min(0).max(10_000).default(0),
+}).strict();
+/** Input type of {@linkcode SubmitOptions}. */
+export type SubmitOptions = z.input<typeof SubmitOptions>;
+
+/** Parses options, turning schema failures into TypeError/RangeError. */
+export function parseOptions<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  const where = issue.path.length ? issue.path.join(".") : what;
+  const msg = `${what}: ${where}: ${issue.message}`;
+  throw issue.code === "too_small" || issue.code === "too_big" ? new RangeError(msg) : new TypeError(msg);
+}
+
+/** Default device node paths, in the order {@linkcode Device.discover} tries them. */
+export function devicePaths(): string[] {
+  let env: string | undefined;
+  try {
+    env = Deno.env.get("AXL_DEVICE") || undefined;
+  } catch { /* no env permission */ }
+  return env ? [env] : ["/dev/axl"];
+}
+
+/**
+ * An open NPU device.
+ *
+ * @example Import a frame, submit it and read the result
+ * ```ts ignore
+ * import { Device, Heap } from "../mod.ts";
+ * using dev = Device.open();
+ * const heap = Heap.open("system");
+ * using frame = heap.allocate(640 * 480 * 3 / 2);
+ * using result = heap.allocate(4096);
+ * using imp = dev.import(frame, { width: 640, height: 480, format: "NV12" });
+ * using job = dev.submit(imp, { result });
+ * const done = await job.wait(1000);
+ * console.log(done.latencyNs, job.readResult().crc32);
+ * ```
+ */
+export class Device implements Disposable {
+  #fd: number;
+  readonly #path: string;
+  readonly #imports = new Set<Import>();
+  readonly #jobs = new Set<Job>();
+
+  private constructor(fd: number, path: string) {
+    this.#fd = fd;
+    this.#path = path;
+  }
+
+  /**
+   * Opens the device node (default: `AXL_DEVICE` or `/dev/axl`) and checks that the
+   * driver speaks the ABI the shim was built for.
+   */
+  static open(path?: string): Device {
+    const p = path ?? devicePaths()[0]!;
+    const s = shim();
+    const fd = unwrap(
+      s.symbols.axl_shim_open(cString(p), s.constant("O_RDWR")),
+      `device.open(${p})`,
+      "device",
+    );
+    const dev = new Device(fd, p);
+    try {
+      const info = dev.info();
+      const want = s.constant("AXL_ABI_VERSION");
+      if (info.abiVersion !== want) {
+        throw new AxlError(`device.open(${p})`, 71, {
+          code: "EPROTO",
+          detail: `driver ABI ${info.abiVersion}, shim ABI ${want}`,
+          hint: "driver and shim were built from different linux/axl.h; rebuild and reload both",
+        });
+      }
+    } catch (err) {
+      dev.close();
+      throw err;
+    }
+    return dev;
+  }
+
+  /** The device node path. */
+  get path(): string {
+    return this.#path;
+  }
+
+  /** The fd; throws when closed. */
+  get fd(): number {
+    if (this.#fd < 0) throw new TypeError(`Device ${this.#path} is closed`);
+    return this.#fd;
+  }
+
+  /** True once closed. */
+  get closed(): boolean {
+    return this.#fd < 0;
+  }
+
+  /** Imports this Device still holds. */
+  get imports(): readonly Import[] {
+    return [...this.#imports];
+  }
+
+  /** Jobs this Device has not closed. */
+  get jobs(): readonly Job[] {
+    return [...this.#jobs];
+  }
+
+  /** Reads GET_INFO. */
+  info(): DeviceInfo {
+    const s = shim();
+    const nums = new BigUint64Array(6);
+    const strings = new Uint8Array(128);
+    unwrap(
+      s.symbols.axl_shim_dev_info(this.fd, nums, strings, BigInt(strings.length)),
+      `device.info(${this.#path})`,
+      "device",
+    );
+    const [driver, engine, device, timeline] = nulStrings(strings, 4);
+    const capBits = Number(nums[1]);
+    const caps = (
+      [["AXL_CAP_SIMULATED", "simulated"], ["AXL_CAP_IOMMU", "iommu"], ["AXL_CAP_PCI", "pci"], [
+        "AXL_CAP_FENCE_STAMP",
+        "fence-stamp",
+      ]] as const
+    ).filter(([c]) => capBits & s.constant(c)).map(([, n]) => n);
+    return {
+      path: this.#path,
+      abiVersion: Number(nums[0]),
+      caps,
+      maxImports: Number(nums[2]),
+      maxJobs: Number(nums[3]),
+      fileImports: Number(nums[4]),
+      fileJobs: Number(nums[5]),
+      driver: driver!,
+      engine: engine!,
+      device: device!,
+      timeline: timeline!,
+    };
+  }
+
+  /** Imports `buf` for the NPU: attach + map through the IOMMU; returns the Import. */
+  import(buf: DmaBuf, options: ImportOptions): Import {
+    const o = parseOptions(ImportOptions, options, "Device.import");
+    const s = shim();
+    const flag = { "to-device": "AXL_IMPORT_TO_DEVICE", "from-device": "AXL_IMPORT_FROM_DEVICE",
+      "bidirectional": "AXL_IMPORT_BIDIRECTIONAL" }[o.direction];
+    const out = new BigUint64Array(6);
+    unwrap(
+      s.symbols.axl_shim_dev_import(
+        this.fd,
+        buf.fd,
+        o.width,
+        o.height,
+        s.constant(`AXL_PIXFMT_${o.format}`),
+        o.stride,
+        s.constant(flag),
+        out,
+      ),
+      `device.import(inode ${buf.inode}, ${o.format} ${o.width}x${o.height})`,
+      "device",
+    );
+    const imp = new Import(this, buf, {
+      handle: Number(out[0]),
+      iova: out[1]!,
+      size: Number(out[2]),
+      inode: Number(out[3]),
+      nents: Number(out[4]),
+      contiguous: (Number(out[5]) & s.constant("AXL_IMPORT_OUT_CONTIGUOUS")) !== 0,
+      format: o.format,
+      width: o.width,
+      height: o.height,
+      direction: o.direction,
+    });
+    this.#imports.add(imp);
+    return imp;
+  }
+
+  /** Submits a job reading `imp` and writing a result into `options.result`. */
+  submit(imp: Import, options: SubmitOptions): Job {
+    const o = parseOptions(SubmitOptions, options, "Device.submit");
+    if (imp.device !== this || imp.released) {
+      throw new TypeError("Device.submit: the import is released or belongs to another Device");
+    }
+    const out = new BigUint64Array(3);
+    unwrap(
+      shim().symbols.axl_shim_dev_submit(
+        this.fd,
+        imp.handle,
+        o.result.fd,
+        o.model,
+        o.timeoutMs * 1000,
+        0,
+        out,
+      ),
+      `device.submit(handle ${imp.handle})`,
+      "device",
+    );
+    const job = new Job(this, imp, o.result, Fence.fromFd(Number(out[0])), out[1]!, out[2]!);
+    this.#jobs.add(job);
+    imp._jobStarted(job);
+    return job;
+  }
+
+  /** @internal Called by Import.release. */
+  _release(imp: Import): void {
+    unwrap(
+      shim().symbols.axl_shim_dev_release(this.fd, imp.handle),
+      `device.release(handle ${imp.handle})`,
+      "device",
+    );
+    this.#imports.delete(imp);
+  }
+
+  /** @internal Called by Job.close. */
+  _forget(job: Job): void {
+    this.#jobs.delete(job);
+  }
+
+  /**
+   * Closes jobs' fences, releases every import and closes the device. The driver
+   * releases whatever is left when the file closes, so nothing leaks. Idempotent.
+   */
+  close(): void {
+    if (this.#fd < 0) return;
+    for (const job of this.#jobs) job.close();
+    for (const imp of this.#imports) imp._drop();
+    this.#imports.clear();
+    shim().symbols.axl_shim_close(this.#fd);
+    this.#fd = -1;
+  }
+
+  /** Same as {@linkcode Device.close}. */
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}
+
+/** Facts about an import, as the driver reported them. */
+export interface ImportFacts {
+  /** Driver handle (valid for the importing file only). */
+  handle: number;
+  /** Device address of the first byte. */
+  iova: bigint;
+  /** Buffer size. */
+  size: number;
+  /** dma-buf inode. */
+  inode: number;
+  /** Mapped scatterlist entries. */
+  nents: number;
+  /** One contiguous IOVA range. */
+  contiguous: boolean;
+  /** Frame format. */
+  format: PixelFormat;
+  /** Frame width. */
+  width: number;
+  /** Frame height. */
+  height: number;
+  /** DMA direction. */
+  direction: Direction;
+}
+
+/** A dma-buf imported into the NPU. Release it (or use `using`) when done. */
+export class Import implements Disposable, ImportFacts {
+  /** The Device it belongs to. */
+  readonly device: Device;
+  /** The imported buffer (not owned: closing the Import does not close it). */
+  readonly buffer: DmaBuf;
+  readonly handle: number;
+  readonly iova: bigint;
+  readonly size: number;
+  readonly inode: number;
+  readonly nents: number;
+  readonly contiguous: boolean;
+  readonly format: PixelFormat;
+  readonly width: number;
+  readonly height: number;
+  readonly direction: Direction;
+  #released = false;
+  readonly #pending = new Set<Job>();
+
+  /** @internal Made by Device.import. */
+  constructor(device: Device, buffer: DmaBuf, facts: ImportFacts) {
+    this.device = device;
+    this.buffer = buffer;
+    this.handle = facts.handle;
+    this.iova = facts.iova;
+    this.size = facts.size;
+    this.inode = facts.inode;
+    this.nents = facts.nents;
+    this.contiguous = facts.contiguous;
+    this.format = facts.format;
+    this.width = facts.width;
+    this.height = facts.height;
+    this.direction = facts.direction;
+  }
+
+  /** True once released. */
+  get released(): boolean {
+    return this.#released;
+  }
+
+  /** @internal */
+  _jobStarted(job: Job): void {
+    this.#pending.add(job);
+  }
+
+  /** @internal */
+  _jobDone(job: Job): void {
+    this.#pending.delete(job);
+  }
+
+  /**
+   * Releases the import (RELEASE_IMPORT). Throws TypeError while a job that reads it
+   * has not been waited for: wait for (or close) its jobs first. Idempotent.
+   */
+  release(): void {
+    if (this.#released) return;
+    if (this.#pending.size) {
+      throw new TypeError(
+        `import ${this.handle}: ${this.#pending.size} job(s) still use it; wait for them first`,
+      );
+    }
+    this.device._release(this);
+    this.#released = true;
+  }
+
+  /** @internal The device is closing: the driver drops the import with the file. */
+  _drop(): void {
+    this.#released = true;
+    this.#pending.clear();
+  }
+
+  /** Same as {@linkcode Import.release}. */
+  [Symbol.dispose](): void {
+    this.release();
+  }
+}
+
+/** The decoded `struct axl_result` the engine writes. */
+export interface EngineResult {
+  /** Fence sequence number of the job. */
+  seqno: bigint;
+  /** Model id. */
+  model: number;
+  /** Input format as a fourcc number. */
+  pixfmt: number;
+  /** Input width. */
+  width: number;
+  /** Input height. */
+  height: number;
+  /** 0 or the errno name the job failed with. */
+  status: string | 0;
+  /** Smallest luma sample. */
+  lumaMin: number;
+  /** Largest luma sample. */
+  lumaMax: number;
+  /** Sum of luma samples. */
+  lumaSum: bigint;
+  /** CRC-32 over the planes' payload bytes. */
+  crc32: number;
+  /** 256-bin luma histogram. */
+  histogram: Uint32Array;
+}
+
+/** What a finished job reports. */
+export interface JobDone {
+  /** The fence's final state. */
+  fence: FenceInfo;
+  /** Kernel submit time (CLOCK_MONOTONIC ns). */
+  submitNs: bigint;
+  /** Fence signal time (CLOCK_MONOTONIC ns). */
+  signalNs: bigint;
+  /** signalNs - submitNs. */
+  latencyNs: bigint;
+}
+
+/** A submitted job: its fence, sequence number and timing. */
+export class Job implements Disposable {
+  /** The Device it was submitted on. */
+  readonly device: Device;
+  /** The import it reads. */
+  readonly input: Import;
+  /** The result buffer (not owned). */
+  readonly result: DmaBuf;
+  /** The job's fence (owned: closed with the job). */
+  readonly fence: Fence;
+  /** Fence sequence number on the engine timeline. */
+  readonly seqno: bigint;
+  /** CLOCK_MONOTONIC time the driver queued the job, in ns. */
+  readonly submitNs: bigint;
+  #done: JobDone | undefined;
+
+  /** @internal Made by Device.submit. */
+  constructor(device: Device, input: Import, result: DmaBuf, fence: Fence, seqno: bigint, submitNs: bigint) {
+    this.device = device;
+    this.input = input;
+    this.result = result;
+    this.fence = fence;
+    this.seqno = seqno;
+    this.submitNs = submitNs;
+  }
+
+  /** The completion, once waited for. */
+  get done(): JobDone | undefined {
+    return this.#done;
+  }
+
+  /**
+   * Waits on the fence without blocking the event loop. Throws AxlError when the job
+   * failed (the fence's error, e.g. EIO or ETIMEDOUT) or the wait timed out.
+   */
+  async wait(timeoutMs = 10_000): Promise<JobDone> {
+    return this.#finish(await this.fence.wait(timeoutMs));
+  }
+
+  /** Blocking variant of {@linkcode Job.wait}, for tight frame loops. */
+  waitSync(timeoutMs = 10_000): JobDone {
+    return this.#finish(this.fence.waitSync(timeoutMs));
+  }
+
+  #finish(info: FenceInfo): JobDone {
+    this.input._jobDone(this);
+    if (info.status === "error") {
+      const code = info.error ?? "EIO";
+      throw new AxlError(`job ${this.seqno}`, 0, {
+        code,
+        detail: "the engine signalled the fence with an error",
+        hint: code === "ETIMEDOUT"
+          ? "the job exceeded its timeout: engine stalled or back-pressured"
+          : "the engine failed the job: see dmesg | grep axl",
+      });
+    }
+    const signalNs = info.timestampNs ?? 0n;
+    this.#done = { fence: info, submitNs: this.submitNs, signalNs, latencyNs: signalNs - this.submitNs };
+    return this.#done;
+  }
+
+  /** Decodes the engine's result from the result buffer (CPU access, read). */
+  readResult(): EngineResult {
+    const nums = new BigInt64Array(12);
+    const histogram = new Uint32Array(256);
+    using access = this.result.cpuAccess({ read: true });
+    const ret = shim().symbols.axl_shim_result_decode(
+      this.result.mappedAddress(),
+      BigInt(access.bytes.length),
+      nums,
+      histogram,
+    );
+    unwrap(ret, `job ${this.seqno}: decode result (inode ${this.result.inode})`, "device");
+    const status = Number(nums[7]);
+    return {
+      seqno: nums[2]!,
+      model: Number(nums[3]),
+      pixfmt: Number(nums[4]),
+      width: Number(nums[5]),
+      height: Number(nums[6]),
+      status: status === 0 ? 0 : errnoName(status),
+      lumaMin: Number(nums[8]),
+      lumaMax: Number(nums[9]),
+      crc32: Number(nums[10]),
+      lumaSum: nums[11]!,
+      histogram,
+    };
+  }
+
+  /** Closes the fence; an unwaited job stops blocking its import's release. Idempotent. */
+  close(): void {
+    if (this.fence.closed) return;
+    this.input._jobDone(this);
+    this.fence.close();
+    this.device._forget(this);
+  }
+
+  /** Same as {@linkcode Job.close}. */
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * One error type for every device failure. Shim calls return -errno; {@linkcode unwrap}
+ * turns a negative return into an {@linkcode AxlError} that names the operation, the
+ * errno and what to do about it (the failure-mode knowledge of the design notes).
+ *
+ * @module
+ */
+import { loadShim } from "../ffi/loader.ts";
+
+/** Which kind of object an operation acted on; it selects the hint. */
+export type ErrorContext = "heap" | "dmabuf" | "fence" | "device" | "v4l2" | "argus" | "file";
+
+/** A failed device operation. */
+export class AxlError extends Error {
+  /** Positive errno value, e.g. 2. */
+  readonly errno: number;
+  /** Symbolic errno name, e.g. `"ENOENT"`. */
+  readonly code: string;
+  /** The operation that failed, e.g. `"heap.alloc(system)"`. */
+  readonly op: string;
+  /** What to check or do next. */
+  readonly hint: string;
+
+  /** Creates the error; `message` is built from the fields. */
+  constructor(
+    op: string,
+    errno: number,
+    options: { code?: string; hint?: string; detail?: string; cause?: unknown } = {},
+  ) {
+    const code = options.code ?? errnoName(errno);
+    const hint = options.hint ?? "";
+    const detail = options.detail ? `: ${options.detail}` : "";
+    super(`${op} failed: ${code}${detail}${hint ? ` (${hint})` : ""}`, { cause: options.cause });
+    this.name = "AxlError";
+    this.errno = errno;
+    this.code = code;
+    this.op = op;
+    this.hint = hint;
+  }
+}
+
+const nameCache = new Map<number, string>();
+
+/**
+ * The symbolic name of a positive or negative errno, as glibc knows it.
+ *
+ * @example
+ * ```ts
+ * import { errnoName } from "./errors.ts";
+ * if (errnoName(-2) !== "ENOENT") throw new Error("unexpected");
+ * ```
+ */
+export function errnoName(errno: number): string {
+  const n = Math.abs(errno);
+  let name = nameCache.get(n);
+  if (name === undefined) {
+    const ptr = loadShim().symbols.axl_shim_errno_name(n);
+    name = ptr ? Deno.UnsafePointerView.getCString(ptr) : `errno ${n}`;
+    nameCache.set(n, name);
+  }
+  return name;
+}
+
+/**
+ * What an engineer should check when `code` comes back from an operation on `context`.
+ * Drawn from the failure-mode table of seed 000 and the design notes.
+ *
+ * @example
+ * ```ts
+ * import { hintFor } from "./errors.ts";
+ * console.log(hintFor("device", "ENOTTY"));
+ * ```
+ */
+export function hintFor(context: ErrorContext, code: string): string {
+  switch (`${context}:${code}`) {
+    case "heap:ENOENT":
+      return "no such DMA heap: list /dev/dma_heap; the CMA heap needs CONFIG_DMABUF_HEAPS_CMA " +
+        "and a linux,cma reserved region";
+    case "heap:EACCES":
+    case "heap:EPERM":
+      return "no permission on /dev/dma_heap/*: run as root or add a udev rule giving your group " +
+        "access";
+    case "heap:ENOMEM":
+      return "the heap is exhausted: for linux,cma check CmaFree in /proc/meminfo and the cma= " +
+        "size; free buffers or allocate less";
+    case "heap:EINVAL":
+      return "the heap rejected the size or flags: sizes are page-aligned and fd flags may only " +
+        "be O_RDWR|O_CLOEXEC";
+    case "dmabuf:ENOTTY":
+    case "dmabuf:EINVAL":
+      return "the fd is not a dma-buf or the exporter does not support this operation";
+    case "dmabuf:EBADF":
+    case "fence:EBADF":
+    case "device:EBADF":
+      return "the file descriptor is closed or invalid";
+    case "device:ENOENT":
+      return "no such import handle on this file, or /dev/axl is missing: is the axl module " +
+        "loaded (lsmod | grep axl; dmesg | grep axl)?";
+    case "device:ENODEV":
+    case "device:ENXIO":
+      return "the NPU driver is not loaded or the device is gone: modprobe axl (or the metis " +
+        "driver), check lspci and dmesg | grep axl";
+    case "device:ENOTTY":
+      return "the driver does not know this ioctl: shim and driver were built from different " +
+        "linux/axl.h; rebuild both (deno task build; the module with make -C kernel)";
+    case "device:EACCES":
+    case "device:EPERM":
+      return "no permission on /dev/axl: run as root or add a udev rule for the device node";
+    case "device:ETIMEDOUT":
+    case "fence:ETIMEDOUT":
+      return "the NPU did not finish in time: back-pressure or a degraded PCIe link; check " +
+        "lspci -vvv LnkSta (expect 8GT/s, x4) and dmesg";
+    case "device:EIO":
+    case "fence:EIO":
+      return "the NPU reported a job failure: see dmesg | grep axl";
+    case "device:EBUSY":
+      return "a job still uses this import: wait for its fence before releasing";
+    case "device:EMFILE":
+    case "device:ENOSPC":
+      return "too many imports or jobs on this file: release imports and wait for fences";
+    case "device:EINVAL":
+      return "the driver rejected an argument (flags, sizes, reserved fields, or a frame larger " +
+        "than its buffer); dmesg | grep axl names it";
+    case "v4l2:EINVAL":
+      return "the camera rejected the format or memory type; list formats with " +
+        "v4l2-ctl --list-formats-ext";
+    case "v4l2:EBUSY":
+      return "the camera is streaming for another process";
+    case "argus:ENOSYS":
+      return "Argus is not available on this machine: it needs a Jetson with the Multimedia API " +
+        "and a shim built there";
+  }
+  if (code === "ENOENT") return "the file or device does not exist";
+  if (code === "EACCES" || code === "EPERM") return "permission denied: run as root";
+  return "";
+}
+
+/**
+ * Returns `ret` when it is >= 0; otherwise throws an {@linkcode AxlError} for `op`.
+ *
+ * @example
+ * ```ts
+ * import { AxlError, unwrap } from "./errors.ts";
+ * try {
+ *   unwrap(-2, "heap.alloc(nope)", "heap");
+ * } catch (err) {
+ *   if (!(err instanceof AxlError) || err.code !== "ENOENT") throw err;
+ * }
+ * ```
+ */
+export function unwrap<T extends number | bigint>(ret: T, op: string, context: ErrorContext): T {
+  if (ret >= 0) return ret;
+  const errno = -Number(ret);
+  const code = errnoName(errno);
+  throw new AxlError(op, errno, { code, hint: hintFor(context, code) });
+}

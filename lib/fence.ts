@@ -1,0 +1,132 @@
+/**
+ * {@linkcode Fence}: an owned sync_file fd — status, signal timestamp, and waiting
+ * (asynchronously on a worker thread, or synchronously for hot loops).
+ *
+ * @module
+ */
+import { AxlError, errnoName, hintFor, unwrap } from "./errors.ts";
+import { shim } from "./_shim.ts";
+
+/** What `SYNC_IOC_FILE_INFO` says about a sync_file. */
+export interface FenceInfo {
+  /** `active` until signalled; `error` when signalled with an error. */
+  status: "active" | "signaled" | "error";
+  /** The error's errno name (e.g. `ETIMEDOUT`) when status is `error`. */
+  error?: string;
+  /** CLOCK_MONOTONIC time of the (latest) signal in ns; absent while active. */
+  timestampNs?: bigint;
+  /** Fences merged into this sync_file. */
+  fences: number;
+  /** `driver:timeline` of the first fence, e.g. `axl:metis-0`. */
+  timeline: string;
+}
+
+const leaks = new FinalizationRegistry<number>((fd) => {
+  shim().symbols.axl_shim_close(fd);
+});
+
+/**
+ * An owned sync_file fence.
+ *
+ * @example Wait for a job's fence
+ * ```ts ignore
+ * const info = await job.fence.wait(1000);
+ * console.log(info.status, info.timestampNs);
+ * ```
+ */
+export class Fence implements Disposable {
+  #fd: number;
+
+  private constructor(fd: number) {
+    this.#fd = fd;
+    leaks.register(this, fd, this);
+  }
+
+  /** Takes ownership of a sync_file fd. */
+  static fromFd(fd: number): Fence {
+    if (!Number.isInteger(fd) || fd < 0) throw new RangeError(`not a file descriptor: ${fd}`);
+    return new Fence(fd);
+  }
+
+  /** The file descriptor; throws when closed. */
+  get fd(): number {
+    if (this.#fd < 0) throw new TypeError("Fence is closed");
+    return this.#fd;
+  }
+
+  /** True once closed. */
+  get closed(): boolean {
+    return this.#fd < 0;
+  }
+
+  /** Reads status and timestamp without waiting. */
+  info(): FenceInfo {
+    const out = new BigInt64Array(4);
+    const name = new Uint8Array(96);
+    unwrap(
+      shim().symbols.axl_shim_fence_info(this.fd, out, name, BigInt(name.length)),
+      `fence.info(fd ${this.#fd})`,
+      "fence",
+    );
+    const status = Number(out[0]);
+    const end = name.indexOf(0);
+    const info: FenceInfo = {
+      status: status === 1 ? "signaled" : status === 0 ? "active" : "error",
+      fences: Number(out[1]),
+      timeline: new TextDecoder().decode(name.subarray(0, end < 0 ? name.length : end)),
+    };
+    if (status < 0) info.error = errnoName(status);
+    if (status !== 0 && out[2]! > 0n) info.timestampNs = out[2]!;
+    return info;
+  }
+
+  /**
+   * Waits up to `timeoutMs` (-1: forever) on a worker thread, without blocking the
+   * event loop. Resolves to the fence info; throws AxlError ETIMEDOUT when the wait
+   * times out (the fence itself is left as it is).
+   */
+  async wait(timeoutMs: number): Promise<FenceInfo> {
+    checkTimeout(timeoutMs);
+    const fd = this.fd;
+    const ret = await shim().symbols.axl_shim_poll_in_async(fd, timeoutMs);
+    return this.#afterPoll(ret, timeoutMs);
+  }
+
+  /** Like {@linkcode Fence.wait} but blocks the thread: for tight frame loops. */
+  waitSync(timeoutMs: number): FenceInfo {
+    checkTimeout(timeoutMs);
+    const ret = shim().symbols.axl_shim_poll_in(this.fd, timeoutMs);
+    return this.#afterPoll(ret, timeoutMs);
+  }
+
+  #afterPoll(ret: number, timeoutMs: number): FenceInfo {
+    unwrap(ret, `fence.wait(fd ${this.#fd})`, "fence");
+    if (ret === 0) {
+      throw new AxlError(`fence.wait(fd ${this.#fd}, ${timeoutMs} ms)`, 110, {
+        code: "ETIMEDOUT",
+        hint: hintFor("fence", "ETIMEDOUT"),
+        detail: "the fence did not signal in time",
+      });
+    }
+    return this.info();
+  }
+
+  /** Closes the fd. Idempotent. */
+  close(): void {
+    if (this.#fd < 0) return;
+    leaks.unregister(this);
+    shim().symbols.axl_shim_close(this.#fd);
+    this.#fd = -1;
+  }
+
+  /** Same as {@linkcode Fence.close}. */
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}
+
+function checkTimeout(timeoutMs: number): void {
+  if (!Number.isInteger(timeoutMs) || timeoutMs < -1 || timeoutMs > 2 ** 31 - 1) {
+    throw new RangeError(`timeout must be an integer number of ms >= -1, got ${timeoutMs}`);
+  }
+}
