@@ -95,9 +95,15 @@ export function shimCandidates(
   const execName = exec.slice(exec.lastIndexOf("/") + 1);
   // Next to the binary only makes sense for a compiled axl, not the deno runtime.
   if (execName !== "deno") {
-    out.push({ path: exec.slice(0, exec.lastIndexOf("/") + 1) + "libaxl_shim.so", source: "beside-binary" });
+    out.push({
+      path: exec.slice(0, exec.lastIndexOf("/") + 1) + "libaxl_shim.so",
+      source: "beside-binary",
+    });
   }
-  const url = new URL(`../build/${shimArch()}/libaxl_shim.so`, options.moduleUrl ?? import.meta.url);
+  const url = new URL(
+    `../build/${shimArch()}/libaxl_shim.so`,
+    options.moduleUrl ?? import.meta.url,
+  );
   out.push({ path: decodeURIComponent(url.pathname), source: "local-build" });
   return out;
 }

@@ -73,13 +73,19 @@ export const SubmitOptions = z.object({
 export type SubmitOptions = z.input<typeof SubmitOptions>;
 
 /** Parses options, turning schema failures into TypeError/RangeError. */
-export function parseOptions<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+export function parseOptions<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  what: string,
+): z.output<S> {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
   const where = issue.path.length ? issue.path.join(".") : what;
   const msg = `${what}: ${where}: ${issue.message}`;
-  throw issue.code === "too_small" || issue.code === "too_big" ? new RangeError(msg) : new TypeError(msg);
+  throw issue.code === "too_small" || issue.code === "too_big"
+    ? new RangeError(msg)
+    : new TypeError(msg);
 }
 
 /** Default device node paths, in the order {@linkcode Device.discover} tries them. */
@@ -128,7 +134,7 @@ export class Device implements Disposable {
     const fd = unwrap(
       s.symbols.axl_shim_open(cString(p), s.constant("O_RDWR")),
       `device.open(${p})`,
-      "device",
+      "device-node",
     );
     const dev = new Device(fd, p);
     try {
@@ -211,8 +217,11 @@ export class Device implements Disposable {
   import(buf: DmaBuf, options: ImportOptions): Import {
     const o = parseOptions(ImportOptions, options, "Device.import");
     const s = shim();
-    const flag = { "to-device": "AXL_IMPORT_TO_DEVICE", "from-device": "AXL_IMPORT_FROM_DEVICE",
-      "bidirectional": "AXL_IMPORT_BIDIRECTIONAL" }[o.direction];
+    const flag = {
+      "to-device": "AXL_IMPORT_TO_DEVICE",
+      "from-device": "AXL_IMPORT_FROM_DEVICE",
+      "bidirectional": "AXL_IMPORT_BIDIRECTIONAL",
+    }[o.direction];
     const out = new BigUint64Array(6);
     unwrap(
       s.symbols.axl_shim_dev_import(
@@ -460,7 +469,14 @@ export class Job implements Disposable {
   #done: JobDone | undefined;
 
   /** @internal Made by Device.submit. */
-  constructor(device: Device, input: Import, result: DmaBuf, fence: Fence, seqno: bigint, submitNs: bigint) {
+  constructor(
+    device: Device,
+    input: Import,
+    result: DmaBuf,
+    fence: Fence,
+    seqno: bigint,
+    submitNs: bigint,
+  ) {
     this.device = device;
     this.input = input;
     this.result = result;
@@ -500,7 +516,12 @@ export class Job implements Disposable {
       });
     }
     const signalNs = info.timestampNs ?? 0n;
-    this.#done = { fence: info, submitNs: this.submitNs, signalNs, latencyNs: signalNs - this.submitNs };
+    this.#done = {
+      fence: info,
+      submitNs: this.submitNs,
+      signalNs,
+      latencyNs: signalNs - this.submitNs,
+    };
     return this.#done;
   }
 

@@ -8,7 +8,15 @@
 import { loadShim } from "../ffi/loader.ts";
 
 /** Which kind of object an operation acted on; it selects the hint. */
-export type ErrorContext = "heap" | "dmabuf" | "fence" | "device" | "v4l2" | "argus" | "file";
+export type ErrorContext =
+  | "heap"
+  | "dmabuf"
+  | "fence"
+  | "device"
+  | "device-node"
+  | "v4l2"
+  | "argus"
+  | "file";
 
 /** A failed device operation. */
 export class AxlError extends Error {
@@ -93,6 +101,14 @@ export function hintFor(context: ErrorContext, code: string): string {
     case "fence:EBADF":
     case "device:EBADF":
       return "the file descriptor is closed or invalid";
+    case "device-node:ENOENT":
+    case "device-node:ENODEV":
+    case "device-node:ENXIO":
+      return "no NPU device node: load the driver (modprobe axl, or insmod kernel/axl.ko; the " +
+        "metis driver on a Jetson) and check dmesg | grep axl; set AXL_DEVICE for another path";
+    case "device-node:EACCES":
+    case "device-node:EPERM":
+      return "no permission on the device node: run as root or add a udev rule for it";
     case "device:ENOENT":
       return "no such import handle on this file, or /dev/axl is missing: is the axl module " +
         "loaded (lsmod | grep axl; dmesg | grep axl)?";

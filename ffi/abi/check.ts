@@ -48,7 +48,9 @@ export function parseTable(text: string): Map<string, bigint> {
     const line = raw.trim();
     if (!line || line.startsWith("#")) continue;
     const m = /^(.+?)\s+(0x[0-9a-f]+|\d+)$/i.exec(line);
-    if (!m) throw new SyntaxError(`${TABLE_PATH}:${i + 1}: expected '<key> <number>', got '${line}'`);
+    if (!m) {
+      throw new SyntaxError(`${TABLE_PATH}:${i + 1}: expected '<key> <number>', got '${line}'`);
+    }
     out.set(m[1]!, BigInt(m[2]!));
   }
   return out;

@@ -14,7 +14,10 @@ Deno.test("checkAbi() finds the committed table matching x86_64 and aarch64", as
 });
 
 Deno.test("checkAbi() reports a mutated offset on every architecture", async () => {
-  const mutated = table.replace(/^offsetof axl_submit\.seqno (\d+)$/m, (_, n) => `offsetof axl_submit.seqno ${Number(n) + 4}`);
+  const mutated = table.replace(
+    /^offsetof axl_submit\.seqno (\d+)$/m,
+    (_, n) => `offsetof axl_submit.seqno ${Number(n) + 4}`,
+  );
   assert.notEqual(mutated, table);
   const report = await checkAbi(mutated);
   assert.equal(report.ok, false);
@@ -39,7 +42,9 @@ Deno.test("checkAbi() reports a changed ioctl number and a key missing from the 
 });
 
 Deno.test("the loader expects the ABI version linux/axl.h defines", () => {
-  const header = Deno.readTextFileSync(new URL("../../kernel/include/uapi/linux/axl.h", import.meta.url));
+  const header = Deno.readTextFileSync(
+    new URL("../../kernel/include/uapi/linux/axl.h", import.meta.url),
+  );
   const m = /#define AXL_ABI_VERSION (\d+)/.exec(header);
   assert.equal(Number(m?.[1]), EXPECTED_ABI_VERSION);
 });

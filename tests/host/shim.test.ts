@@ -70,7 +70,10 @@ Deno.test("axl_shim_close() of a closed fd returns -EBADF", () => {
 Deno.test("DmaBuf.fromFd() refuses a memfd and leaves it open", () => {
   const fd = memfd(4096);
   try {
-    assert.throws(() => DmaBuf.fromFd(fd), (e: unknown) => e instanceof AxlError && /not a dma-buf/.test(e.message));
+    assert.throws(
+      () => DmaBuf.fromFd(fd),
+      (e: unknown) => e instanceof AxlError && /not a dma-buf/.test(e.message),
+    );
     assert.equal(shim.symbols.axl_shim_dup(fd) >= 0, true);
   } finally {
     shim.symbols.axl_shim_close(fd);
@@ -86,8 +89,12 @@ Deno.test("axl_shim_mmap() maps a memfd shared: writes through one mapping show 
     assert.equal(shim.symbols.axl_shim_mmap(fd, 8192n, prot, 0n, a), 0);
     assert.equal(shim.symbols.axl_shim_mmap(fd, 8192n, prot, 0n, b), 0);
     assert.notEqual(a[0], b[0]);
-    const va = new Uint8Array(new Deno.UnsafePointerView(Deno.UnsafePointer.create(a[0]!)!).getArrayBuffer(8192));
-    const vb = new Uint8Array(new Deno.UnsafePointerView(Deno.UnsafePointer.create(b[0]!)!).getArrayBuffer(8192));
+    const va = new Uint8Array(
+      new Deno.UnsafePointerView(Deno.UnsafePointer.create(a[0]!)!).getArrayBuffer(8192),
+    );
+    const vb = new Uint8Array(
+      new Deno.UnsafePointerView(Deno.UnsafePointer.create(b[0]!)!).getArrayBuffer(8192),
+    );
     va[4097] = 0x5a;
     assert.equal(vb[4097], 0x5a);
     // The shim's memcpy copies between mappings.
@@ -153,8 +160,10 @@ Deno.test("axl_shim_dev_info() on a non-axl fd returns -ENOTTY, which maps to th
   try {
     const ret = shim.symbols.axl_shim_dev_info(fd, new BigUint64Array(6), null, 0n);
     assert.equal(errnoName(ret), "ENOTTY");
-    assert.throws(() => unwrap(ret, "device.info", "device"), (e: unknown) =>
-      e instanceof AxlError && /different\s+linux\/axl\.h/.test(e.hint));
+    assert.throws(
+      () => unwrap(ret, "device.info", "device"),
+      (e: unknown) => e instanceof AxlError && /different\s+linux\/axl\.h/.test(e.hint),
+    );
   } finally {
     shim.symbols.axl_shim_close(fd);
   }

@@ -1,0 +1,51 @@
+/**
+ * axl: a Deno runtime and device shell for the zero-copy camera → NPU frame path.
+ *
+ * Typed access to DMA heaps, dma-bufs, sync_file fences and the axl NPU driver,
+ * through `libaxl_shim.so` (run with `--allow-ffi --allow-read`).
+ *
+ * @example Import a frame into the NPU and wait for the result
+ * ```ts ignore
+ * import { Device, Heap } from "./mod.ts";
+ * using dev = Device.open();
+ * const heap = Heap.open("system");
+ * using frame = heap.allocate(640 * 480 * 3 / 2, { name: "frame" });
+ * using result = heap.allocate(4096, { name: "result" });
+ * using imp = dev.import(frame, { width: 640, height: 480, format: "NV12" });
+ * using job = dev.submit(imp, { result });
+ * await job.wait(1000);
+ * console.log(job.readResult());
+ * ```
+ *
+ * @module
+ */
+export { AxlError, errnoName, hintFor, unwrap } from "./lib/errors.ts";
+export type { ErrorContext } from "./lib/errors.ts";
+export { DmaBuf } from "./lib/dmabuf.ts";
+export type { AccessOptions, CpuAccess } from "./lib/dmabuf.ts";
+export { dmaBufFdInfo, parseFdinfo } from "./lib/fdinfo.ts";
+export type { DmaBufFdInfo } from "./lib/fdinfo.ts";
+export { Heap, HEAP_DIR } from "./lib/heap.ts";
+export type { AllocateOptions } from "./lib/heap.ts";
+export { Fence } from "./lib/fence.ts";
+export type { FenceInfo } from "./lib/fence.ts";
+export {
+  Device,
+  devicePaths,
+  DIRECTIONS,
+  Import,
+  ImportOptions,
+  Job,
+  PIXEL_FORMATS,
+  SubmitOptions,
+} from "./lib/device.ts";
+export type {
+  DeviceInfo,
+  Direction,
+  EngineResult,
+  ImportFacts,
+  JobDone,
+  PixelFormat,
+} from "./lib/device.ts";
+export { loadShim, ShimLoadError } from "./ffi/loader.ts";
+export type { Shim } from "./ffi/loader.ts";

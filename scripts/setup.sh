@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build and the host tests need, when missing.
+# Idempotent and quiet when everything is there. The VM rig installs its own
+# (kernel image and headers, QEMU) through scripts/vm/ensure.sh.
+#
+#   scripts/setup.sh            everything the test suite needs
+#   scripts/setup.sh --build    only what 'deno task build' needs
+set -euo pipefail
+
+build=(gcc libc6-dev make gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+tests=(qemu-user-static tmux linux-perf chromium
+	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+	gstreamer1.0-plugins-bad)
+
+want=("${build[@]}")
+[[ ${1:-} == --build ]] || want+=("${tests[@]}")
+
+missing=()
+for pkg in "${want[@]}"; do
+	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$pkg")
+done
+((${#missing[@]})) || exit 0
+
+sudo=()
+if [[ $(id -u) != 0 ]]; then
+	if command -v sudo >/dev/null; then
+		sudo=(sudo)
+	else
+		echo "setup: missing Debian packages and not root: apt-get install ${missing[*]}" >&2
+		exit 3
+	fi
+fi
+echo "setup: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+# A fresh machine has empty package lists; refresh them once when a package is unknown.
+if ! apt-cache show "${missing[@]}" >/dev/null 2>&1; then
+	"${sudo[@]}" apt-get update -qq
+fi
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The whole test suite: host tests, then the device suite in the VM rig.
+# Ends with one line adding up every part: "total: N passed, M failed".
+#
+#   scripts/test-all.sh [--host-only]
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+export NO_COLOR=1 RUST_BACKTRACE=0
+
+passed=0 failed=0 broken=()
+logdir=$(mktemp -d)
+trap 'rm -rf "$logdir"' EXIT
+
+# Runs one part, echoing its output, and adds its deno summary line to the totals.
+part() {
+	local name=$1
+	shift
+	echo "== $name: $*"
+	"$@" 2>&1 | tee "$logdir/$name.log"
+	local rc=${PIPESTATUS[0]}
+	local line
+	line=$(grep -E '^(ok|FAILED) \| [0-9]+ passed' "$logdir/$name.log" | tail -1)
+	if [[ -n $line ]]; then
+		passed=$((passed + $(sed -E 's/.*\| ([0-9]+) passed.*/\1/' <<<"$line")))
+		failed=$((failed + $(sed -E 's/.*\| ([0-9]+) failed.*/\1/' <<<"$line")))
+	fi
+	if ((rc != 0)); then
+		broken+=("$name (exit $rc)")
+		# A part that died before its runner could count still counts as a failure.
+		[[ -n $line ]] || failed=$((failed + 1))
+	fi
+}
+
+scripts/setup.sh || exit 3
+bash ffi/build.sh || exit 3
+
+part host deno test --allow-all --parallel tests/host
+if [[ ${1:-} != --host-only ]]; then
+	part vm bash scripts/vm/run.sh --results build/vm-results -- bash tests/device/run-suite.sh
+fi
+
+((${#broken[@]})) && echo "failed parts: ${broken[*]}"
+echo "total: $passed passed, $failed failed"
+((${#broken[@]} == 0))

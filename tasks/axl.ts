@@ -1,0 +1,51 @@
+/**
+ * The `axl` command-line entry point: `axl <command> [options]`. Shared by the deno
+ * tasks and the compiled binary.
+ *
+ * @module
+ */
+import { ExitCode } from "./command.ts";
+import { COMMANDS, findCommand } from "./registry.ts";
+import denoJson from "../deno.json" with { type: "json" };
+
+/** Text of `axl --help`. */
+export function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    `axl ${denoJson.version}: drive and verify the zero-copy camera → NPU frame path`,
+    "",
+    "Usage: axl <command> [options]      axl <command> --help for its options",
+    "",
+    "Commands:",
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    "",
+    "Exit codes: 0 ok, 1 failed, 2 inconclusive or skipped, 3 could not run.",
+  ].join("\n");
+}
+
+/** Runs `axl` with `args`; resolves to the exit code. */
+export async function main(args: string[]): Promise<number> {
+  const [name, ...rest] = args;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    console.log(usage());
+    return name === undefined ? ExitCode.CannotRun : ExitCode.Ok;
+  }
+  if (name === "--version") {
+    console.log(`axl ${denoJson.version}`);
+    return ExitCode.Ok;
+  }
+  const command = findCommand(name);
+  if (!command) {
+    console.error(`axl: unknown command '${name}'\n\n${usage()}`);
+    return ExitCode.CannotRun;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    console.log(command.help);
+    return ExitCode.Ok;
+  }
+  return await command.run(rest);
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args));
+}

@@ -1,0 +1,17 @@
+/**
+ * The `axl` command tree: every subcommand, by name. Tasks, the compiled binary and
+ * the shell all dispatch through it.
+ *
+ * @module
+ */
+import type { Command } from "./command.ts";
+import { command as heaps } from "./commands/heaps.ts";
+import { command as info } from "./commands/info.ts";
+
+/** All commands, in the order `axl --help` lists them. */
+export const COMMANDS: readonly Command[] = [info, heaps];
+
+/** Looks a command up by name. */
+export function findCommand(name: string): Command | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}
