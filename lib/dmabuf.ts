@@ -114,7 +114,9 @@ export class DmaBuf implements Disposable {
   /** Current fdinfo fields (count, name, ...). */
   info(): DmaBufFdInfo {
     const info = readInfo(this.fd);
-    if (!info) throw new AxlError(`dmabuf.info(fd ${this.fd})`, 22, { detail: "fdinfo unreadable" });
+    if (!info) {
+      throw new AxlError(`dmabuf.info(fd ${this.fd})`, 22, { detail: "fdinfo unreadable" });
+    }
     return info;
   }
 
