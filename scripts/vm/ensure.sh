@@ -115,7 +115,7 @@ fi
 initramfs_modules() {
 	local want m line self deps f
 	declare -A seen=()
-	for want in netfs 9pnet 9pnet_virtio 9p; do
+	for want in netfs 9pnet 9pnet_virtio 9p overlay; do
 		line=$(grep -E "/$want\.ko(\.xz|\.zst|\.gz)?:" "$moddir/modules.dep") ||
 			vm_die "module $want not found in $moddir/modules.dep"
 		self=${line%%:*} deps=${line#*:}

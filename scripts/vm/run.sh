@@ -96,6 +96,12 @@ while IFS='=' read -r k v; do rig[$k]=$v; done < <("$here/ensure.sh" "${ensure_a
 initrd=${rig[INITRAMFS]}
 ((deno)) && initrd=${rig[INITRAMFS_DENO]}
 
+if ((deno)); then
+	deno_dir=${DENO_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/deno}
+	mkdir -p "$deno_dir"
+	deno_dir=$(cd "$deno_dir" && pwd)
+fi
+
 # Per-run control directory: command, environment, module list; rc comes back.
 ctl=$(mktemp -d "${TMPDIR:-/tmp}/axl-vm.XXXXXX")
 qemu_pid=
@@ -122,6 +128,10 @@ fi
 {
 	printf 'export %s=%q\n' AXL_VM 1 AXL_REPO "$repo" AXL_RESULTS /run/axl/results \
 		AXL_KVER "${rig[KVER]}" NO_COLOR 1 RUST_BACKTRACE 0
+	if ((deno)); then
+		printf 'export %s=%q\n' DENO_DIR "$deno_dir" DENO_NO_UPDATE_CHECK 1
+		echo "$deno_dir" >"$ctl/deno-dir"
+	fi
 	for kv in "${envs[@]}"; do printf 'export %s=%q\n' "${kv%%=*}" "${kv#*=}"; done
 } >"$ctl/env"
 ((vgem)) && echo vgem >>"$ctl/modules"
@@ -143,7 +153,7 @@ fi
 # Host directories the guest's tmpfs mounts would hide get their own share.
 virtfs=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap")
 n=0
-for p in "$repo"; do
+for p in "$repo" ${deno_dir:+"$deno_dir"}; do
 	case $p/ in
 	/tmp/* | /var/tmp/* | /run/*)
 		virtfs+=(-virtfs "local,path=$p,mount_tag=axlhost$n,security_model=none,readonly=on,multidevs=remap")
