@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * axl: the device imports attach to.
+ *
+ * On the real board this is the Metis PCI function. metis-sim binds to
+ * QEMU's "edu" PCI device (1234:11e8) instead, so dma_buf_attach() and
+ * dma_buf_map_attachment() go through a real IOMMU (intel-iommu in the VM,
+ * standing in for the Tegra SMMU). edu's own DMA engine is never used: the
+ * engine reads frames through the kernel mapping. Without edu a platform
+ * device "metis-sim" takes its place, mapped without an IOMMU.
+ */
+#include <linux/device.h>
+#include <linux/dma-mapping.h>
+#include <linux/iommu.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/platform_device.h>
+
+#include "axl_drv.h"
+
+#define AXL_EDU_VENDOR 0x1234
+#define AXL_EDU_DEVICE 0x11e8
+
+static bool bind_pci = true;
+module_param(bind_pci, bool, 0444);
+MODULE_PARM_DESC(bind_pci, "Bind to QEMU's edu PCI device when present (default: true)");
+
+/* Written at probe/init and at exit only, while no file can be open. */
+static struct {
+	struct pci_dev *pdev;
+	struct platform_device *plat;
+	struct device *dev;
+	u32 caps;
+} axl_engine_dev;
+
+static u32 axl_dev_iommu_caps(struct device *dev)
+{
+	struct iommu_domain *domain = iommu_get_domain_for_dev(dev);
+
+	return domain && iommu_is_dma_domain(domain) ? AXL_CAP_IOMMU : 0;
+}
+
+static int axl_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	int ret;
+
+	/* One engine: a second edu function stays unbound. */
+	if (axl_engine_dev.dev)
+		return -EBUSY;
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	/* The mask a 64-bit PCIe NPU advertises; bounds the IOVAs we get. */
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret)
+		return ret;
+
+	axl_engine_dev.pdev = pdev;
+	axl_engine_dev.dev = &pdev->dev;
+	axl_engine_dev.caps = AXL_CAP_PCI | axl_dev_iommu_caps(&pdev->dev);
+	dev_info(&pdev->dev, "metis-sim engine on PCI %s%s\n", pci_name(pdev),
+		 axl_engine_dev.caps & AXL_CAP_IOMMU ? " behind an IOMMU" : "");
+	return 0;
+}
+
+static void axl_pci_remove(struct pci_dev *pdev)
+{
+	if (axl_engine_dev.pdev != pdev)
+		return;
+	axl_engine_dev.pdev = NULL;
+	axl_engine_dev.dev = NULL;
+	axl_engine_dev.caps = 0;
+}
+
+static const struct pci_device_id axl_pci_ids[] = {
+	{ PCI_DEVICE(AXL_EDU_VENDOR, AXL_EDU_DEVICE) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, axl_pci_ids);
+
+static struct pci_driver axl_pci_driver = {
+	.name = "axl-metis-sim",
+	.id_table = axl_pci_ids,
+	.probe = axl_pci_probe,
+	.remove = axl_pci_remove,
+	/*
+	 * Attachments point at the device: no unbinding through sysfs while
+	 * the module is loaded.
+	 */
+	.driver.suppress_bind_attrs = true,
+};
+
+static int axl_platform_init(void)
+{
+	struct platform_device_info info = {
+		.name = AXL_ENGINE_NAME,
+		.id = PLATFORM_DEVID_NONE,
+		.dma_mask = DMA_BIT_MASK(64),
+	};
+	struct platform_device *plat;
+
+	plat = platform_device_register_full(&info);
+	if (IS_ERR(plat))
+		return PTR_ERR(plat);
+	axl_engine_dev.plat = plat;
+	axl_engine_dev.dev = &plat->dev;
+	axl_engine_dev.caps = axl_dev_iommu_caps(&plat->dev);
+	dev_info(&plat->dev, "metis-sim engine on a platform device (no edu PCI device bound)\n");
+	return 0;
+}
+
+/**
+ * axl_dev_init() - find or create the device imports attach to
+ *
+ * Return: 0 or a negative errno.
+ */
+int axl_dev_init(void)
+{
+	int ret;
+
+	if (bind_pci) {
+		/* Probing of present devices happens synchronously here. */
+		ret = pci_register_driver(&axl_pci_driver);
+		if (ret)
+			return ret;
+		if (axl_engine_dev.dev)
+			return 0;
+	}
+	ret = axl_platform_init();
+	if (ret && bind_pci)
+		pci_unregister_driver(&axl_pci_driver);
+	return ret;
+}
+
+/**
+ * axl_dev_fini() - let go of the engine's device
+ */
+void axl_dev_fini(void)
+{
+	if (axl_engine_dev.plat) {
+		platform_device_unregister(axl_engine_dev.plat);
+		axl_engine_dev.plat = NULL;
+		axl_engine_dev.dev = NULL;
+	}
+	if (bind_pci)
+		pci_unregister_driver(&axl_pci_driver);
+}
+
+/**
+ * axl_dev() - the device imports attach to
+ *
+ * Return: the device; valid while the module is loaded.
+ */
+struct device *axl_dev(void)
+{
+	return axl_engine_dev.dev;
+}
+
+/**
+ * axl_dev_caps() - AXL_CAP_* flags of the engine's device
+ *
+ * Return: the flags, AXL_CAP_SIMULATED and AXL_CAP_FENCE_STAMP included.
+ */
+u32 axl_dev_caps(void)
+{
+	return axl_engine_dev.caps | AXL_CAP_SIMULATED | AXL_CAP_FENCE_STAMP;
+}

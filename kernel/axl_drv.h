@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * axl: dma-buf import and job submission for the Axelera Metis NPU, with a
+ * simulated engine (metis-sim). Internal declarations.
+ */
+#ifndef _AXL_DRV_H
+#define _AXL_DRV_H
+
+#include <linux/atomic.h>
+#include <linux/dma-direction.h>
+#include <linux/iosys-map.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+#include <linux/axl.h>
+
+struct dma_buf;
+struct dma_buf_attachment;
+struct dma_fence;
+struct device;
+struct sg_table;
+
+#define AXL_DRIVER_NAME   "axl"
+#define AXL_ENGINE_NAME   "metis-sim"
+#define AXL_TIMELINE_NAME "metis-0"
+
+/*
+ * Largest frame the engine accepts, in samples (width * height). Keeps every
+ * histogram bin within a u32 and the engine's time per job bounded.
+ */
+#define AXL_MAX_SAMPLES (1U << 28)
+
+/**
+ * struct axl_frame - validated geometry of an imported frame
+ * @pixfmt:     AXL_PIXFMT_*.
+ * @width:      pixels per line (bytes per line for RAW).
+ * @height:     lines of the first plane.
+ * @stride:     bytes per line of every plane.
+ * @line_bytes: payload bytes per line of every plane.
+ * @nplanes:    1, or 2 for NV12.
+ * @offset:     byte offset of each plane.
+ * @lines:      lines of each plane.
+ * @size:       bytes the frame occupies: the end of its last plane.
+ */
+struct axl_frame {
+	u32 pixfmt;
+	u32 width;
+	u32 height;
+	u32 stride;
+	u32 line_bytes;
+	u32 nplanes;
+	u64 offset[2];
+	u32 lines[2];
+	u64 size;
+};
+
+/**
+ * struct axl_file - state of one open file of /dev/axl
+ * @ref:        held by the open file and by each of its jobs.
+ * @lock:       protects @imports and @nr_imports, and orders release against
+ *              submit; never held across user copies or engine waits.
+ * @imports:    handle -> struct axl_import (NULL while a handle is reserved).
+ * @next_handle: cursor of the cyclic handle allocator.
+ * @nr_imports: handles allocated or reserved.
+ * @nr_jobs:    jobs submitted and not yet completed.
+ */
+struct axl_file {
+	struct kref ref;
+	struct mutex lock;
+	struct xarray imports;
+	u32 next_handle;
+	u32 nr_imports;
+	atomic_t nr_jobs;
+};
+
+/**
+ * struct axl_import - one imported dma-buf, mapped for the engine's device
+ * @ref:        held by the handle table and by each job that reads it.
+ * @busy:       jobs in flight that read this import; RELEASE_IMPORT fails
+ *              with -EBUSY while it is non-zero.
+ * @handle:     the handle user space knows it by.
+ * @dmabuf:     reference from dma_buf_get().
+ * @attach:     attachment to the engine's device.
+ * @sgt:        the attachment's mapping.
+ * @dir:        DMA direction of @sgt.
+ * @iova:       device address of the first mapped byte.
+ * @inode:      inode of the dma-buf's file, as debugfs bufinfo shows it.
+ * @contiguous: the mapping is one contiguous device address range.
+ * @frame:      the frame the import describes.
+ */
+struct axl_import {
+	struct kref ref;
+	atomic_t busy;
+	u32 handle;
+	struct dma_buf *dmabuf;
+	struct dma_buf_attachment *attach;
+	struct sg_table *sgt;
+	enum dma_data_direction dir;
+	dma_addr_t iova;
+	unsigned long inode;
+	bool contiguous;
+	struct axl_frame frame;
+};
+
+/**
+ * struct axl_job - one submitted frame
+ * @node:        link in the engine queue (under the engine lock).
+ * @fence:       signalled when the job ends; the job holds one reference.
+ * @file:        the submitting file (reference).
+ * @import:      the input (reference, counted in its @busy).
+ * @result:      the result dma-buf (reference).
+ * @result_attach: the result buffer's attachment to the engine's device.
+ * @result_sgt:  its mapping for device writes.
+ * @in_map:      kernel mapping of the input, made at submit.
+ * @out_map:     kernel mapping of the result buffer, made at submit.
+ * @model_id:    from the submit.
+ * @timeout_ns:  run-time budget on the engine.
+ * @submit_ns:   CLOCK_MONOTONIC time of the submit.
+ * @start:       when the job reached the head of the queue.
+ * @due:         when the engine finishes it (start + latency).
+ * @deadline:    when it times out (start + timeout).
+ * @started:     @start, @due, @deadline and the fault flags are set.
+ * @stalled:     fault injection: the engine never finishes this job.
+ * @fail:        fault injection: the job fails with -EIO.
+ * @cancel:      0, or the error the job is cancelled with.
+ * @res:         the result being assembled.
+ */
+struct axl_job {
+	struct list_head node;
+	struct dma_fence *fence;
+	struct axl_file *file;
+	struct axl_import *import;
+	struct dma_buf *result;
+	struct dma_buf_attachment *result_attach;
+	struct sg_table *result_sgt;
+	struct iosys_map in_map;
+	struct iosys_map out_map;
+	u32 model_id;
+	u64 timeout_ns;
+	u64 submit_ns;
+	ktime_t start;
+	ktime_t due;
+	ktime_t deadline;
+	bool started;
+	bool stalled;
+	bool fail;
+	int cancel;
+	struct axl_result res;
+};
+
+/**
+ * struct axl_stats - counters for debugfs and the tests' leak checks
+ * @files:      open files.
+ * @imports:    live imports (mapped dma-bufs).
+ * @jobs:       jobs queued or running.
+ * @fences:     fences not yet freed.
+ * @imported:   imports made since load.
+ * @released:   imports unmapped since load.
+ * @submitted:  jobs queued since load.
+ * @completed:  jobs that succeeded.
+ * @failed:     jobs that ended with -EIO (or another engine error).
+ * @timed_out:  jobs that ended with -ETIMEDOUT.
+ * @cancelled:  jobs cancelled (file closed, failed submit, unload).
+ */
+struct axl_stats {
+	atomic64_t files;
+	atomic64_t imports;
+	atomic64_t jobs;
+	atomic64_t fences;
+	atomic64_t imported;
+	atomic64_t released;
+	atomic64_t submitted;
+	atomic64_t completed;
+	atomic64_t failed;
+	atomic64_t timed_out;
+	atomic64_t cancelled;
+};
+
+extern struct axl_stats axl_stats;
+
+/* axl_dev.c: the device imports attach to. */
+int axl_dev_init(void);
+void axl_dev_fini(void);
+struct device *axl_dev(void);
+u32 axl_dev_caps(void);
+
+/* axl_frame.c: geometry and the engine's computation. */
+int axl_frame_init(struct axl_frame *frame, u32 pixfmt, u32 width,
+		   u32 height, u32 stride);
+void axl_frame_compute(const struct axl_frame *frame, const u8 *base,
+		       struct axl_result *res);
+
+/* axl_import.c */
+int axl_import_ioctl(struct axl_file *file, void __user *uarg);
+int axl_release_ioctl(struct axl_file *file, void __user *uarg);
+struct axl_import *axl_import_get_busy(struct axl_file *file, u32 handle);
+void axl_import_idle(struct axl_import *imp);
+void axl_import_put(struct axl_import *imp);
+void axl_import_release_all(struct axl_file *file);
+u32 axl_max_imports(void);
+
+/* axl_job.c */
+int axl_submit_ioctl(struct axl_file *file, void __user *uarg);
+void axl_job_complete(struct axl_job *job, int status);
+void axl_file_put(struct axl_file *file);
+u32 axl_max_jobs(void);
+
+/* axl_engine.c: metis-sim. */
+int axl_engine_init(void);
+void axl_engine_fini(void);
+struct dma_fence *axl_engine_push(struct axl_job *job, u64 *submit_ns);
+void axl_engine_cancel_fence(struct dma_fence *fence, int error);
+void axl_engine_cancel_file(struct axl_file *file, int error);
+u64 axl_engine_default_timeout_ns(void);
+int axl_engine_run(struct axl_job *job);
+
+#endif /* _AXL_DRV_H */

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * axl: frame geometry and the computation metis-sim runs on a frame.
+ *
+ * The result is deterministic and cheap to recompute in user space, so a
+ * test can check that the engine saw exactly the bytes that were written.
+ */
+#include <linux/crc32.h>
+#include <linux/errno.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+
+#include "axl_drv.h"
+
+/**
+ * axl_frame_init() - validate a frame description and lay out its planes
+ * @frame:  filled in on success.
+ * @pixfmt: AXL_PIXFMT_*.
+ * @width:  pixels per line (bytes per line for RAW), > 0.
+ * @height: lines, > 0.
+ * @stride: bytes per line of every plane, or 0 for packed lines.
+ *
+ * NV12 needs an even width and height (its chroma plane is subsampled
+ * 2x2), YUYV an even width (two pixels share one macropixel). The chroma
+ * plane of NV12 follows the luma plane directly and has the same stride.
+ *
+ * Return: 0, or -EINVAL when the description is invalid.
+ */
+int axl_frame_init(struct axl_frame *frame, u32 pixfmt, u32 width,
+		   u32 height, u32 stride)
+{
+	u32 line, last;
+
+	memset(frame, 0, sizeof(*frame));
+	if (!width || !height || (u64)width * height > AXL_MAX_SAMPLES)
+		return -EINVAL;
+
+	frame->nplanes = 1;
+	switch (pixfmt) {
+	case AXL_PIXFMT_RAW:
+	case AXL_PIXFMT_GREY:
+		line = width;
+		break;
+	case AXL_PIXFMT_NV12:
+		if ((width | height) & 1)
+			return -EINVAL;
+		line = width;
+		frame->nplanes = 2;
+		break;
+	case AXL_PIXFMT_YUYV:
+		if (width & 1)
+			return -EINVAL;
+		line = width * 2; /* width <= AXL_MAX_SAMPLES: no overflow */
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!stride)
+		stride = line;
+	else if (stride < line)
+		return -EINVAL;
+
+	frame->pixfmt = pixfmt;
+	frame->width = width;
+	frame->height = height;
+	frame->stride = stride;
+	frame->line_bytes = line;
+	frame->lines[0] = height;
+	if (frame->nplanes == 2) {
+		frame->offset[1] = (u64)stride * height;
+		frame->lines[1] = height / 2;
+	}
+	last = frame->nplanes - 1;
+	frame->size = frame->offset[last] + (u64)stride * frame->lines[last];
+	return 0;
+}
+
+static void axl_luma_line(const u8 *line, u32 len, u32 step,
+			  struct axl_result *res)
+{
+	u32 i;
+
+	for (i = 0; i < len; i += step) {
+		u8 v = line[i];
+
+		res->histogram[v]++;
+		res->luma_sum += v;
+		if (v < res->luma_min)
+			res->luma_min = v;
+		if (v > res->luma_max)
+			res->luma_max = v;
+	}
+}
+
+/**
+ * axl_frame_compute() - the engine's "inference": statistics of a frame
+ * @frame: validated geometry; @base must cover @frame->size bytes.
+ * @base:  kernel mapping of the frame.
+ * @res:   receives luma min/max/sum, the histogram and the CRC-32;
+ *         the other fields are left alone.
+ *
+ * The CRC is zlib's crc32() over the payload of every plane in order, line
+ * by line, without stride padding. Luma is the first plane; for YUYV it is
+ * every even byte.
+ */
+void axl_frame_compute(const struct axl_frame *frame, const u8 *base,
+		       struct axl_result *res)
+{
+	u32 step = frame->pixfmt == AXL_PIXFMT_YUYV ? 2 : 1;
+	u32 crc = ~0U;
+	u32 p, l;
+
+	memset(res->histogram, 0, sizeof(res->histogram));
+	res->luma_sum = 0;
+	res->luma_min = 255;
+	res->luma_max = 0;
+
+	for (p = 0; p < frame->nplanes; p++) {
+		for (l = 0; l < frame->lines[p]; l++) {
+			const u8 *line = base + frame->offset[p] +
+					 (u64)l * frame->stride;
+
+			crc = crc32_le(crc, line, frame->line_bytes);
+			if (p == 0)
+				axl_luma_line(line, frame->line_bytes, step, res);
+			/* a large frame takes a while under emulation */
+			cond_resched();
+		}
+	}
+	res->crc32 = ~crc;
+}

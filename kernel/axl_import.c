@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * axl: AXL_IOCTL_IMPORT_FD and AXL_IOCTL_RELEASE_IMPORT.
+ *
+ * An import attaches a dma-buf to the engine's device and maps it there for
+ * as long as the handle lives, so the IOVA user space is told stays valid
+ * and debugfs bufinfo lists the device among the buffer's attachments.
+ * Handles belong to the open file that made them.
+ */
+#include <linux/dma-buf.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "axl_compat.h"
+#include "axl_drv.h"
+#include "axl_trace.h"
+
+static unsigned int max_imports = 64;
+module_param(max_imports, uint, 0444);
+MODULE_PARM_DESC(max_imports, "Imports one open file may hold at once (default: 64)");
+
+/* Handle 0 is never used, so a zeroed struct never names an import. */
+#define AXL_HANDLE_LIMIT XA_LIMIT(1, INT_MAX)
+
+/**
+ * axl_max_imports() - the per-file import limit
+ *
+ * Return: imports one open file may hold at once (at least 1).
+ */
+u32 axl_max_imports(void)
+{
+	return max_imports ? max_imports : 1;
+}
+
+static int axl_import_dir(u32 flags, enum dma_data_direction *dir)
+{
+	switch (flags) {
+	case AXL_IMPORT_TO_DEVICE:
+		*dir = DMA_TO_DEVICE;
+		return 0;
+	case AXL_IMPORT_FROM_DEVICE:
+		*dir = DMA_FROM_DEVICE;
+		return 0;
+	case AXL_IMPORT_BIDIRECTIONAL:
+		*dir = DMA_BIDIRECTIONAL;
+		return 0;
+	}
+	return -EINVAL; /* none, several, or unknown bits */
+}
+
+static bool axl_sgt_contiguous(struct sg_table *sgt)
+{
+	dma_addr_t next = sg_dma_address(sgt->sgl);
+	struct scatterlist *sg;
+	int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		if (sg_dma_address(sg) != next)
+			return false;
+		next += sg_dma_len(sg);
+	}
+	return true;
+}
+
+/* dma_buf_get(), attach to the engine's device and map: the IOVA comes from here. */
+static int axl_import_map(struct axl_import *imp, int fd)
+{
+	struct device *dev = axl_dev();
+	int ret;
+
+	if (!dev)
+		return -ENODEV;
+
+	imp->dmabuf = dma_buf_get(fd);
+	if (IS_ERR(imp->dmabuf))
+		return PTR_ERR(imp->dmabuf);
+
+	if (imp->frame.size > imp->dmabuf->size) {
+		ret = -EINVAL;
+		goto err_put;
+	}
+
+	imp->attach = dma_buf_attach(imp->dmabuf, dev);
+	if (IS_ERR(imp->attach)) {
+		ret = PTR_ERR(imp->attach);
+		goto err_put;
+	}
+
+	imp->sgt = dma_buf_map_attachment_unlocked(imp->attach, imp->dir);
+	if (IS_ERR(imp->sgt)) {
+		ret = PTR_ERR(imp->sgt);
+		goto err_detach;
+	}
+	if (!imp->sgt->nents) {
+		ret = -EIO;
+		goto err_unmap;
+	}
+
+	imp->iova = sg_dma_address(imp->sgt->sgl);
+	imp->contiguous = axl_sgt_contiguous(imp->sgt);
+	imp->inode = file_inode(imp->dmabuf->file)->i_ino;
+	return 0;
+
+err_unmap:
+	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt, imp->dir);
+err_detach:
+	dma_buf_detach(imp->dmabuf, imp->attach);
+err_put:
+	dma_buf_put(imp->dmabuf);
+	return ret;
+}
+
+static void axl_import_unmap(struct axl_import *imp)
+{
+	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt, imp->dir);
+	dma_buf_detach(imp->dmabuf, imp->attach);
+	dma_buf_put(imp->dmabuf);
+}
+
+static void axl_import_free(struct kref *ref)
+{
+	struct axl_import *imp = container_of(ref, struct axl_import, ref);
+
+	trace_axl_dmabuf_release(imp->handle, imp->dmabuf, imp->iova,
+				 imp->dmabuf->size);
+	axl_import_unmap(imp);
+	atomic64_dec(&axl_stats.imports);
+	atomic64_inc(&axl_stats.released);
+	kfree(imp);
+}
+
+/* Reserve a handle: visible to no lookup until axl_handle_commit(). */
+static int axl_handle_reserve(struct axl_file *file, u32 *handle)
+{
+	int ret;
+
+	mutex_lock(&file->lock);
+	if (file->nr_imports >= axl_max_imports()) {
+		ret = -ENOSPC;
+	} else {
+		ret = xa_alloc_cyclic(&file->imports, handle, NULL,
+				      AXL_HANDLE_LIMIT, &file->next_handle,
+				      GFP_KERNEL);
+		if (ret >= 0) {
+			file->nr_imports++;
+			ret = 0;
+		}
+	}
+	mutex_unlock(&file->lock);
+	return ret;
+}
+
+static void axl_handle_unreserve(struct axl_file *file, u32 handle)
+{
+	mutex_lock(&file->lock);
+	xa_release(&file->imports, handle);
+	file->nr_imports--;
+	mutex_unlock(&file->lock);
+}
+
+static int axl_handle_commit(struct axl_file *file, struct axl_import *imp)
+{
+	int ret;
+
+	mutex_lock(&file->lock);
+	ret = xa_err(xa_store(&file->imports, imp->handle, imp, GFP_KERNEL));
+	if (!ret) {
+		atomic64_inc(&axl_stats.imports);
+		atomic64_inc(&axl_stats.imported);
+		/* under the lock: a racing release cannot free imp yet */
+		trace_axl_dmabuf_import(imp->handle, imp->dmabuf, imp->iova,
+					imp->dmabuf->size);
+	}
+	mutex_unlock(&file->lock);
+	return ret;
+}
+
+static void axl_import_fill(struct axl_import_fd *args,
+			    const struct axl_import *imp)
+{
+	args->handle = imp->handle;
+	args->out_flags = imp->contiguous ? AXL_IMPORT_OUT_CONTIGUOUS : 0;
+	args->iova_base = imp->iova;
+	args->size = imp->dmabuf->size;
+	args->inode = imp->inode;
+	args->nents = imp->sgt->nents;
+}
+
+/**
+ * axl_import_ioctl() - AXL_IOCTL_IMPORT_FD
+ * @file: the calling open file.
+ * @uarg: struct axl_import_fd in user memory.
+ *
+ * Return: 0; -EFAULT; -EINVAL for non-zero pad or reserved fields, a bad
+ * direction, geometry or pixel format, a frame larger than the buffer, or
+ * an fd that is not a dma-buf; -EBADF for a bad fd; -ENOSPC when the file
+ * holds max_imports handles; or what attaching or mapping returned.
+ */
+int axl_import_ioctl(struct axl_file *file, void __user *uarg)
+{
+	struct axl_import_fd args;
+	struct axl_import *imp;
+	u32 handle;
+	int ret;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.pad || args.reserved[0] || args.reserved[1])
+		return -EINVAL;
+
+	imp = kzalloc(sizeof(*imp), GFP_KERNEL);
+	if (!imp)
+		return -ENOMEM;
+	kref_init(&imp->ref);
+	atomic_set(&imp->busy, 0);
+
+	ret = axl_import_dir(args.flags, &imp->dir);
+	if (ret)
+		goto err_free;
+	ret = axl_frame_init(&imp->frame, args.pixfmt, args.width,
+			     args.height, args.stride);
+	if (ret)
+		goto err_free;
+	/* cheap early check; axl_handle_reserve() has the final word */
+	if (READ_ONCE(file->nr_imports) >= axl_max_imports()) {
+		ret = -ENOSPC;
+		goto err_free;
+	}
+
+	ret = axl_import_map(imp, args.fd);
+	if (ret)
+		goto err_free;
+
+	ret = axl_handle_reserve(file, &handle);
+	if (ret)
+		goto err_unmap;
+	imp->handle = handle;
+
+	axl_import_fill(&args, imp);
+	if (copy_to_user(uarg, &args, sizeof(args))) {
+		ret = -EFAULT;
+		goto err_unreserve;
+	}
+
+	ret = axl_handle_commit(file, imp);
+	if (ret)
+		goto err_unreserve;
+	return 0;
+
+err_unreserve:
+	axl_handle_unreserve(file, handle);
+err_unmap:
+	axl_import_unmap(imp);
+err_free:
+	kfree(imp);
+	return ret;
+}
+
+/**
+ * axl_release_ioctl() - AXL_IOCTL_RELEASE_IMPORT
+ * @file: the calling open file.
+ * @uarg: struct axl_release in user memory.
+ *
+ * Return: 0; -EFAULT; -EINVAL for a non-zero reserved field; -ENOENT when
+ * this file has no such handle; -EBUSY while a job reading it is in flight.
+ */
+int axl_release_ioctl(struct axl_file *file, void __user *uarg)
+{
+	struct axl_release args;
+	struct axl_import *imp;
+	int ret = 0;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.reserved)
+		return -EINVAL;
+
+	mutex_lock(&file->lock);
+	imp = xa_load(&file->imports, args.handle);
+	if (!imp) {
+		ret = -ENOENT;
+	} else if (atomic_read(&imp->busy)) {
+		ret = -EBUSY;
+	} else {
+		xa_erase(&file->imports, args.handle);
+		file->nr_imports--;
+	}
+	mutex_unlock(&file->lock);
+
+	if (!ret)
+		kref_put(&imp->ref, axl_import_free);
+	return ret;
+}
+
+/**
+ * axl_import_get_busy() - look up a handle for a job
+ * @file:   the submitting file.
+ * @handle: the handle.
+ *
+ * Takes a reference and marks the import busy, so RELEASE_IMPORT fails
+ * with -EBUSY until axl_import_idle().
+ *
+ * Return: the import, or ERR_PTR(-ENOENT).
+ */
+struct axl_import *axl_import_get_busy(struct axl_file *file, u32 handle)
+{
+	struct axl_import *imp;
+
+	mutex_lock(&file->lock);
+	imp = xa_load(&file->imports, handle);
+	if (imp) {
+		kref_get(&imp->ref);
+		atomic_inc(&imp->busy);
+	}
+	mutex_unlock(&file->lock);
+	return imp ? imp : ERR_PTR(-ENOENT);
+}
+
+/**
+ * axl_import_idle() - a job no longer reads the import
+ * @imp: from axl_import_get_busy().
+ *
+ * Called before the job's fence signals, so a release right after the wait
+ * succeeds.
+ */
+void axl_import_idle(struct axl_import *imp)
+{
+	atomic_dec(&imp->busy);
+}
+
+/**
+ * axl_import_put() - drop a job's reference
+ * @imp: from axl_import_get_busy().
+ */
+void axl_import_put(struct axl_import *imp)
+{
+	kref_put(&imp->ref, axl_import_free);
+}
+
+/**
+ * axl_import_release_all() - drop every handle of a closing file
+ * @file: the file; no ioctl can run on it any more.
+ *
+ * Imports that cancelled jobs still read are unmapped when those jobs end.
+ */
+void axl_import_release_all(struct axl_file *file)
+{
+	struct axl_import *imp;
+	unsigned long handle;
+
+	mutex_lock(&file->lock);
+	xa_for_each(&file->imports, handle, imp) {
+		xa_erase(&file->imports, handle);
+		file->nr_imports--;
+		kref_put(&imp->ref, axl_import_free);
+	}
+	mutex_unlock(&file->lock);
+}

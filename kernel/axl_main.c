@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * axl: dma-buf import and job submission for the Axelera Metis NPU, with
+ * metis-sim, a simulated engine. The misc device /dev/axl, its file
+ * operations, AXL_IOCTL_GET_INFO, debugfs counters and module setup.
+ */
+#include <linux/debugfs.h>
+#include <linux/device.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "axl_compat.h"
+#include "axl_drv.h"
+
+#define CREATE_TRACE_POINTS
+#include "axl_trace.h"
+
+struct axl_stats axl_stats;
+
+static struct dentry *axl_debugfs;
+
+static int axl_open(struct inode *inode, struct file *filp)
+{
+	struct axl_file *file;
+
+	file = kzalloc(sizeof(*file), GFP_KERNEL);
+	if (!file)
+		return -ENOMEM;
+	kref_init(&file->ref);
+	mutex_init(&file->lock);
+	xa_init_flags(&file->imports, XA_FLAGS_ALLOC1);
+	atomic_set(&file->nr_jobs, 0);
+
+	filp->private_data = file;
+	atomic64_inc(&axl_stats.files);
+	return 0;
+}
+
+/* Closing the file cancels its queued jobs and drops every handle. */
+static int axl_release(struct inode *inode, struct file *filp)
+{
+	struct axl_file *file = filp->private_data;
+
+	axl_engine_cancel_file(file, -ECANCELED);
+	axl_import_release_all(file);
+	axl_file_put(file);
+	return 0;
+}
+
+static int axl_get_info(struct axl_file *file, void __user *uarg)
+{
+	struct device *dev = axl_dev();
+	struct axl_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.abi_version = AXL_ABI_VERSION;
+	info.caps = axl_dev_caps();
+	info.max_imports = axl_max_imports();
+	info.max_jobs = axl_max_jobs();
+	mutex_lock(&file->lock);
+	info.file_imports = file->nr_imports;
+	mutex_unlock(&file->lock);
+	info.file_jobs = atomic_read(&file->nr_jobs);
+	strscpy(info.driver, AXL_DRIVER_NAME, sizeof(info.driver));
+	strscpy(info.engine, AXL_ENGINE_NAME, sizeof(info.engine));
+	strscpy(info.device, dev ? dev_name(dev) : "none", sizeof(info.device));
+	strscpy(info.timeline, AXL_TIMELINE_NAME, sizeof(info.timeline));
+
+	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+/* The command encodes the struct size: another size is another (unknown) command. */
+static long axl_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	struct axl_file *file = filp->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case AXL_IOCTL_GET_INFO:
+		return axl_get_info(file, uarg);
+	case AXL_IOCTL_IMPORT_FD:
+		return axl_import_ioctl(file, uarg);
+	case AXL_IOCTL_SUBMIT:
+		return axl_submit_ioctl(file, uarg);
+	case AXL_IOCTL_RELEASE_IMPORT:
+		return axl_release_ioctl(file, uarg);
+	}
+	return -ENOTTY;
+}
+
+static const struct file_operations axl_fops = {
+	.owner = THIS_MODULE,
+	.open = axl_open,
+	.release = axl_release,
+	.unlocked_ioctl = axl_ioctl,
+	.compat_ioctl = compat_ptr_ioctl, /* fixed-layout structs only */
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice axl_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = AXL_DEVICE_NAME,
+	.fops = &axl_fops,
+};
+
+static int axl_stats_show(struct seq_file *m, void *unused)
+{
+	static const struct {
+		const char *name;
+		atomic64_t *value;
+	} rows[] = {
+		{ "files", &axl_stats.files },
+		{ "imports", &axl_stats.imports },
+		{ "jobs", &axl_stats.jobs },
+		{ "fences", &axl_stats.fences },
+		{ "imported", &axl_stats.imported },
+		{ "released", &axl_stats.released },
+		{ "submitted", &axl_stats.submitted },
+		{ "completed", &axl_stats.completed },
+		{ "failed", &axl_stats.failed },
+		{ "timed_out", &axl_stats.timed_out },
+		{ "cancelled", &axl_stats.cancelled },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(rows); i++)
+		seq_printf(m, "%s %lld\n", rows[i].name,
+			   (long long)atomic64_read(rows[i].value));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(axl_stats);
+
+/* Debugfs is optional: failures only lose the counters file. */
+static void axl_debugfs_init(void)
+{
+	axl_debugfs = debugfs_create_dir(AXL_DRIVER_NAME, NULL);
+	debugfs_create_file("stats", 0444, axl_debugfs, NULL, &axl_stats_fops);
+}
+
+static int __init axl_init(void)
+{
+	int ret;
+
+	ret = axl_engine_init();
+	if (ret)
+		return ret;
+	ret = axl_dev_init();
+	if (ret)
+		goto err_engine;
+	ret = misc_register(&axl_misc);
+	if (ret)
+		goto err_dev;
+	axl_debugfs_init();
+	return 0;
+
+err_dev:
+	axl_dev_fini();
+err_engine:
+	axl_engine_fini();
+	return ret;
+}
+
+static void __exit axl_exit(void)
+{
+	debugfs_remove_recursive(axl_debugfs);
+	misc_deregister(&axl_misc);
+	/* queued jobs still hold attachments to the device */
+	axl_engine_fini();
+	axl_dev_fini();
+}
+
+module_init(axl_init);
+module_exit(axl_exit);
+
+MODULE_DESCRIPTION("axl: dma-buf import and job submission for the Axelera Metis NPU (metis-sim engine)");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(DMA_BUF);
