@@ -1,0 +1,295 @@
+/**
+ * The builtin workload: N frames of producer → import → submit → wait → read result →
+ * release, in zero-copy mode or in copy mode (every frame CPU-copied into a staging
+ * buffer first: the negative control for verify's I4). Reports per-frame latency from
+ * fence timestamps and the CPU time the loop cost.
+ *
+ * @module
+ */
+import { Device, type DeviceInfo, type Direction } from "./device.ts";
+import type { DmaBuf } from "./dmabuf.ts";
+import type { Frame } from "./frame.ts";
+import { Heap } from "./heap.ts";
+import { HeapProducer } from "./producers/heap_producer.ts";
+import type { Producer } from "./producers/producer.ts";
+import type { ReferenceResult } from "./reference.ts";
+import { shim } from "./_shim.ts";
+
+/** Zero-copy, or the copy-every-frame negative control. */
+export type WorkloadMode = "zero-copy" | "copy";
+
+/** Options of {@linkcode runWorkload}. */
+export interface WorkloadOptions {
+  /** Frames to run (default 30). */
+  frames?: number;
+  /** Mode (default zero-copy). */
+  mode?: WorkloadMode;
+  /** Frame source (default: a HeapProducer with NV12 640×480 from `heap`). */
+  producer?: Producer;
+  /** Heap for default frames, result and staging buffers (default `system`). */
+  heap?: string;
+  /** Device node or an open Device (default `/dev/axl`). */
+  device?: string | Device;
+  /** Per-job timeout in ms, also the fence wait bound (default 2000). */
+  timeoutMs?: number;
+  /** Import direction (default to-device). */
+  direction?: Direction;
+  /** Model id passed to submit (default 0). */
+  model?: number;
+  /** Wait with the blocking call (hot loops) instead of a worker thread (default true). */
+  syncWait?: boolean;
+  /** Compare each result with the producer's expected result when it has one (default true). */
+  checkResults?: boolean;
+  /** Called after every frame. */
+  onFrame?: (stat: FrameStat) => void;
+  /** Stops the loop between frames. */
+  signal?: AbortSignal;
+}
+
+/** One frame's record. */
+export interface FrameStat {
+  /** Frame index in this run. */
+  index: number;
+  /** Fence sequence number. */
+  seqno: bigint;
+  /** Inode of the buffer the NPU imported (the staging buffer in copy mode). */
+  inode: number;
+  /** Inode of the producer's frame buffer. */
+  frameInode: number;
+  /** Kernel submit time, CLOCK_MONOTONIC ns. */
+  submitNs: bigint;
+  /** Fence signal time, CLOCK_MONOTONIC ns. */
+  signalNs: bigint;
+  /** signalNs - submitNs. */
+  latencyNs: bigint;
+  /** Process CPU time this frame cost, ns. */
+  cpuNs: number;
+  /** CRC-32 the engine reported. */
+  crc32: number;
+  /** Whether the result matched the producer's expectation (undefined: not checked). */
+  resultOk?: boolean;
+}
+
+/** Latency percentiles in ns. */
+export interface Percentiles {
+  /** Smallest. */
+  min: number;
+  /** Median. */
+  p50: number;
+  /** 90th percentile. */
+  p90: number;
+  /** 99th percentile. */
+  p99: number;
+  /** Largest. */
+  max: number;
+  /** Mean. */
+  mean: number;
+}
+
+/** What {@linkcode runWorkload} returns. */
+export interface WorkloadReport {
+  /** Mode that ran. */
+  mode: WorkloadMode;
+  /** Producer description. */
+  producer: string;
+  /** Driver info. */
+  device: DeviceInfo;
+  /** Frames requested. */
+  framesRequested: number;
+  /** Frames submitted. */
+  submitted: number;
+  /** Frames whose fence signalled without error. */
+  completed: number;
+  /** Successful imports. */
+  imports: number;
+  /** Successful releases. */
+  releases: number;
+  /** Results that did not match the expectation. */
+  mismatches: number;
+  /** Per-frame records. */
+  perFrame: FrameStat[];
+  /** Fence latency percentiles (ns), over completed frames. */
+  latencyNs: Percentiles;
+  /** Process CPU time per frame (ns). */
+  cpuNsPerFrame: Percentiles;
+  /** Total process CPU time of the loop, ns. */
+  cpuNsTotal: number;
+  /** Wall time of the loop, ns. */
+  wallNs: number;
+  /** Exporters of the imported buffers. */
+  exporters: string[];
+  /** Inodes of the imported buffers. */
+  inodes: number[];
+  /** True when the loop was stopped by the signal. */
+  aborted: boolean;
+}
+
+const CLOCK_PROCESS_CPUTIME_ID = 2;
+
+/** Percentiles of `values` (nearest-rank). */
+export function percentiles(values: readonly number[]): Percentiles {
+  if (!values.length) return { min: 0, p50: 0, p90: 0, p99: 0, max: 0, mean: 0 };
+  const v = [...values].sort((a, b) => a - b);
+  const at = (q: number): number => v[Math.min(v.length - 1, Math.ceil(q * v.length) - 1)]!;
+  return {
+    min: v[0]!,
+    p50: at(0.5),
+    p90: at(0.9),
+    p99: at(0.99),
+    max: v[v.length - 1]!,
+    mean: v.reduce((a, b) => a + b, 0) / v.length,
+  };
+}
+
+function sameResult(
+  got: { crc32: number; lumaMin: number; lumaMax: number; lumaSum: bigint },
+  want: ReferenceResult,
+): boolean {
+  return got.crc32 === want.crc32 && got.lumaMin === want.lumaMin &&
+    got.lumaMax === want.lumaMax && got.lumaSum === want.lumaSum;
+}
+
+/**
+ * Runs the builtin workload and returns its report. Everything it allocates is freed
+ * before it returns or throws.
+ *
+ * @example
+ * ```ts ignore
+ * import { runWorkload } from "./workload.ts";
+ * const report = await runWorkload({ frames: 30, mode: "zero-copy" });
+ * console.log(report.latencyNs.p50, report.imports, report.releases);
+ * ```
+ */
+export async function runWorkload(options: WorkloadOptions = {}): Promise<WorkloadReport> {
+  const frames = options.frames ?? 30;
+  if (!Number.isInteger(frames) || frames < 1) {
+    throw new RangeError(`frames must be >= 1, got ${frames}`);
+  }
+  const mode = options.mode ?? "zero-copy";
+  if (mode !== "zero-copy" && mode !== "copy") throw new TypeError(`unknown mode '${mode}'`);
+  const timeoutMs = options.timeoutMs ?? 2000;
+  const s = shim();
+  const heap = Heap.open(options.heap ?? "system");
+  const stack = new DisposableStack();
+  try {
+    const dev = options.device instanceof Device
+      ? options.device
+      : stack.use(Device.open(options.device));
+    const producer = options.producer ?? stack.use(HeapProducer.open({ heap: heap.name }));
+    const sizeofResult = s.constant("sizeof_axl_result");
+    const result = stack.use(heap.allocate(sizeofResult, { name: "axl-result" }));
+    let staging: DmaBuf | undefined;
+
+    const report: WorkloadReport = {
+      mode,
+      producer: producer.name,
+      device: dev.info(),
+      framesRequested: frames,
+      submitted: 0,
+      completed: 0,
+      imports: 0,
+      releases: 0,
+      mismatches: 0,
+      perFrame: [],
+      latencyNs: percentiles([]),
+      cpuNsPerFrame: percentiles([]),
+      cpuNsTotal: 0,
+      wallNs: 0,
+      exporters: [],
+      inodes: [],
+      aborted: false,
+    };
+    const exporters = new Set<string>();
+    const inodes = new Set<number>();
+    const cpu0 = Number(s.symbols.axl_shim_clock_ns(CLOCK_PROCESS_CPUTIME_ID));
+    const wall0 = performance.now();
+
+    for (let index = 0; index < frames; index++) {
+      if (options.signal?.aborted) {
+        report.aborted = true;
+        break;
+      }
+      const frameCpu0 = Number(s.symbols.axl_shim_clock_ns(CLOCK_PROCESS_CPUTIME_ID));
+      const frame: Frame = await producer.next();
+      try {
+        let input = frame.buffer;
+        if (mode === "copy") {
+          staging ??= stack.use(heap.allocate(frame.buffer.size, { name: "axl-staging" }));
+          copyFrame(frame.buffer, staging);
+          input = staging;
+        }
+        const imp = dev.import(input, {
+          width: frame.width,
+          height: frame.height,
+          format: frame.format,
+          stride: frame.planes[0]!.stride,
+          direction: options.direction ?? "to-device",
+        });
+        report.imports++;
+        exporters.add(input.exporter);
+        inodes.add(imp.inode);
+        let stat: FrameStat;
+        try {
+          const job = dev.submit(imp, { result, model: options.model ?? 0, timeoutMs });
+          report.submitted++;
+          try {
+            const done = options.syncWait === false
+              ? await job.wait(timeoutMs + 1000)
+              : job.waitSync(timeoutMs + 1000);
+            report.completed++;
+            const r = job.readResult();
+            stat = {
+              index,
+              seqno: job.seqno,
+              inode: imp.inode,
+              frameInode: frame.buffer.inode,
+              submitNs: done.submitNs,
+              signalNs: done.signalNs,
+              latencyNs: done.latencyNs,
+              cpuNs: 0,
+              crc32: r.crc32,
+            };
+            const expected = options.checkResults !== false && producer instanceof HeapProducer
+              ? producer.expected(frame)
+              : undefined;
+            if (expected) {
+              stat.resultOk = sameResult(r, expected);
+              if (!stat.resultOk) report.mismatches++;
+            }
+          } finally {
+            job.close();
+          }
+        } finally {
+          imp.release();
+          report.releases++;
+        }
+        stat.cpuNs = Number(s.symbols.axl_shim_clock_ns(CLOCK_PROCESS_CPUTIME_ID)) - frameCpu0;
+        report.perFrame.push(stat);
+        options.onFrame?.(stat);
+      } finally {
+        producer.recycle(frame);
+      }
+    }
+
+    report.cpuNsTotal = Number(s.symbols.axl_shim_clock_ns(CLOCK_PROCESS_CPUTIME_ID)) - cpu0;
+    report.wallNs = Math.round((performance.now() - wall0) * 1e6);
+    report.latencyNs = percentiles(report.perFrame.map((f) => Number(f.latencyNs)));
+    report.cpuNsPerFrame = percentiles(report.perFrame.map((f) => f.cpuNs));
+    report.exporters = [...exporters].sort();
+    report.inodes = [...inodes].sort((a, b) => a - b);
+    return report;
+  } finally {
+    stack.dispose();
+  }
+}
+
+/**
+ * CPU-copies `src` into `dst` with libc memcpy, inside DMA_BUF_SYNC brackets on both:
+ * the copy a pipeline makes when caps fall back to system memory.
+ */
+export function copyFrame(src: DmaBuf, dst: DmaBuf): void {
+  if (dst.size < src.size) throw new RangeError(`staging buffer ${dst.size} < frame ${src.size}`);
+  using _from = src.cpuAccess({ read: true });
+  using _to = dst.cpuAccess({ write: true });
+  shim().symbols.axl_shim_memcpy(dst.mappedAddress(), src.mappedAddress(), BigInt(src.size));
+}
