@@ -1,0 +1,332 @@
+/**
+ * A streaming parser for ftrace's text output (`trace`, `trace_pipe`, `per_cpu/cpuN/trace`):
+ * normal event lines (any flag columns, so PREEMPT_RT and older kernels parse too),
+ * function_graph lines (with or without `funcgraph-abstime` / `funcgraph-proc`, including
+ * trace events printed as `/* name: body *\/` comments), lost-event markers and headers.
+ *
+ * @module
+ */
+import { ParseError } from "./parse_error.ts";
+import { type LineSource, readLines } from "./lines.ts";
+
+/** A trace event, from an event line or a function_graph comment line. */
+export interface FtraceEvent {
+  kind: "event";
+  /** 1-based line number. */
+  line: number;
+  /** Task name (`comm`), when printed: function_graph lines carry it only with funcgraph-proc. */
+  task?: string;
+  /** Thread id, when printed. */
+  pid?: number;
+  /** Thread-group id, when the `record-tgid` option printed it. */
+  tgid?: number;
+  /** CPU the event was recorded on. */
+  cpu: number;
+  /** The flag columns as printed (e.g. `d..1.`, RT `....1`); `""` when absent. */
+  flags: string;
+  /** Timestamp in ns of the trace clock; absent on function_graph lines without abstime. */
+  ts?: number;
+  /** Event name, e.g. `dma_fence_signaled`. */
+  name: string;
+  /** Everything after `name: `. */
+  body: string;
+  /** `key=value` pairs of the body (values unquoted). */
+  fields: Record<string, string>;
+}
+
+/** A function_graph entry, exit or leaf call. */
+export interface FtraceGraphCall {
+  kind: "graph";
+  line: number;
+  cpu: number;
+  task?: string;
+  pid?: number;
+  ts?: number;
+  /** `entry` = `f() {`, `exit` = `}`, `leaf` = `f();`. */
+  call: "entry" | "exit" | "leaf";
+  /** Function name; on an exit only when the kernel printed `} /* name *\/`. */
+  func?: string;
+  /** Duration in ns (leaf and exit lines). */
+  duration?: number;
+  /** Nesting depth from the indentation (0 = outermost). */
+  depth: number;
+}
+
+/** `CPU:N [LOST M EVENTS]` (count known) or `CPU:N [LOST EVENTS]` (count unknown). */
+export interface FtraceLost {
+  kind: "lost";
+  line: number;
+  cpu: number;
+  /** Lost events, or `null` when the kernel did not say how many. */
+  count: number | null;
+}
+
+/** A `#` header or comment line, with the facts some of them carry. */
+export interface FtraceHeader {
+  kind: "header";
+  line: number;
+  text: string;
+  /** From `# tracer: NAME`. */
+  tracer?: string;
+  /** From `# entries-in-buffer/entries-written: X/Y   #P:N`. */
+  entries?: { inBuffer: number; written: number; cpus?: number };
+}
+
+/** `##### CPU N buffer started ####`: earlier events of that CPU were overwritten. */
+export interface FtraceBufferStarted {
+  kind: "buffer-started";
+  line: number;
+  cpu: number;
+}
+
+/** A function_graph context-switch marker (`0)  a-1  =>  b-2`). */
+export interface FtraceSwitch {
+  kind: "switch";
+  line: number;
+  cpu: number;
+  from: string;
+  to: string;
+}
+
+/** A line the parser did not understand (only yielded with `strict: false`). */
+export interface FtraceUnparsed {
+  kind: "unparsed";
+  line: number;
+  text: string;
+  reason: string;
+}
+
+/** Everything {@linkcode parseFtrace} yields. */
+export type FtraceRecord =
+  | FtraceEvent
+  | FtraceGraphCall
+  | FtraceLost
+  | FtraceHeader
+  | FtraceBufferStarted
+  | FtraceSwitch
+  | FtraceUnparsed;
+
+/** Options of {@linkcode parseFtrace} and {@linkcode parseFtraceLine}. */
+export interface FtraceParseOptions {
+  /** Name used in errors (a file path); default `"trace"`. */
+  source?: string;
+  /** Throw a {@linkcode ParseError} on a line of unknown shape (default) or yield `unparsed`. */
+  strict?: boolean;
+}
+
+// task-pid, optional (tgid), [cpu], flag columns of any shape, timestamp, event name.
+const EVENT_RE =
+  /^\s*(.+?)-(\d+)\s+(?:\(\s*(\d+|-+)\)\s+)?\[(\d+)\]\s+(.*?)\s*(\d+(?:\.\d+)?):\s+([^\s:]+):(?:\s(.*))?$/;
+const LOST_RE = /^CPU:(\d+) \[LOST (?:(\d+) )?EVENTS\]$/;
+const STARTED_RE = /^#{3,}\s*CPU (\d+) buffer started\s*#*$/;
+const GRAPH_HEAD_RE = /^\s*(?:(\d+(?:\.\d+)?)\s+\|\s+)?(\d+)\)(.*)$/;
+const GRAPH_PROC_RE = /^\s+(.+?)-(\d+)\s+\|(.*)$/;
+const DURATION_RE = /^\s*[!#*@$+ ]?\s*(\d+(?:\.\d+)?)\s*us\s*$/;
+const FIELD_RE = /([A-Za-z_][\w.]*)=("(?:[^"\\]|\\.)*"|\S*)/g;
+const ENTRIES_RE = /entries-in-buffer\/entries-written:\s*(\d+)\/(\d+)(?:\s+#P:(\d+))?/;
+
+/**
+ * Parses ftrace text line by line. Never buffers the whole input.
+ *
+ * @example
+ * ```ts
+ * import { parseFtrace } from "./ftrace.ts";
+ * const text = [
+ *   "# tracer: nop",
+ *   "  gst-launch-1.0-3142  [003] d..2.  123.456789: axl_dmabuf_import: handle=17 inode=41023",
+ *   "CPU:1 [LOST 12 EVENTS]",
+ * ].join("\n");
+ * const kinds: string[] = [];
+ * for await (const r of parseFtrace([text])) kinds.push(r.kind);
+ * if (kinds.join() !== "header,event,lost") throw new Error(kinds.join());
+ * ```
+ */
+export async function* parseFtrace(
+  source: LineSource,
+  options: FtraceParseOptions = {},
+): AsyncGenerator<FtraceRecord> {
+  for await (const { text, line } of readLines(source)) {
+    const rec = parseFtraceLine(text, line, options);
+    if (rec !== undefined) yield rec;
+  }
+}
+
+/**
+ * Parses one line; `undefined` for blank lines and function_graph separator rules.
+ *
+ * @example
+ * ```ts
+ * import { parseFtraceLine } from "./ftrace.ts";
+ * const r = parseFtraceLine(" 1) + 24.815 us   |  }", 9);
+ * if (r?.kind !== "graph" || r.call !== "exit" || r.duration !== 24815) throw new Error();
+ * ```
+ */
+export function parseFtraceLine(
+  text: string,
+  line: number,
+  options: FtraceParseOptions = {},
+): FtraceRecord | undefined {
+  if (typeof text !== "string") throw new TypeError("parseFtraceLine(): text must be a string");
+  if (!Number.isInteger(line) || line < 1) {
+    throw new RangeError(`parseFtraceLine(): line must be a positive integer, got ${line}`);
+  }
+  const trimmed = text.trim();
+  if (trimmed === "" || /^-{4,}$/.test(trimmed)) return undefined;
+  let m = LOST_RE.exec(trimmed);
+  if (m) return { kind: "lost", line, cpu: Number(m[1]), count: m[2] ? Number(m[2]) : null };
+  m = STARTED_RE.exec(trimmed);
+  if (m) return { kind: "buffer-started", line, cpu: Number(m[1]) };
+  if (trimmed.startsWith("#")) return header(trimmed, line);
+  const graph = GRAPH_HEAD_RE.exec(text);
+  if (graph) {
+    const rec = graphLine(graph, line);
+    if (typeof rec !== "string") return rec;
+    return fail(rec, text, line, options);
+  }
+  m = EVENT_RE.exec(text);
+  if (m) {
+    const event: FtraceEvent = {
+      kind: "event",
+      line,
+      task: m[1]!.trim(),
+      pid: Number(m[2]),
+      cpu: Number(m[4]),
+      flags: m[5]!.trim(),
+      ts: timestampNs(m[6]!),
+      name: m[7]!,
+      body: (m[8] ?? "").trim(),
+      fields: {},
+    };
+    if (m[3] !== undefined && /^\d+$/.test(m[3])) event.tgid = Number(m[3]);
+    event.fields = parseFields(event.body);
+    return event;
+  }
+  return fail("not an event, function_graph or marker line", text, line, options);
+}
+
+/**
+ * The `key=value` pairs of an event body; quoted values are unquoted.
+ *
+ * @example
+ * ```ts
+ * import { parseFields } from "./ftrace.ts";
+ * const f = parseFields('driver=axl timeline=metis-0 context=2 seqno=17 name="a b"');
+ * if (f.seqno !== "17" || f.name !== "a b") throw new Error(JSON.stringify(f));
+ * ```
+ */
+export function parseFields(body: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of body.matchAll(FIELD_RE)) {
+    const v = m[2]!;
+    out[m[1]!] = v.length >= 2 && v.startsWith('"') && v.endsWith('"') ? v.slice(1, -1) : v;
+  }
+  return out;
+}
+
+/**
+ * Converts an ftrace timestamp (`seconds.micro[nano]` or a raw counter) to ns.
+ *
+ * @example
+ * ```ts
+ * import { timestampNs } from "./ftrace.ts";
+ * if (timestampNs("123.456789") !== 123456789000) throw new Error();
+ * ```
+ */
+export function timestampNs(text: string): number {
+  const dot = text.indexOf(".");
+  if (dot === -1) return Number(text);
+  const frac = text.slice(dot + 1, dot + 10).padEnd(9, "0");
+  return Number(text.slice(0, dot)) * 1e9 + Number(frac);
+}
+
+function header(text: string, line: number): FtraceHeader {
+  const rec: FtraceHeader = { kind: "header", line, text };
+  const tracer = /^#\s*tracer:\s*(\S+)/.exec(text);
+  if (tracer) rec.tracer = tracer[1]!;
+  const e = ENTRIES_RE.exec(text);
+  if (e) {
+    rec.entries = { inBuffer: Number(e[1]), written: Number(e[2]) };
+    if (e[3] !== undefined) rec.entries.cpus = Number(e[3]);
+  }
+  return rec;
+}
+
+function graphLine(m: RegExpExecArray, line: number): FtraceRecord | string {
+  const ts = m[1] === undefined ? undefined : timestampNs(m[1]);
+  const cpu = Number(m[2]);
+  let rest = m[3]!;
+  const base: { cpu: number; ts?: number; task?: string; pid?: number } = { cpu };
+  if (ts !== undefined) base.ts = ts;
+  const sw = /^\s*(\S.*?)\s+=>\s+(\S.*?)\s*$/.exec(rest);
+  if (sw && !rest.includes("|")) {
+    return { kind: "switch", line, cpu, from: sw[1]!, to: sw[2]! };
+  }
+  const proc = GRAPH_PROC_RE.exec(rest);
+  if (proc) {
+    base.task = proc[1]!;
+    base.pid = Number(proc[2]);
+    rest = proc[3]!;
+  } else if (!/^\s*(?:[!#*@$+ ]?\s*\d+(?:\.\d+)?\s*us\s*)?\|/.test(rest)) {
+    // Not a duration column: maybe funcgraph-proc's cell with an unusual task name.
+    const bar = rest.indexOf("|");
+    if (bar === -1) return "function_graph line without a '|' column";
+    const cell = rest.slice(0, bar).trim();
+    if (!/^\S.*-\d+$/.test(cell)) return "function_graph line with an unknown column";
+    const dash = cell.lastIndexOf("-");
+    base.task = cell.slice(0, dash);
+    base.pid = Number(cell.slice(dash + 1));
+    rest = rest.slice(bar + 1);
+  }
+  const bar = rest.indexOf("|");
+  if (bar === -1) return "function_graph line without a duration column";
+  const durText = rest.slice(0, bar);
+  let duration: number | undefined;
+  if (durText.trim() !== "") {
+    const d = DURATION_RE.exec(durText);
+    if (!d) return "function_graph duration is not '<n> us'";
+    duration = Math.round(Number(d[1]) * 1000);
+  }
+  const body = rest.slice(bar + 1);
+  const indent = body.length - body.trimStart().length;
+  const depth = Math.max(0, Math.floor((indent - 2) / 2));
+  const call = body.trim();
+  const comment = /^\/\*\s*([^\s:]+):\s?(.*?)\s*\*\/$/.exec(call);
+  if (comment) {
+    const bodyText = comment[2]!;
+    return {
+      kind: "event",
+      line,
+      ...base,
+      flags: "",
+      name: comment[1]!,
+      body: bodyText,
+      fields: parseFields(bodyText),
+    };
+  }
+  const rec: FtraceGraphCall = { kind: "graph", line, ...base, call: "leaf", depth };
+  if (duration !== undefined) rec.duration = duration;
+  let c = /^([\w.$]+)\(\)\s*;(?:\s*\/\*.*\*\/)?$/.exec(call);
+  if (c) return { ...rec, func: c[1]!, call: "leaf" };
+  c = /^([\w.$]+)\(\)\s*\{$/.exec(call);
+  if (c) return { ...rec, func: c[1]!, call: "entry" };
+  c = /^\}(?:\s*\/\*\s*([\w.$]+)\s*\*\/)?(?:\s*\/\*.*\*\/)?$/.exec(call);
+  if (c) {
+    const exit: FtraceGraphCall = { ...rec, call: "exit" };
+    if (c[1] !== undefined) exit.func = c[1];
+    return exit;
+  }
+  if (/^(?:=+>|<=+)/.test(call)) return { kind: "header", line, text: call };
+  return "function_graph call column is not 'f() {', 'f();', '}' or a /* comment */";
+}
+
+function fail(
+  reason: string,
+  text: string,
+  line: number,
+  options: FtraceParseOptions,
+): FtraceUnparsed {
+  if (options.strict ?? true) {
+    throw new ParseError(reason, { source: options.source ?? "trace", line, text });
+  }
+  return { kind: "unparsed", line, text, reason };
+}
