@@ -44,9 +44,8 @@ apt_install() {
 	if ((!install)); then
 		vm_die "missing packages: ${missing[*]} (apt-get install -y ${missing[*]}, or drop --no-install)"
 	fi
-	vm_need_root_for_apt "${missing[@]}"
 	vm_log "installing ${missing[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >&2 ||
+	vm_apt install -y -q --no-install-recommends "${missing[@]}" ||
 		vm_die "apt-get install ${missing[*]} failed (see above)"
 }
 
@@ -57,9 +56,8 @@ apt_install "${tools[@]}"
 flavour=$(vm_flavour "$rt")
 abi=$(vm_newest_abi "$flavour")
 if [[ -z $abi ]] && ((install)); then
-	vm_need_root_for_apt "linux-image-6.12.*+deb12-$flavour-unsigned"
 	vm_log "apt knows no 6.12 kernel; running apt-get update"
-	apt-get update >&2 || vm_die "apt-get update failed"
+	vm_apt update -q || vm_die "apt-get update failed"
 	abi=$(vm_newest_abi "$flavour")
 fi
 [[ -n $abi ]] || vm_die "apt knows no linux-image-6.12.*+deb12-$flavour-unsigned; add Debian bookworm(-backports/-security) to the apt sources and run apt-get update"

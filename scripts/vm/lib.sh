@@ -21,9 +21,14 @@ vm_die() {
 	exit "$AXL_VM_EXIT_CANNOT_RUN"
 }
 
-vm_need_root_for_apt() {
-	[[ $(id -u) -eq 0 ]] && return 0
-	vm_die "missing packages ($*) and not root; run: sudo apt-get install -y $*"
+# vm_apt ARGS... — apt-get as root (through sudo when not root).
+vm_apt() {
+	local sudo=()
+	if [[ $(id -u) -ne 0 ]]; then
+		command -v sudo >/dev/null || vm_die "not root and no sudo: run as root: apt-get $*"
+		sudo=(sudo)
+	fi
+	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get "$@" >&2
 }
 
 # vm_flavour_suffix RT — "amd64" or "rt-amd64".

@@ -34,6 +34,11 @@
 #   --shell               interactive shell on the console (after the command, if
 #                         any); Ctrl-D powers off, Ctrl-A X kills QEMU
 #   --no-install          never run apt-get (fail naming missing packages)
+#   --no-build-tests      do not run make in tests/device/c (done by default when
+#                         it has a Makefile: make OUTPUT=build/device-tests)
+#
+# When the command writes $AXL_RESULTS/summary.txt (run-suite.sh does), its
+# content is printed as the last lines, without the console timestamps.
 #
 # Exit status: the command's, or 3 when the rig cannot run (missing packages,
 # bad options, module load failure), 124 on --timeout, 125 when the guest
@@ -46,7 +51,7 @@ source "$here/lib.sh"
 
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
 
-results= timeout=900 mem=2G smp=2 shell=0 verbose=0 vgem=1 deno=1
+results= timeout=900 mem=2G smp=2 shell=0 verbose=0 vgem=1 deno=1 build_tests=1
 ensure_args=() modules=() module_params=() envs=() append=()
 need() { (($# > 1)) || vm_die "option $1 needs a value (see --help)"; }
 while (($#)); do
@@ -63,6 +68,7 @@ while (($#)); do
 	--vivid) modules+=("vivid allocators=1") ;;
 	--no-vgem) vgem=0 ;;
 	--no-deno) deno=0 ;;
+	--no-build-tests) build_tests=0 ;;
 	--env) need "$@" && envs+=("$2") && shift ;;
 	--append) need "$@" && append+=("$2") && shift ;;
 	--verbose) verbose=1 ;;
@@ -87,13 +93,18 @@ if ((${#module_params[@]})) && [[ " ${ensure_args[*]} " == *" --no-module "* ]];
 	vm_die "--module-param makes no sense with --no-module"
 fi
 ((deno)) && ensure_args+=(--deno)
-command -v qemu-system-x86_64 >/dev/null || true # ensure.sh installs it
 
 t0=$(date +%s.%N)
 declare -A rig=()
 while IFS='=' read -r k v; do rig[$k]=$v; done < <("$here/ensure.sh" "${ensure_args[@]}" || echo "FAILED=1")
 [[ -z ${rig[FAILED]:-} ]] || exit "$AXL_VM_EXIT_CANNOT_RUN"
 initrd=${rig[INITRAMFS]}
+
+# The C device tests are built on the host: compilers over 9p under TCG crawl.
+if ((build_tests)) && [[ -e $repo/tests/device/c/Makefile ]]; then
+	make -s -C "$repo/tests/device/c" OUTPUT="$repo/build/device-tests" >&2 ||
+		vm_die "building tests/device/c failed (see above; --no-build-tests skips it)"
+fi
 ((deno)) && initrd=${rig[INITRAMFS_DENO]}
 
 if ((deno)); then
@@ -200,15 +211,15 @@ rc=
 crash=$(grep -m1 -E 'Kernel panic|Oops:|BUG:|general protection fault' "$log" || true)
 if [[ $qrc == 124 || $qrc == 137 ]] && ((!shell)); then
 	status=timeout
-	msg="timed out after $timeout s (--timeout); guest console in $log"
+	msg="timed out after $timeout s (--timeout)"
 	rc=$AXL_VM_EXIT_TIMEOUT
 elif [[ -n $crash ]]; then
 	status=crash
-	msg="guest kernel crashed: ${crash#*] }; full log in $log"
+	msg="guest kernel crashed: ${crash#*] }"
 	rc=$AXL_VM_EXIT_CRASH
 elif [[ -z $rc ]]; then
 	status=crash
-	msg="guest stopped without reporting an exit code (qemu rc $qrc); see $log"
+	msg="guest stopped without reporting an exit code (qemu rc $qrc)"
 	rc=$AXL_VM_EXIT_CRASH
 else
 	status=done
@@ -219,5 +230,7 @@ boot=$(sed -nE 's/^\[ *([0-9.]+)\] axl-vm: running command.*/\1/p' "$log" | head
 	printf '%s=%s\n' status "$status" exit_code "$rc" kernel "${rig[KVER]}" \
 		wall_s "$wall" boot_to_command_s "${boot:-}" qemu_rc "$qrc"
 } >"$results/run.env"
-vm_log "$msg (wall ${wall} s, boot-to-command ${boot:-n/a} s)"
+[[ $results == "$ctl/results" ]] && log="(none: no --results)"
+vm_log "$msg (wall ${wall} s, boot-to-command ${boot:-n/a} s; console log $log)"
+[[ -s $results/summary.txt ]] && cat "$results/summary.txt"
 exit "$rc"
