@@ -9,6 +9,8 @@
 #   --no-install  never call apt-get; fail naming the missing packages instead
 #   --deno        also build the initramfs variant that carries the pinned deno
 #
+#   AXL_VM_MODULE_SRC  module source directory (default: the repo's kernel/)
+#
 # The kernel is the newest linux-image-6.12.*+deb12-<flavour>-unsigned that apt
 # knows; it and its headers are installed when missing. The PVH vmlinux, the
 # initramfs and the module build are cached under
@@ -187,13 +189,14 @@ fi
 # products into the working tree another engineer may be building in.
 axl_ko=
 if ((module)); then
-	[[ -e $repo/kernel/Kbuild || -e $repo/kernel/Makefile ]] ||
-		vm_die "no kernel/Kbuild or kernel/Makefile yet: build the module first, or pass --no-module"
-	build=$cache/module-$(echo "$repo" | sha256sum | cut -c1-8)
+	src=$(cd "${AXL_VM_MODULE_SRC:-$repo/kernel}" && pwd) || vm_die "no module source directory ${AXL_VM_MODULE_SRC:-$repo/kernel}"
+	[[ -e $src/Kbuild || -e $src/Makefile ]] ||
+		vm_die "$src has no Kbuild or Makefile yet: write it, or pass --no-module"
+	build=$cache/module-$(echo "$src" | sha256sum | cut -c1-8)
 	mkdir -p "$build"
 	key=$( (
 		echo "$kver"
-		cd "$repo/kernel" && find . -type f ! -name '*.o' ! -name '*.ko' ! -name '*.cmd' \
+		cd "$src" && find . -type f ! -name '*.o' ! -name '*.ko' ! -name '*.cmd' \
 			! -name '*.mod*' ! -name 'modules.order' ! -name 'Module.symvers' -print0 |
 			LC_ALL=C sort -z | xargs -0 cat
 	) | sha256sum | cut -c1-16)
@@ -201,11 +204,11 @@ if ((module)); then
 		vm_log "building axl.ko against $kver"
 		rm -f "$build/axl.ko.key"
 		# tar keeps mtimes, so make only rebuilds what changed.
-		(cd "$repo/kernel" && tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' .) |
+		(cd "$src" && tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' .) |
 			(cd "$build" && tar -xf -)
 		make -C "$moddir/build" M="$build" modules >&2 ||
 			vm_die "building axl.ko against $kver failed (see above)"
-		[[ -s $build/axl.ko ]] || vm_die "the kernel/ build produced no axl.ko"
+		[[ -s $build/axl.ko ]] || vm_die "the module build in $src produced no axl.ko"
 		stamp "$build/axl.ko" "$key"
 	fi
 	axl_ko=$build/axl.ko

@@ -215,7 +215,7 @@ if [[ $qrc == 124 || $qrc == 137 ]] && ((!shell)); then
 	rc=$AXL_VM_EXIT_TIMEOUT
 elif [[ -n $crash ]]; then
 	status=crash
-	msg="guest kernel crashed: ${crash#*] }"
+	msg="guest kernel crashed: $(sed -E 's/^(\[ *[0-9.]+\] *)+//' <<<"$crash")"
 	rc=$AXL_VM_EXIT_CRASH
 elif [[ -z $rc ]]; then
 	status=crash
