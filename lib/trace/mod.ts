@@ -1,0 +1,81 @@
+/**
+ * Capturing and parsing the kernel's evidence of a frame path: ftrace text (events and
+ * function_graph), ring-buffer loss statistics, a tracefs capture session that restores what
+ * it changed, perf call graphs and copy-routine shares, debugfs bufinfo samples and the
+ * dma-buf fd/map references of a process.
+ *
+ * @module
+ */
+export { ParseError, type ParseErrorLocation } from "./parse_error.ts";
+export { type LineSource, type NumberedLine, readFileLines, readLines } from "./lines.ts";
+export {
+  type FtraceBufferStarted,
+  type FtraceEvent,
+  type FtraceGraphCall,
+  type FtraceHeader,
+  type FtraceLost,
+  type FtraceParseOptions,
+  type FtraceRecord,
+  type FtraceSwitch,
+  type FtraceUnparsed,
+  parseFields,
+  parseFtrace,
+  parseFtraceLine,
+  timestampNs,
+} from "./ftrace.ts";
+export {
+  type BufferLoss,
+  type CpuBufferStats,
+  parsePerCpuStats,
+  summarizeLoss,
+} from "./per_cpu_stats.ts";
+export { type BufinfoBuffer, type BufinfoSnapshot, parseBufinfo } from "./bufinfo.ts";
+export {
+  addSample,
+  BUFINFO_PATH,
+  BufinfoSampler,
+  type BufinfoSamplerOptions,
+  type BufinfoSummary,
+  emptySummary,
+  type InodeObservation,
+  parseBufinfoSamples,
+} from "./bufinfo_sampler.ts";
+export {
+  type DmaBufFdRef,
+  type DmaBufMapRef,
+  parseDmaBufMaps,
+  type ProcessDmaBufRefs,
+  scanProcess,
+} from "./dmabuf_refs.ts";
+export {
+  COPY_ROUTINE_PATTERNS,
+  copyRoutine,
+  type CopyRoutinePattern,
+  normalizeSymbol,
+} from "./copy_routines.ts";
+export {
+  parsePerfScript,
+  type PerfFrame,
+  type PerfSample,
+  type PerfSummary,
+  type PerfSummaryOptions,
+  summarizePerf,
+  type SymbolShare,
+} from "./perf_script.ts";
+export {
+  choosePerfEvent,
+  type PerfEventChoice,
+  PerfRecording,
+  type PerfRecordOptions,
+  perfScript,
+  probePerfEvent,
+} from "./perf_record.ts";
+export {
+  DMABUF_GRAPH_FUNCTIONS,
+  findTracefs,
+  sizeBufferKb,
+  TraceSession,
+  type TraceSessionInfo,
+  type TraceSessionOptions,
+  VERIFY_EVENTS,
+} from "./tracefs.ts";

@@ -1,0 +1,193 @@
+/**
+ * Running `perf record` on the workload's processes. Without a PMU (QEMU/TCG, many VMs)
+ * `cycles` is not supported; perf then falls back to nothing useful, so the event is chosen
+ * up front: `cycles` when `perf stat -e cycles` counts, `cpu-clock` otherwise, and the
+ * choice is reported.
+ *
+ * @module
+ */
+
+/** Which sampling event was chosen, and why. */
+export interface PerfEventChoice {
+  event: "cycles" | "cpu-clock";
+  /** Human-readable reason, e.g. `"cycles <not supported> (no PMU): using cpu-clock"`. */
+  reason: string;
+}
+
+/**
+ * Decides between `cycles` and `cpu-clock` from the CSV output of
+ * `perf stat -x, -e cycles true` and its exit code. Pure, for tests.
+ *
+ * @example
+ * ```ts
+ * import { choosePerfEvent } from "./perf_record.ts";
+ * if (choosePerfEvent("<not supported>,,cycles,0,100.00,,\n", 0).event !== "cpu-clock") {
+ *   throw new Error();
+ * }
+ * if (choosePerfEvent("1234567,,cycles,800000,100.00,,\n", 0).event !== "cycles") throw new Error();
+ * ```
+ */
+export function choosePerfEvent(statOutput: string, exitCode: number): PerfEventChoice {
+  const line = statOutput.split("\n").find((l) => /(^|,)cycles(:\w+)?(,|$)/.test(l));
+  if (exitCode !== 0) {
+    return {
+      event: "cpu-clock",
+      reason: `perf stat -e cycles failed (exit ${exitCode}): using cpu-clock`,
+    };
+  }
+  if (!line) {
+    return { event: "cpu-clock", reason: "perf stat printed no cycles count: using cpu-clock" };
+  }
+  const value = line.split(",")[0]!.trim();
+  if (/^\d+$/.test(value) && Number(value) > 0) {
+    return { event: "cycles", reason: "hardware cycles counter available" };
+  }
+  return {
+    event: "cpu-clock",
+    reason: `cycles ${value || "not counted"} (no PMU): using cpu-clock`,
+  };
+}
+
+/**
+ * Probes the PMU with `perf stat -x, -e cycles true`.
+ *
+ * @example
+ * ```ts ignore
+ * import { probePerfEvent } from "./perf_record.ts";
+ * console.log((await probePerfEvent()).reason);
+ * ```
+ */
+export async function probePerfEvent(perf = "perf"): Promise<PerfEventChoice> {
+  let out: Deno.CommandOutput;
+  try {
+    out = await new Deno.Command(perf, {
+      args: ["stat", "-x", ",", "-e", "cycles", "true"],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+  } catch (e) {
+    throw new Error(`cannot run '${perf}' (${(e as Error).message}): install linux-perf`, {
+      cause: e,
+    });
+  }
+  const text = new TextDecoder().decode(out.stderr) + new TextDecoder().decode(out.stdout);
+  return choosePerfEvent(text, out.code);
+}
+
+/** Options of {@linkcode PerfRecording.start}. */
+export interface PerfRecordOptions {
+  /** perf binary (default `perf`). */
+  perf?: string;
+  /** Output file (put it on tmpfs, not 9p/NFS). */
+  output: string;
+  /** Sampling event. */
+  event: "cycles" | "cpu-clock";
+  /** Processes to record. */
+  pids: number[];
+  /** Sampling frequency in Hz (default 999). */
+  frequency?: number;
+  /** Unwinder (default `fp`; `dwarf` shows a leaf memcpy's caller at a much higher cost). */
+  callGraph?: "fp" | "dwarf" | "lbr";
+}
+
+/**
+ * A running `perf record -g -p PIDS`. Stop it with {@linkcode PerfRecording.stop} (SIGINT,
+ * as perf expects) before reading the data.
+ *
+ * @example
+ * ```ts ignore
+ * import { PerfRecording } from "./perf_record.ts";
+ * const rec = PerfRecording.start({ output: "/tmp/perf.data", event: "cpu-clock", pids: [1234] });
+ * // ... workload runs ...
+ * await rec.stop();
+ * ```
+ */
+export class PerfRecording {
+  #child: Deno.ChildProcess;
+  #stderr: Promise<string>;
+  #done: Promise<Deno.CommandStatus>;
+  /** The command line, for reports. */
+  readonly argv: string[];
+
+  private constructor(child: Deno.ChildProcess, argv: string[]) {
+    this.#child = child;
+    this.argv = argv;
+    this.#stderr = new Response(child.stderr).text();
+    this.#done = child.status;
+  }
+
+  /** Starts perf; fails fast when it cannot be spawned. */
+  static start(options: PerfRecordOptions): PerfRecording {
+    if (options.pids.length === 0) throw new RangeError("PerfRecording.start(): no pids to record");
+    for (const p of options.pids) {
+      if (!Number.isInteger(p) || p <= 0) {
+        throw new RangeError(`PerfRecording.start(): bad pid ${p}`);
+      }
+    }
+    const argv = [
+      options.perf ?? "perf",
+      "record",
+      "-q",
+      "-e",
+      options.event,
+      "-F",
+      String(options.frequency ?? 999),
+      "--call-graph",
+      options.callGraph ?? "fp",
+      "-o",
+      options.output,
+      "-p",
+      options.pids.join(","),
+    ];
+    let child: Deno.ChildProcess;
+    try {
+      child = new Deno.Command(argv[0]!, {
+        args: argv.slice(1),
+        stdin: "null",
+        stdout: "null",
+        stderr: "piped",
+      }).spawn();
+    } catch (e) {
+      throw new Error(`cannot run '${argv[0]}' (${(e as Error).message}): install linux-perf`, {
+        cause: e,
+      });
+    }
+    return new PerfRecording(child, argv);
+  }
+
+  /** Stops recording (SIGINT) and waits; rejects when perf failed. Idempotent. */
+  async stop(): Promise<void> {
+    try {
+      this.#child.kill("SIGINT");
+    } catch {
+      // Already exited: its status tells.
+    }
+    const status = await this.#done;
+    const err = await this.#stderr;
+    // perf exits 0 or 130 (SIGINT) after writing the file.
+    if (status.code !== 0 && status.code !== 130 && status.signal !== "SIGINT") {
+      throw new Error(`${this.argv.join(" ")} failed (exit ${status.code}): ${err.trim()}`);
+    }
+  }
+}
+
+/**
+ * Runs `perf script` on a data file and returns its stdout as a stream (for
+ * `parsePerfScript`). The caller must consume or cancel the stream.
+ *
+ * @example
+ * ```ts ignore
+ * import { perfScript } from "./perf_record.ts";
+ * import { parsePerfScript } from "./perf_script.ts";
+ * for await (const s of parsePerfScript(perfScript("/tmp/perf.data"))) console.log(s.comm);
+ * ```
+ */
+export function perfScript(data: string, perf = "perf"): ReadableStream<Uint8Array> {
+  const child = new Deno.Command(perf, {
+    args: ["script", "-i", data, "-F", "comm,pid,tid,cpu,time,period,event,ip,sym,dso"],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  return child.stdout;
+}

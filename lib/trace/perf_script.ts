@@ -1,0 +1,202 @@
+/**
+ * Parsing `perf script` output (samples recorded with `-g`) and reducing it to self shares:
+ * which symbols the sampled CPUs were executing, and how much of that was copying.
+ *
+ * @module
+ */
+import { copyRoutine, normalizeSymbol } from "./copy_routines.ts";
+import { type LineSource, readLines } from "./lines.ts";
+import { ParseError } from "./parse_error.ts";
+
+/** One stack frame of a sample. */
+export interface PerfFrame {
+  /** Instruction address as printed (hex). */
+  addr: string;
+  /** Symbol without offset; `[unknown]` when perf could not resolve it. */
+  symbol: string;
+  /** DSO as printed inside the parentheses. */
+  dso: string;
+}
+
+/** One sample. */
+export interface PerfSample {
+  /** 1-based line of the sample header. */
+  line: number;
+  comm: string;
+  pid: number;
+  tid: number;
+  cpu?: number;
+  /** Seconds as printed, converted to ns. */
+  time: number;
+  /** Sample period (weight); 1 when perf did not print it. */
+  period: number;
+  event: string;
+  /** Leaf first. */
+  frames: PerfFrame[];
+}
+
+// comm pid[/tid] [cpu] time: [period] event:
+const HEAD_RE =
+  /^(\S.*?)\s+(\d+)(?:\/(\d+))?\s+(?:\[(\d+)\]\s+)?(\d+\.\d+):\s+(?:(\d+)\s+)?(\S+?):\s*(.*)$/;
+const FRAME_RE = /^\s+([0-9a-fA-F]+)\s+(.*?)\s+\((.*)\)\s*$/;
+
+/**
+ * Yields the samples of `perf script` output.
+ *
+ * @example
+ * ```ts
+ * import { parsePerfScript } from "./perf_script.ts";
+ * const text = "churn   332    37.214841:     250000 cpu-clock: \n" +
+ *   "\t    7f73fd9e4ad7 __memmove_avx_unaligned_erms+0x220 (/usr/lib/libc.so.6)\n" +
+ *   "\t    55d0 main+0x12 (/usr/bin/churn)\n\n";
+ * for await (const s of parsePerfScript([text])) {
+ *   if (s.frames[0]?.symbol !== "__memmove_avx_unaligned_erms") throw new Error();
+ * }
+ * ```
+ */
+export async function* parsePerfScript(
+  source: LineSource,
+  name = "perf script",
+): AsyncGenerator<PerfSample> {
+  let cur: PerfSample | undefined;
+  for await (const { text, line } of readLines(source)) {
+    if (text.trim() === "") {
+      if (cur) yield cur;
+      cur = undefined;
+      continue;
+    }
+    if (/^\s/.test(text)) {
+      if (!cur) throw new ParseError("stack frame outside a sample", { source: name, line, text });
+      const f = FRAME_RE.exec(text);
+      if (!f) {
+        throw new ParseError("stack frame is not 'addr sym (dso)'", { source: name, line, text });
+      }
+      cur.frames.push({ addr: f[1]!, symbol: normalizeSymbol(f[2]!), dso: f[3]! });
+      continue;
+    }
+    if (cur) yield cur;
+    const m = HEAD_RE.exec(text);
+    if (!m) throw new ParseError("not a perf script sample header", { source: name, line, text });
+    const [sec, frac = ""] = m[5]!.split(".");
+    cur = {
+      line,
+      comm: m[1]!,
+      pid: Number(m[2]),
+      tid: Number(m[3] ?? m[2]),
+      time: Number(sec) * 1e9 + Number(frac.padEnd(9, "0").slice(0, 9)),
+      period: m[6] === undefined ? 1 : Number(m[6]),
+      event: m[7]!,
+      frames: [],
+    };
+    if (m[4] !== undefined) cur.cpu = Number(m[4]);
+    // Without -g perf prints the sampled ip on the header line.
+    const inline = /^([0-9a-fA-F]+)\s+(.*?)\s+\((.*)\)\s*$/.exec(m[8]!);
+    if (inline) {
+      cur.frames.push({ addr: inline[1]!, symbol: normalizeSymbol(inline[2]!), dso: inline[3]! });
+    }
+  }
+  if (cur) yield cur;
+}
+
+/** One symbol's self share. */
+export interface SymbolShare {
+  symbol: string;
+  dso: string;
+  /** Sum of sample periods with this symbol as the leaf. */
+  period: number;
+  samples: number;
+  /** period / total period, in percent. */
+  selfPercent: number;
+  /** Id of the copy-routine pattern it matches, if any. */
+  copyRoutine?: string;
+  /** Most common caller (second frame) of the samples, when known. */
+  topCaller?: string;
+}
+
+/** The reduction of a perf recording. */
+export interface PerfSummary {
+  /** Samples counted (after the pid filter). */
+  samples: number;
+  /** Sum of their periods. */
+  totalPeriod: number;
+  /** Event name(s) seen. */
+  events: string[];
+  /** Symbols by self share, largest first (all of them). */
+  symbols: SymbolShare[];
+  /** Copy routines only, largest first. */
+  copyRoutines: SymbolShare[];
+  /** Sum of the copy routines' self percent. */
+  copyPercent: number;
+  /** Samples whose leaf symbol was unresolved. */
+  unknownSamples: number;
+}
+
+/** Options of {@linkcode summarizePerf}. */
+export interface PerfSummaryOptions {
+  /** Only samples of these process ids (thread-group ids) count; default all. */
+  pids?: Iterable<number>;
+}
+
+/**
+ * Computes self shares (leaf frames, period-weighted) and picks out the copy routines.
+ *
+ * @example
+ * ```ts
+ * import { summarizePerf } from "./perf_script.ts";
+ * const summary = await summarizePerf([{ line: 1, comm: "a", pid: 1, tid: 1, time: 0,
+ *   period: 1, event: "cpu-clock", frames: [{ addr: "0", symbol: "memcpy", dso: "libc" }] }]);
+ * if (summary.copyRoutines[0]?.selfPercent !== 100) throw new Error();
+ * ```
+ */
+export async function summarizePerf(
+  samples: AsyncIterable<PerfSample> | Iterable<PerfSample>,
+  options: PerfSummaryOptions = {},
+): Promise<PerfSummary> {
+  const pids = options.pids ? new Set(options.pids) : undefined;
+  const bySym = new Map<string, SymbolShare & { callers: Map<string, number> }>();
+  const events = new Set<string>();
+  let n = 0, total = 0, unknown = 0;
+  for await (const s of samples) {
+    if (pids && !pids.has(s.pid)) continue;
+    n++;
+    total += s.period;
+    events.add(s.event);
+    const leaf = s.frames[0] ?? { addr: "0", symbol: "[unknown]", dso: "[unknown]" };
+    if (leaf.symbol === "[unknown]") unknown++;
+    const key = `${leaf.symbol}\u0000${leaf.dso}`;
+    let e = bySym.get(key);
+    if (!e) {
+      e = {
+        symbol: leaf.symbol,
+        dso: leaf.dso,
+        period: 0,
+        samples: 0,
+        selfPercent: 0,
+        callers: new Map(),
+      };
+      const c = copyRoutine(leaf.symbol);
+      if (c) e.copyRoutine = c.id;
+      bySym.set(key, e);
+    }
+    e.period += s.period;
+    e.samples++;
+    const caller = s.frames[1]?.symbol;
+    if (caller) e.callers.set(caller, (e.callers.get(caller) ?? 0) + 1);
+  }
+  const symbols: SymbolShare[] = [...bySym.values()].map(({ callers, ...rest }) => {
+    const out: SymbolShare = { ...rest, selfPercent: total > 0 ? (rest.period / total) * 100 : 0 };
+    const top = [...callers].sort((a, b) => b[1] - a[1])[0];
+    if (top) out.topCaller = top[0];
+    return out;
+  }).sort((a, b) => b.period - a.period || a.symbol.localeCompare(b.symbol));
+  const copyRoutines = symbols.filter((s) => s.copyRoutine !== undefined);
+  return {
+    samples: n,
+    totalPeriod: total,
+    events: [...events],
+    symbols,
+    copyRoutines,
+    copyPercent: copyRoutines.reduce((a, s) => a + s.selfPercent, 0),
+    unknownSamples: unknown,
+  };
+}

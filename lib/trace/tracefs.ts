@@ -1,0 +1,581 @@
+/**
+ * A tracefs capture session for one verification run: a private instance under
+ * `instances/` with the `dma_fence:*` and `axl:*` events and, where the kernel has it,
+ * function_graph limited to the dma-buf attach/map/export functions. Every file it changes
+ * is read first and written back on {@linkcode TraceSession.close} — also on errors, SIGINT,
+ * SIGTERM and process exit — and the instance is removed. The top-level buffer is used only
+ * when the kernel cannot do the job in an instance, and the session says so.
+ *
+ * Undo steps are synchronous on purpose: they must also run from an `unload` handler.
+ *
+ * @module
+ */
+import { type CpuBufferStats, parsePerCpuStats } from "./per_cpu_stats.ts";
+
+/** The dma-buf functions function_graph is limited to (those absent in the kernel are skipped). */
+export const DMABUF_GRAPH_FUNCTIONS: readonly string[] = [
+  "dma_buf_attach",
+  "dma_buf_dynamic_attach",
+  "dma_buf_detach",
+  "dma_buf_map_attachment",
+  "dma_buf_map_attachment_unlocked",
+  "dma_buf_unmap_attachment",
+  "dma_buf_unmap_attachment_unlocked",
+  "dma_buf_export",
+  "dma_buf_fd",
+];
+
+/** The events a verification run needs. */
+export const VERIFY_EVENTS: readonly string[] = ["dma_fence:*", "axl:*"];
+
+/** Options of {@linkcode TraceSession.open}. */
+export interface TraceSessionOptions {
+  /** tracefs mount point; default the first of /sys/kernel/tracing, /sys/kernel/debug/tracing. */
+  tracefs?: string;
+  /** `system:event` or `system:*` specs; default {@linkcode VERIFY_EVENTS}. */
+  events?: readonly string[];
+  /** Functions for function_graph; `false` disables it. Default {@linkcode DMABUF_GRAPH_FUNCTIONS}. */
+  graphFunctions?: readonly string[] | false;
+  /** Per-CPU buffer size in KiB (see {@linkcode sizeBufferKb}). */
+  bufferSizeKb: number;
+  /** Trace clock; default `mono` (CLOCK_MONOTONIC, comparable with fence timestamps). */
+  clock?: string;
+  /** Instance name; default `axl-verify-<pid>`. */
+  instanceName?: string;
+  /** Use the top-level buffer even when an instance would work. */
+  topLevel?: boolean;
+  /** Restore on SIGINT/SIGTERM and exit (130/143). Default true. */
+  handleSignals?: boolean;
+}
+
+/** What the session set up. */
+export interface TraceSessionInfo {
+  /** tracefs mount point. */
+  tracefs: string;
+  /** Directory the session writes to (the instance, or the mount point). */
+  dir: string;
+  /** Instance name, or `null` on the top-level buffer. */
+  instance: string | null;
+  /** Why the top-level buffer is used, when it is. */
+  topLevelReason?: string;
+  /** `function_graph` or `nop`. */
+  tracer: string;
+  /** Functions function_graph is limited to. */
+  graphFunctions: string[];
+  /** Why function_graph is not used, when it is not. */
+  graphUnavailable?: string;
+  /** `system:event` names enabled. */
+  events: string[];
+  /** Requested specs that matched nothing (e.g. `axl:*` without the module). */
+  missingEvents: string[];
+  /** Trace clock in use. */
+  clock: string;
+  /** Per-CPU buffer size the kernel actually set, in KiB. */
+  bufferSizeKb: number;
+  /** Things a reader of the report should know. */
+  notes: string[];
+}
+
+/** One undoable change. */
+interface Change {
+  what: string;
+  undo: () => void;
+}
+
+/**
+ * A per-CPU buffer size (KiB) for a run of `frames` frames: events per frame times a
+ * generous entry size, four times over (events bunch up on one CPU), clamped to
+ * [1 MiB, 256 MiB].
+ *
+ * @example
+ * ```ts
+ * import { sizeBufferKb } from "./tracefs.ts";
+ * if (sizeBufferKb({ frames: 300, graph: true }) < 1024) throw new Error();
+ * ```
+ */
+export function sizeBufferKb(
+  opts: { frames: number; graph: boolean; perFrameEvents?: number },
+): number {
+  if (!Number.isFinite(opts.frames) || opts.frames < 0) {
+    throw new RangeError(`sizeBufferKb(): frames must be >= 0, got ${opts.frames}`);
+  }
+  const perFrame = opts.perFrameEvents ?? (opts.graph ? 40 : 12);
+  const bytes = opts.frames * perFrame * 96 * 4;
+  return Math.min(256 * 1024, Math.max(1024, Math.ceil(bytes / 1024)));
+}
+
+/**
+ * Finds the tracefs mount point.
+ *
+ * @example
+ * ```ts ignore
+ * import { findTracefs } from "./tracefs.ts";
+ * console.log(await findTracefs());
+ * ```
+ */
+export function findTracefs(
+  candidates = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"],
+): string {
+  for (const c of candidates) {
+    try {
+      Deno.statSync(`${c}/trace`);
+      return c;
+    } catch {
+      // try the next
+    }
+  }
+  throw new Error(
+    `tracefs is not mounted (looked in ${candidates.join(", ")}): ` +
+      "mount -t tracefs nodev /sys/kernel/tracing, and run as root",
+  );
+}
+
+function read(path: string): string {
+  return Deno.readTextFileSync(path);
+}
+
+function write(path: string, value: string): void {
+  try {
+    Deno.writeTextFileSync(path, value);
+  } catch (e) {
+    const hint = e instanceof Deno.errors.PermissionDenied ? " (run as root)" : "";
+    throw new Error(
+      `write ${JSON.stringify(value.trim())} to ${path}: ${(e as Error).message}${hint}`,
+      {
+        cause: e,
+      },
+    );
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The bracketed choice of a tracefs selector file (`[local] global mono`). */
+function selected(text: string): string | undefined {
+  return /\[([^\]]+)\]/.exec(text)?.[1];
+}
+
+/** The expanded size of `buffer_size_kb` (`1408` or `7 (expanded: 1408)`). */
+function bufferKb(text: string): number {
+  const m = /expanded:\s*(\d+)/.exec(text) ?? /^\s*(\d+)/.exec(text);
+  return m ? Number(m[1]) : NaN;
+}
+
+const openSessions = new Set<TraceSession>();
+let unloadHooked = false;
+
+/**
+ * A capture session. Open it, start, run the workload, stop, read, close.
+ *
+ * @example
+ * ```ts ignore
+ * import { TraceSession } from "./tracefs.ts";
+ * await using session = TraceSession.open({ bufferSizeKb: 4096 });
+ * console.log(session.info);
+ * session.start();
+ * // ... workload ...
+ * session.stop();
+ * await Deno.writeFile("trace.txt", session.readTrace());
+ * console.log(session.stats());
+ * ```
+ */
+export class TraceSession {
+  #changes: Change[] = [];
+  #info: TraceSessionInfo;
+  #closed = false;
+  #signalHandlers: Array<[Deno.Signal, () => void]> = [];
+
+  private constructor(info: TraceSessionInfo) {
+    this.#info = info;
+  }
+
+  /** What was set up. */
+  get info(): TraceSessionInfo {
+    return this.#info;
+  }
+
+  /** Whether {@linkcode close} has run. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Sets everything up with tracing off. On any failure, what was already changed is
+   * restored before the error is thrown.
+   */
+  static open(options: TraceSessionOptions): TraceSession {
+    const kb = options.bufferSizeKb;
+    if (!Number.isInteger(kb) || kb < 1) {
+      throw new RangeError(
+        `TraceSession.open(): bufferSizeKb must be a positive integer, got ${kb}`,
+      );
+    }
+    const tracefs = options.tracefs ?? findTracefs();
+    const info: TraceSessionInfo = {
+      tracefs,
+      dir: tracefs,
+      instance: null,
+      tracer: "nop",
+      graphFunctions: [],
+      events: [],
+      missingEvents: [],
+      clock: "",
+      bufferSizeKb: 0,
+      notes: [],
+    };
+    const s = new TraceSession(info);
+    s.#register(options.handleSignals ?? true);
+    try {
+      s.#setup(options);
+    } catch (e) {
+      const restoreErrors = s.#restore();
+      s.#unregister();
+      if (restoreErrors.length > 0) {
+        throw new Error(
+          `${(e as Error).message}; restoring tracefs also failed: ${restoreErrors.join("; ")}`,
+          {
+            cause: e,
+          },
+        );
+      }
+      throw e;
+    }
+    return s;
+  }
+
+  #setup(o: TraceSessionOptions): void {
+    const info = this.#info;
+    const root = info.tracefs;
+    const wantGraph = o.graphFunctions !== false;
+    const funcs = wantGraph
+      ? this.#graphFunctionsAvailable(root, o.graphFunctions || DMABUF_GRAPH_FUNCTIONS)
+      : [];
+    if (wantGraph && funcs.length === 0 && !info.graphUnavailable) {
+      info.graphUnavailable = "none of the dma-buf functions is in available_filter_functions";
+    }
+    let dir = root;
+    if (o.topLevel) {
+      info.topLevelReason = "requested (topLevel option)";
+    } else if (!exists(`${root}/instances`)) {
+      info.topLevelReason = "this kernel has no tracefs instances";
+    } else {
+      const name = o.instanceName ?? `axl-verify-${Deno.pid}`;
+      if (!/^[\w.-]+$/.test(name)) {
+        throw new RangeError(`TraceSession.open(): bad instance name ${name}`);
+      }
+      const inst = `${root}/instances/${name}`;
+      if (exists(inst)) {
+        throw new Error(
+          `tracefs instance ${inst} already exists (another run, or a crashed one): ` +
+            `remove it with rmdir ${inst}`,
+        );
+      }
+      Deno.mkdirSync(inst);
+      this.#changes.push({ what: `mkdir ${inst}`, undo: () => removeInstance(inst) });
+      dir = inst;
+      info.instance = name;
+      if (funcs.length > 0) {
+        const why = this.#graphInInstance(inst, funcs);
+        if (why) {
+          // The kernel cannot run function_graph in an instance: use the top-level buffer.
+          this.#undoLast();
+          dir = root;
+          info.instance = null;
+          info.topLevelReason = `function_graph cannot run in an instance on this kernel (${why})`;
+        }
+      }
+    }
+    info.dir = dir;
+    if (dir === root) {
+      info.notes.push(
+        `using the top-level trace buffer: ${info.topLevelReason}; its previous contents are lost`,
+      );
+    }
+    this.#set(`${dir}/tracing_on`, "0");
+    this.#setBufferSize(dir, o.bufferSizeKb);
+    this.#setClock(dir, o.clock ?? "mono");
+    if (funcs.length > 0) {
+      if (dir === root) {
+        this.#set(`${dir}/current_tracer`, "nop");
+        this.#setFilter(`${dir}/set_ftrace_filter`, funcs);
+      }
+      // Without abstime and proc, events inside a function_graph trace have no time or task.
+      this.#setOption(dir, "funcgraph-abstime", "1");
+      this.#setOption(dir, "funcgraph-proc", "1");
+      this.#setOption(dir, "funcgraph-tail", "1");
+      if (dir === root) this.#set(`${dir}/current_tracer`, "function_graph");
+      info.tracer = "function_graph";
+      info.graphFunctions = funcs;
+    }
+    this.#enableEvents(dir, o.events ?? VERIFY_EVENTS);
+    write(`${dir}/trace`, "");
+  }
+
+  #graphFunctionsAvailable(root: string, wanted: readonly string[]): string[] {
+    if (!read(`${root}/available_tracers`).split(/\s+/).includes("function_graph")) {
+      this.#info.graphUnavailable =
+        "the kernel has no function_graph tracer (CONFIG_FUNCTION_GRAPH_TRACER)";
+      return [];
+    }
+    let avail: string;
+    try {
+      avail = read(`${root}/available_filter_functions`);
+    } catch (e) {
+      this.#info.graphUnavailable = `cannot read available_filter_functions: ${
+        (e as Error).message
+      }`;
+      return [];
+    }
+    const have = new Set<string>();
+    for (const line of avail.split("\n")) {
+      const f = line.split(/\s/, 1)[0]!;
+      if (wanted.includes(f)) have.add(f);
+    }
+    return wanted.filter((f) => have.has(f));
+  }
+
+  /** Tries function_graph in the instance; returns why not, or undefined when it works. */
+  #graphInInstance(inst: string, funcs: string[]): string | undefined {
+    if (!exists(`${inst}/set_ftrace_filter`)) return "the instance has no set_ftrace_filter";
+    try {
+      write(`${inst}/set_ftrace_filter`, funcs.join("\n") + "\n");
+    } catch (e) {
+      return `set_ftrace_filter: ${(e as Error).message}`;
+    }
+    try {
+      write(`${inst}/current_tracer`, "function_graph");
+    } catch (e) {
+      return `current_tracer: ${(e as Error).message}`;
+    }
+    this.#changes.push({
+      what: `${inst}/current_tracer=function_graph`,
+      undo: () => write(`${inst}/current_tracer`, "nop"),
+    });
+    return undefined;
+  }
+
+  #set(path: string, value: string): void {
+    const before = read(path).trim();
+    if (before === value) return;
+    write(path, value);
+    this.#changes.push({ what: `${path}=${value}`, undo: () => write(path, before) });
+  }
+
+  #setBufferSize(dir: string, kb: number): void {
+    const path = `${dir}/buffer_size_kb`;
+    const before = bufferKb(read(path));
+    write(path, String(kb));
+    if (!Number.isNaN(before)) {
+      this.#changes.push({
+        what: `${path}=${kb}`,
+        undo: () => write(path, String(before)),
+      });
+    }
+    this.#info.bufferSizeKb = bufferKb(read(path));
+  }
+
+  #setClock(dir: string, clock: string): void {
+    const path = `${dir}/trace_clock`;
+    const text = read(path);
+    const before = selected(text);
+    const available = text.replace(/[[\]]/g, "").trim().split(/\s+/);
+    const want = available.includes(clock) ? clock : before ?? "local";
+    if (want !== clock) {
+      this.#info.notes.push(`trace clock '${clock}' is not available; using '${want}'`);
+    }
+    if (before !== want) {
+      write(path, want);
+      if (before) this.#changes.push({ what: `${path}=${want}`, undo: () => write(path, before) });
+    }
+    this.#info.clock = want;
+  }
+
+  #setOption(dir: string, option: string, value: string): void {
+    const path = `${dir}/options/${option}`;
+    if (!exists(path)) {
+      this.#info.notes.push(`option ${option} does not exist on this kernel`);
+      return;
+    }
+    this.#set(path, value);
+  }
+
+  #setFilter(path: string, funcs: string[]): void {
+    const before = read(path);
+    write(path, funcs.join("\n") + "\n");
+    const all = before.includes("all functions enabled") || before.trim() === "";
+    const lines = before.split("\n").filter((l) => l.trim() !== "" && !l.startsWith("#"));
+    this.#changes.push({
+      what: `${path}=${funcs.join(",")}`,
+      undo: () => write(path, all ? "" : lines.map((l) => l.split(/\s/, 1)[0]).join("\n") + "\n"),
+    });
+  }
+
+  #enableEvents(dir: string, specs: readonly string[]): void {
+    for (const spec of specs) {
+      const m = /^([\w-]+):([\w*-]+)$/.exec(spec);
+      if (!m) {
+        throw new RangeError(
+          `TraceSession: bad event spec '${spec}' (want system:event or system:*)`,
+        );
+      }
+      const [, system, event] = m as unknown as [string, string, string];
+      const sysDir = `${dir}/events/${system}`;
+      if (!exists(sysDir)) {
+        this.#info.missingEvents.push(spec);
+        continue;
+      }
+      const names: string[] = [];
+      if (event === "*") {
+        for (const e of Deno.readDirSync(sysDir)) {
+          if (e.isDirectory && exists(`${sysDir}/${e.name}/enable`)) names.push(e.name);
+        }
+        names.sort();
+      } else if (exists(`${sysDir}/${event}/enable`)) {
+        names.push(event);
+      }
+      if (names.length === 0) {
+        this.#info.missingEvents.push(spec);
+        continue;
+      }
+      for (const n of names) {
+        this.#set(`${sysDir}/${n}/enable`, "1");
+        this.#info.events.push(`${system}:${n}`);
+      }
+    }
+  }
+
+  /** Clears the buffer and turns recording on. */
+  start(): void {
+    this.#assertOpen("start");
+    write(`${this.#info.dir}/trace`, "");
+    write(`${this.#info.dir}/tracing_on`, "1");
+  }
+
+  /** Turns recording off (the buffer is kept for reading). */
+  stop(): void {
+    this.#assertOpen("stop");
+    write(`${this.#info.dir}/tracing_on`, "0");
+  }
+
+  /** A stream of the (non-consuming) `trace` file. Read it before {@linkcode close}. */
+  async readTrace(): Promise<ReadableStream<Uint8Array>> {
+    this.#assertOpen("readTrace");
+    return (await Deno.open(`${this.#info.dir}/trace`)).readable;
+  }
+
+  /** The raw `per_cpu/cpuN/stats` files, by CPU. */
+  rawStats(): Map<number, string> {
+    this.#assertOpen("rawStats");
+    const out = new Map<number, string>();
+    for (const e of Deno.readDirSync(`${this.#info.dir}/per_cpu`)) {
+      const m = /^cpu(\d+)$/.exec(e.name);
+      if (m) out.set(Number(m[1]), read(`${this.#info.dir}/per_cpu/${e.name}/stats`));
+    }
+    return new Map([...out].sort((a, b) => a[0] - b[0]));
+  }
+
+  /** Parsed per-CPU stats (overrun, dropped events). */
+  stats(): Map<number, CpuBufferStats> {
+    const out = new Map<number, CpuBufferStats>();
+    for (const [cpu, text] of this.rawStats()) {
+      out.set(cpu, parsePerCpuStats(text, `${this.#info.dir}/per_cpu/cpu${cpu}/stats`));
+    }
+    return out;
+  }
+
+  /**
+   * Restores every change in reverse order and removes the instance. Idempotent; keeps
+   * going past a failing step and throws one error listing all failures at the end.
+   */
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    const errors = this.#restore();
+    this.#unregister();
+    if (errors.length > 0) {
+      return Promise.reject(new Error(`restoring tracefs failed: ${errors.join("; ")}`));
+    }
+    return Promise.resolve();
+  }
+
+  /** Same as {@linkcode close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  #restore(): string[] {
+    this.#closed = true;
+    const errors: string[] = [];
+    while (this.#changes.length > 0) {
+      const c = this.#changes.pop()!;
+      try {
+        c.undo();
+      } catch (e) {
+        errors.push(`undo ${c.what}: ${(e as Error).message}`);
+      }
+    }
+    return errors;
+  }
+
+  #undoLast(): void {
+    // Undo everything back to and including the mkdir of the instance.
+    while (this.#changes.length > 0) {
+      const c = this.#changes.pop()!;
+      c.undo();
+      if (c.what.startsWith("mkdir ")) return;
+    }
+  }
+
+  #assertOpen(op: string): void {
+    if (this.#closed) throw new Error(`TraceSession.${op}(): the session is closed`);
+  }
+
+  #register(signals: boolean): void {
+    openSessions.add(this);
+    if (!unloadHooked) {
+      unloadHooked = true;
+      globalThis.addEventListener("unload", () => {
+        for (const s of openSessions) s.#restore();
+      });
+    }
+    if (!signals) return;
+    for (const [sig, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+      const h = () => {
+        const errors = this.#restore();
+        this.#unregister();
+        for (const e of errors) console.error(`axl: ${e}`);
+        console.error(`axl: ${sig}: tracefs restored${errors.length ? " with errors" : ""}`);
+        Deno.exit(code);
+      };
+      Deno.addSignalListener(sig, h);
+      this.#signalHandlers.push([sig, h]);
+    }
+  }
+
+  #unregister(): void {
+    openSessions.delete(this);
+    for (const [sig, h] of this.#signalHandlers) Deno.removeSignalListener(sig, h);
+    this.#signalHandlers = [];
+  }
+}
+
+function removeInstance(inst: string): void {
+  // rmdir fails with EBUSY while a reader holds trace_pipe; give it a moment.
+  for (let i = 0;; i++) {
+    try {
+      Deno.removeSync(inst);
+      return;
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return;
+      if (i >= 20) throw e;
+      const until = Date.now() + 50;
+      while (Date.now() < until) { /* short busy wait: this must stay synchronous */ }
+    }
+  }
+}
