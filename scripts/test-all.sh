@@ -37,7 +37,7 @@ bash ffi/build.sh || exit 3
 
 part host deno test --allow-all --parallel tests/host
 if [[ ${1:-} != --host-only ]]; then
-	part vm bash scripts/vm/run.sh --results build/vm-results -- bash tests/device/run-suite.sh
+	part vm bash scripts/vm/run.sh --vivid --env AXL_EXPECT_VIVID=1 --results build/vm-results -- bash tests/device/run-suite.sh
 fi
 
 ((${#broken[@]})) && echo "failed parts: ${broken[*]}"

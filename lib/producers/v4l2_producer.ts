@@ -26,7 +26,16 @@ export interface V4l2ProducerOptions {
   buffers?: number;
   /** Dequeue timeout in ms (default 2000). */
   timeoutMs?: number;
+  /**
+   * Bytes to allocate per buffer at least. Default: for the `system` heap, 1 MiB when the
+   * frame fits in it, because the system heap hands out one physically contiguous
+   * order-8 chunk only for a 1 MiB request, and cameras with a dma-contig allocator
+   * (vivid allocators=1, many CSI hosts) can only attach contiguous buffers.
+   */
+  minBufferBytes?: number;
 }
+
+const SYSTEM_HEAP_CHUNK = 1 << 20;
 
 /** A V4L2 capture device as VIDIOC_QUERYCAP describes it. */
 export interface V4l2DeviceInfo {
@@ -156,8 +165,12 @@ export class V4l2Producer implements Producer {
         "v4l2",
       );
       const heap = Heap.open(options.heap ?? "system");
+      const contiguousDefault = heap.name === "system" && sizeimage <= SYSTEM_HEAP_CHUNK
+        ? SYSTEM_HEAP_CHUNK
+        : 0;
+      const bytes = Math.max(sizeimage, options.minBufferBytes ?? contiguousDefault);
       for (let i = 0; i < granted; i++) {
-        const buf = heap.allocate(sizeimage, { name: `axl-v4l2-${i}` });
+        const buf = heap.allocate(bytes, { name: `axl-v4l2-${i}` });
         buffers.push(buf);
         unwrap(s.symbols.axl_shim_v4l2_qbuf(fd, i, buf.fd, buf.size), `v4l2.qbuf(${i})`, "v4l2");
       }
