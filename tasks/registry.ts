@@ -7,9 +7,10 @@
 import type { Command } from "./command.ts";
 import { command as heaps } from "./commands/heaps.ts";
 import { command as info } from "./commands/info.ts";
+import { command as run } from "./commands/run.ts";
 
 /** All commands, in the order `axl --help` lists them. */
-export const COMMANDS: readonly Command[] = [info, heaps];
+export const COMMANDS: readonly Command[] = [info, heaps, run];
 
 /** Looks a command up by name. */
 export function findCommand(name: string): Command | undefined {
