@@ -1,0 +1,166 @@
+/**
+ * The failure-mode table of seed 000, corrected and extended by DESIGN.md: every way a
+ * verification can fail or be inconclusive, with its likely cause and the concrete fix.
+ * The judge picks rows by id and may append run-specific detail to the symptom.
+ *
+ * @module
+ */
+import type { Diagnosis } from "./schema.ts";
+
+/** A row of the table (without run-specific detail). */
+export type FailureMode = Omit<Diagnosis, "id">;
+
+/** The table, by id. */
+export const FAILURE_MODES = {
+  "axl-events-missing": {
+    invariant: "I3",
+    symptom: "tracefs has no axl:* events",
+    cause: "the axl module is not loaded, or was built without its tracepoints",
+    fix: "lsmod | grep axl; load it (insmod axl.ko or modprobe axl); check events/axl/ in tracefs",
+    source: "seed 000 (axl_dmabuf_import never fires)",
+  },
+  "axl-import-never-fires": {
+    invariant: "I3",
+    symptom: "axl_dmabuf_import never fires",
+    cause: "driver path not wired, or the ioctl number differs between kernel and userspace",
+    fix:
+      "dmesg | grep axl; strace -e ioctl <workload>; kernel and shim must be built from the same " +
+      "include/uapi/linux/axl.h (AXL_ABI_VERSION)",
+    source: "seed 000",
+  },
+  "imports-ne-frames": {
+    invariant: "I3",
+    symptom: "imports differ from frames submitted",
+    cause:
+      "frames were submitted without their own import, or one frame was imported more than once",
+    fix:
+      "import each frame exactly once before AXL_IOCTL_SUBMIT; compare with the workload's frame count",
+    source: "DESIGN Corrections 4",
+  },
+  "releases-unbalanced": {
+    invariant: "I3",
+    symptom: "releases do not balance imports by the end of the run",
+    cause:
+      "AXL_IOCTL_RELEASE_IMPORT was not called (or failed with EBUSY while a job was in flight)",
+    fix:
+      "release every import after its fence signalled; closing the device file releases the rest",
+    source: "DESIGN Corrections 4 and 8",
+  },
+  "attach-count-one": {
+    invariant: "I1",
+    symptom: "attachments always == 1 on the frame buffers",
+    cause:
+      "the producer does not attach the buffer (it CPU-maps it, e.g. the Voyager runtime via mmap; " +
+      "or a heap buffer that no capture device imported; vivid attaches only with allocators=1)",
+    fix:
+      "look for /dmabuf: map refs of the workload (listed in the result); use a producer that attaches " +
+      "(libargus / NvBufSurface on the Jetson, vivid allocators=1 in the VM)",
+    source: "seed 000; DESIGN Corrections 1 and 2",
+  },
+  "attach-not-sampled": {
+    invariant: "I1",
+    symptom: "no bufinfo sample saw a frame buffer while it was imported",
+    cause: "imports live shorter than the sampling interval",
+    fix: "lower --bufinfo-interval, or run more frames so that imports overlap samples",
+    source: "DESIGN Corrections 1 (attachments must be sampled during the run)",
+  },
+  "bufinfo-unavailable": {
+    invariant: "I1",
+    symptom: "debugfs dma_buf/bufinfo cannot be read",
+    cause: "debugfs is not mounted, or the run is not root",
+    fix: "mount -t debugfs none /sys/kernel/debug and run as root",
+    source: "DESIGN Corrections 1",
+  },
+  "exporter-unknown": {
+    invariant: "I2",
+    symptom: "the frame buffer's exporter is not in the accepted set",
+    cause:
+      "the frames come from an unexpected allocator (e.g. Argus allocating from the system heap " +
+      "instead of NVMM/CMA)",
+    fix:
+      "on the Jetson pass nvbuf-memory-type=4 (CMA) to nvarguscamerasrc; if the exporter is intended, " +
+      "add it with --accept-exporter",
+    source: "seed 000; DESIGN Corrections 3",
+  },
+  "memcpy-hot": {
+    invariant: "I4",
+    symptom: "a CPU copy routine is above the self-share threshold",
+    cause:
+      "something copies pixels on the CPU: a format/colorspace conversion (nvvidconv), a plain-memory " +
+      "caps link, or the workload itself (the builtin copy mode)",
+    fix:
+      "make sink and source caps bit-identical (format, color_range, framerate, width, height) with " +
+      "(memory:NVMM) on every link; see the copy routine's caller in the perf top list",
+    source: "seed 000; DESIGN Corrections 5",
+  },
+  "perf-unavailable": {
+    invariant: "I4",
+    symptom: "perf could not record the workload",
+    cause: "perf is not installed, or perf_event_paranoid forbids it",
+    fix:
+      "install linux-perf (Debian) or the L4T perf; run as root or lower /proc/sys/kernel/perf_event_paranoid",
+    source: "DESIGN Corrections 7",
+  },
+  "perf-few-samples": {
+    invariant: "I4",
+    symptom: "too few perf samples to judge a 1% share",
+    cause: "the run was too short for the sampling rate",
+    fix: "run more frames (--frames) or a longer --duration",
+    source: "this tool",
+  },
+  "trace-lost-events": {
+    invariant: "trace",
+    symptom: "the trace buffer lost events",
+    cause: "the buffer was too small for the run (overrun) or a reader fell behind",
+    fix: "raise --buffer-kb (per CPU) or run fewer frames",
+    source: "DESIGN Kernel facts (overruns)",
+  },
+  "no-function-graph": {
+    invariant: "trace",
+    symptom: "function_graph is not available",
+    cause: "the kernel is built without CONFIG_FUNCTION_GRAPH_TRACER (the project's RT defconfig)",
+    fix: "none needed for the invariants (attach evidence comes from bufinfo); enable " +
+      "CONFIG_FUNCTION_GRAPH_TRACER for call-level evidence",
+    source: "DESIGN Corrections 7",
+  },
+  "fence-wait-slow": {
+    invariant: "latency",
+    symptom: "fence signal latency above 50 ms",
+    cause: "the NPU is back-pressured or the PCIe link is degraded",
+    fix: "lspci -vvv -d 1f9d:1100 | grep LnkSta: must show Speed 8GT/s, Width x4",
+    source: "seed 000",
+  },
+  "gst-import-mode": {
+    invariant: "workload",
+    symptom: "axinferencenet errors: unknown property import-mode",
+    cause: "the installed Voyager GStreamer plugin uses a different property name",
+    fix: "gst-inspect-1.0 axinferencenet | grep -i dma; update the pipeline in the config file",
+    source: "seed 000",
+  },
+  "workload-failed": {
+    invariant: "workload",
+    symptom: "the workload exited with an error",
+    cause: "see the workload's output in the artifacts directory",
+    fix: "run the workload alone first; the verdict of a failed workload is not meaningful",
+    source: "this tool",
+  },
+} as const satisfies Record<string, FailureMode>;
+
+/** An id of {@linkcode FAILURE_MODES}. */
+export type FailureModeId = keyof typeof FAILURE_MODES;
+
+/**
+ * The table row `id` as a {@linkcode Diagnosis}, with `detail` appended to the symptom.
+ *
+ * @example
+ * ```ts
+ * import { diagnosis } from "./diagnosis.ts";
+ * const d = diagnosis("memcpy-hot", "__memcpy_generic 12.5% self");
+ * if (!d.symptom.includes("__memcpy_generic")) throw new Error();
+ * ```
+ */
+export function diagnosis(id: FailureModeId, detail?: string): Diagnosis {
+  const row = FAILURE_MODES[id];
+  if (!row) throw new RangeError(`diagnosis(): unknown failure mode '${id}'`);
+  return { id, ...row, symptom: detail ? `${row.symptom}: ${detail}` : row.symptom };
+}

@@ -1,0 +1,92 @@
+/**
+ * Latency statistics of per-frame durations: percentiles and a histogram.
+ *
+ * @module
+ */
+
+/** Percentiles and extremes of a sample, in the sample's unit. */
+export interface LatencyStats {
+  count: number;
+  min: number;
+  max: number;
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+}
+
+/**
+ * The `p`-th percentile (0–100) of `values` by linear interpolation between closest ranks.
+ *
+ * @example
+ * ```ts
+ * import { percentile } from "./latency.ts";
+ * if (percentile([1, 2, 3, 4], 50) !== 2.5) throw new Error();
+ * ```
+ */
+export function percentile(values: readonly number[], p: number): number {
+  if (!(p >= 0 && p <= 100)) throw new RangeError(`percentile(): p must be in [0, 100], got ${p}`);
+  if (values.length === 0) throw new RangeError("percentile(): no values");
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = (p / 100) * (sorted.length - 1);
+  const lo = Math.floor(rank), hi = Math.ceil(rank);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (rank - lo);
+}
+
+/**
+ * Count, extremes, mean and p50/p90/p99; `undefined` for an empty sample.
+ *
+ * @example
+ * ```ts
+ * import { latencyStats } from "./latency.ts";
+ * const s = latencyStats([10, 20, 30]);
+ * if (s?.p50 !== 20 || s.max !== 30) throw new Error();
+ * ```
+ */
+export function latencyStats(values: readonly number[]): LatencyStats | undefined {
+  const v = values.filter((x) => Number.isFinite(x));
+  if (v.length === 0) return undefined;
+  return {
+    count: v.length,
+    min: Math.min(...v),
+    max: Math.max(...v),
+    mean: v.reduce((a, b) => a + b, 0) / v.length,
+    p50: percentile(v, 50),
+    p90: percentile(v, 90),
+    p99: percentile(v, 99),
+  };
+}
+
+/** One histogram bin: [lo, hi) and its count. */
+export interface HistogramBin {
+  lo: number;
+  hi: number;
+  count: number;
+}
+
+/**
+ * An equal-width histogram of `values` with `bins` bins (the last bin includes the max).
+ *
+ * @example
+ * ```ts
+ * import { histogram } from "./latency.ts";
+ * const h = histogram([1, 2, 2, 9], 4);
+ * if (h.length !== 4 || h.reduce((a, b) => a + b.count, 0) !== 4) throw new Error();
+ * ```
+ */
+export function histogram(values: readonly number[], bins = 20): HistogramBin[] {
+  if (!Number.isInteger(bins) || bins < 1) {
+    throw new RangeError(`histogram(): bins must be >= 1, got ${bins}`);
+  }
+  const v = values.filter((x) => Number.isFinite(x));
+  if (v.length === 0) return [];
+  const min = Math.min(...v), max = Math.max(...v);
+  const width = max > min ? (max - min) / bins : 1;
+  const out: HistogramBin[] = Array.from({ length: bins }, (_, i) => ({
+    lo: min + i * width,
+    hi: min + (i + 1) * width,
+    count: 0,
+  }));
+  for (const x of v) out[Math.min(bins - 1, Math.floor((x - min) / width))]!.count++;
+  return out;
+}

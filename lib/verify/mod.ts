@@ -1,0 +1,46 @@
+/**
+ * Judging a verification run: trace facts, per-frame records, latency statistics, the four
+ * invariants, the failure-mode table and the zod schema of `result.json`.
+ *
+ * @module
+ */
+export {
+  addRecord,
+  type AxlBufferEvent,
+  type AxlJobEvent,
+  collectTraceFacts,
+  emptyTraceFacts,
+  type FenceLife,
+  type TraceFacts,
+} from "./trace_facts.ts";
+export { buildFrames, type Frame, type WorkloadFrame } from "./frames.ts";
+export {
+  histogram,
+  type HistogramBin,
+  type LatencyStats,
+  latencyStats,
+  percentile,
+} from "./latency.ts";
+export { diagnosis, FAILURE_MODES, type FailureMode, type FailureModeId } from "./diagnosis.ts";
+export {
+  type Diagnosis,
+  DiagnosisSchema,
+  FrameSchema,
+  type Invariant,
+  InvariantSchema,
+  parseVerifyResult,
+  RESULT_SCHEMA_VERSION,
+  type Status,
+  StatusSchema,
+  type VerifyResult,
+  VerifyResultSchema,
+} from "./schema.ts";
+export {
+  DEFAULT_ACCEPTED_EXPORTERS,
+  type Environment,
+  judge,
+  type JudgeInput,
+  type JudgeOptions,
+  type TraceSetup,
+  type WorkloadReport,
+} from "./judge.ts";

@@ -1,0 +1,200 @@
+/**
+ * The `result.json` of a verification run. The top-level keys are exactly those of the
+ * original design (seed 000: `I1_attach_count_ge2` … `pass`), so existing consumers keep
+ * working; everything new lives under the versioned `axl` key.
+ *
+ * @module
+ */
+import { z } from "zod";
+
+/** Version of the `axl` extension; bumped on incompatible changes. */
+export const RESULT_SCHEMA_VERSION = "axl.verify/1";
+
+/** Status of one invariant, or of the whole run. */
+export const StatusSchema = z.enum(["PASS", "FAIL", "SKIP", "INCONCLUSIVE"]);
+/** PASS, FAIL, SKIP or INCONCLUSIVE. */
+export type Status = z.infer<typeof StatusSchema>;
+
+/** One invariant's verdict. */
+export const InvariantSchema = z.object({
+  id: z.enum(["I1", "I2", "I3", "I4"]),
+  title: z.string(),
+  status: StatusSchema,
+  /** One sentence saying why. */
+  summary: z.string(),
+  /** The numbers and names the verdict rests on. */
+  evidence: z.record(z.string(), z.unknown()),
+});
+/** One invariant's verdict. */
+export type Invariant = z.infer<typeof InvariantSchema>;
+
+/** One row of the failure-mode table, applied to this run. */
+export const DiagnosisSchema = z.object({
+  id: z.string(),
+  invariant: z.enum(["I1", "I2", "I3", "I4", "trace", "perf", "latency", "workload"]),
+  symptom: z.string(),
+  cause: z.string(),
+  fix: z.string(),
+  /** Where the rule comes from: `seed 000`, `DESIGN Corrections 1`, … */
+  source: z.string(),
+});
+/** One applied failure-mode row. */
+export type Diagnosis = z.infer<typeof DiagnosisSchema>;
+
+const num = z.number().finite();
+
+/** One frame in the result (times in µs relative to the first event, for humans). */
+export const FrameSchema = z.object({
+  index: z.number().int(),
+  seqno: num.optional(),
+  context: num.optional(),
+  handle: num.optional(),
+  inode: num.optional(),
+  exporter: z.string().optional(),
+  pid: num.optional(),
+  import_ns: num.optional(),
+  submit_ns: num.optional(),
+  signal_ns: num.optional(),
+  release_ns: num.optional(),
+  latency_us: num.optional(),
+  status: num.optional(),
+});
+
+/** The complete result file. */
+export const VerifyResultSchema = z.object({
+  I1_attach_count_ge2: z.boolean(),
+  I2_known_exporter: z.boolean(),
+  I3_axl_imports: z.boolean(),
+  I4_no_memcpy_hot: z.boolean(),
+  detail: z.object({
+    imports: z.number().int(),
+    releases: z.number().int(),
+    fence_wait_lines: z.number().int(),
+    multi_attach_inodes: z.array(z.string()),
+    exporters: z.array(z.string()),
+    memcpy_hot: z.array(z.string()),
+  }),
+  pass: z.boolean(),
+  axl: z.object({
+    schema: z.literal(RESULT_SCHEMA_VERSION),
+    status: StatusSchema,
+    /** First line of the human output (e.g. that this ran on the simulated device). */
+    headline: z.string(),
+    invariants: z.object({
+      I1: InvariantSchema,
+      I2: InvariantSchema,
+      I3: InvariantSchema,
+      I4: InvariantSchema,
+    }),
+    frames: z.object({
+      submitted: z.number().int().nullable(),
+      traced: z.number().int(),
+      list: z.array(FrameSchema),
+    }),
+    latency: z.object({
+      source: z.enum(["trace", "workload", "mixed", "none"]),
+      unit: z.literal("us"),
+      count: z.number().int(),
+      min: num.optional(),
+      max: num.optional(),
+      mean: num.optional(),
+      p50: num.optional(),
+      p90: num.optional(),
+      p99: num.optional(),
+      histogram: z.array(z.object({ lo: num, hi: num, count: z.number().int() })),
+    }),
+    trace: z.object({
+      instance: z.string().nullable(),
+      top_level_reason: z.string().optional(),
+      tracer: z.string(),
+      graph_functions: z.array(z.string()),
+      graph_unavailable: z.string().optional(),
+      events: z.array(z.string()),
+      missing_events: z.array(z.string()),
+      clock: z.string(),
+      buffer_size_kb: z.number().int(),
+      lost_events: z.number().int(),
+      lost_unknown: z.number().int(),
+      overrun: z.number().int(),
+      entries: z.object({ in_buffer: z.number().int(), written: z.number().int() }).optional(),
+      unparsed_lines: z.number().int(),
+      graph_calls: z.record(z.string(), z.number().int()),
+    }),
+    bufinfo: z.object({
+      available: z.boolean(),
+      reason: z.string().optional(),
+      samples: z.number().int(),
+      inodes_seen: z.number().int(),
+      errors: z.array(z.string()),
+    }),
+    perf: z.object({
+      available: z.boolean(),
+      reason: z.string().optional(),
+      event: z.string().optional(),
+      samples: z.number().int(),
+      copy_percent: num,
+      top: z.array(z.object({
+        symbol: z.string(),
+        dso: z.string(),
+        self_percent: num,
+        samples: z.number().int(),
+        copy_routine: z.string().optional(),
+        top_caller: z.string().optional(),
+      })),
+    }),
+    environment: z.object({
+      kernel: z.string(),
+      preempt_rt: z.boolean(),
+      machine: z.string(),
+      device: z.string(),
+      simulated: z.boolean(),
+      tracers: z.array(z.string()),
+      pmu: z.boolean(),
+    }),
+    workload: z.object({
+      kind: z.string(),
+      description: z.string(),
+      pids: z.array(z.number().int()),
+      exit_code: z.number().int().nullable(),
+      map_refs: z.array(
+        z.object({
+          pid: z.number().int(),
+          inode: z.number().int(),
+          name: z.string(),
+          bytes: z.number(),
+        }),
+      ),
+    }),
+    diagnosis: z.array(DiagnosisSchema),
+    notes: z.array(z.string()),
+  }),
+});
+
+/** The complete result file. */
+export type VerifyResult = z.infer<typeof VerifyResultSchema>;
+
+/**
+ * Validates a parsed result.json; throws a readable error naming the first bad field.
+ *
+ * @example
+ * ```ts
+ * import { parseVerifyResult } from "./schema.ts";
+ * try {
+ *   parseVerifyResult({ pass: true });
+ *   throw new Error("should not validate");
+ * } catch (e) {
+ *   if (!(e instanceof TypeError)) throw e;
+ * }
+ * ```
+ */
+export function parseVerifyResult(value: unknown): VerifyResult {
+  const r = VerifyResultSchema.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  throw new TypeError(
+    `result.json is not a valid ${RESULT_SCHEMA_VERSION} result: ${
+      issue.path.join(".") || "(root)"
+    }: ${issue.message}` +
+      (r.error.issues.length > 1 ? ` (and ${r.error.issues.length - 1} more issues)` : ""),
+  );
+}
