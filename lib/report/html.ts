@@ -1,0 +1,256 @@
+/**
+ * A self-contained HTML report of a run: verdict, invariants with evidence, diagnosis, a
+ * latency histogram and a per-frame timeline as inline SVG. No scripts, no external files.
+ *
+ * @module
+ */
+import type { VerifyResult } from "../verify/schema.ts";
+
+/**
+ * Escapes text for HTML element content and attribute values.
+ *
+ * @example
+ * ```ts
+ * import { escapeHtml } from "./html.ts";
+ * if (escapeHtml('<a href="x">') !== "&lt;a href=&quot;x&quot;&gt;") throw new Error();
+ * ```
+ */
+export function escapeHtml(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
+  );
+}
+
+const COLORS: Record<string, string> = {
+  PASS: "#1a7f37",
+  FAIL: "#cf222e",
+  SKIP: "#6e7781",
+  INCONCLUSIVE: "#9a6700",
+};
+
+/**
+ * An SVG bar chart of the latency histogram (µs).
+ *
+ * @example
+ * ```ts
+ * import { latencyHistogramSvg } from "./html.ts";
+ * const svg = latencyHistogramSvg([{ lo: 0, hi: 10, count: 3 }, { lo: 10, hi: 20, count: 1 }]);
+ * if (!svg.startsWith("<svg") || (svg.match(/<rect class="bar"/g) ?? []).length !== 2) throw new Error();
+ * ```
+ */
+export function latencyHistogramSvg(
+  bins: ReadonlyArray<{ lo: number; hi: number; count: number }>,
+  width = 640,
+  height = 220,
+): string {
+  if (bins.length === 0) {
+    return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="40"><text x="8" y="24">no latency data</text></svg>`;
+  }
+  const pad = { l: 44, r: 10, t: 10, b: 40 };
+  const w = width - pad.l - pad.r, h = height - pad.t - pad.b;
+  const max = Math.max(...bins.map((b) => b.count), 1);
+  const bw = w / bins.length;
+  const bars = bins.map((b, i) => {
+    const bh = (b.count / max) * h;
+    return `<rect class="bar" x="${(pad.l + i * bw + 1).toFixed(1)}" y="${
+      (pad.t + h - bh).toFixed(1)
+    }" width="${Math.max(1, bw - 2).toFixed(1)}" height="${bh.toFixed(1)}" fill="#0969da"><title>${
+      fmt(b.lo)
+    }–${fmt(b.hi)} µs: ${b.count}</title></rect>`;
+  }).join("");
+  const lo = bins[0]!.lo, hi = bins[bins.length - 1]!.hi;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" role="img" aria-label="latency histogram">` +
+    `<line x1="${pad.l}" y1="${pad.t + h}" x2="${pad.l + w}" y2="${pad.t + h}" stroke="#333"/>` +
+    `<line x1="${pad.l}" y1="${pad.t}" x2="${pad.l}" y2="${pad.t + h}" stroke="#333"/>` + bars +
+    `<text x="${pad.l}" y="${height - 22}" font-size="11">${fmt(lo)} µs</text>` +
+    `<text x="${pad.l + w}" y="${height - 22}" font-size="11" text-anchor="end">${
+      fmt(hi)
+    } µs</text>` +
+    `<text x="${pad.l + w / 2}" y="${
+      height - 6
+    }" font-size="12" text-anchor="middle">fence latency (submit → signal)</text>` +
+    `<text x="${pad.l - 6}" y="${pad.t + 10}" font-size="11" text-anchor="end">${max}</text>` +
+    `<text x="${pad.l - 6}" y="${pad.t + h}" font-size="11" text-anchor="end">0</text></svg>`;
+}
+
+/**
+ * An SVG timeline: one row per frame, segments import→submit, submit→signal, signal→release.
+ *
+ * @example
+ * ```ts
+ * import { frameTimelineSvg } from "./html.ts";
+ * const svg = frameTimelineSvg([{ index: 0, import_ns: 0, submit_ns: 10, signal_ns: 50, release_ns: 60 }]);
+ * if ((svg.match(/<rect class="seg"/g) ?? []).length !== 3) throw new Error();
+ * ```
+ */
+export function frameTimelineSvg(
+  frames: ReadonlyArray<
+    {
+      index: number;
+      import_ns?: number;
+      submit_ns?: number;
+      signal_ns?: number;
+      release_ns?: number;
+    }
+  >,
+  width = 900,
+  maxRows = 60,
+): string {
+  const rows = frames.slice(0, maxRows);
+  const times = rows.flatMap((f) => [f.import_ns, f.submit_ns, f.signal_ns, f.release_ns]).filter((
+    x,
+  ): x is number => x !== undefined);
+  if (times.length === 0) {
+    return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="40"><text x="8" y="24">no frame timestamps</text></svg>`;
+  }
+  const t0 = Math.min(...times), t1 = Math.max(...times);
+  const span = Math.max(1, t1 - t0);
+  const pad = { l: 70, r: 10, t: 24, b: 30 }, rowH = 12;
+  const w = width - pad.l - pad.r;
+  const height = pad.t + rows.length * rowH + pad.b;
+  const x = (t: number) => (pad.l + ((t - t0) / span) * w).toFixed(1);
+  const segs: Array<
+    [
+      string,
+      "import_ns" | "submit_ns" | "signal_ns",
+      "submit_ns" | "signal_ns" | "release_ns",
+      string,
+    ]
+  > = [
+    ["import→submit", "import_ns", "submit_ns", "#8250df"],
+    ["submit→signal", "submit_ns", "signal_ns", "#0969da"],
+    ["signal→release", "signal_ns", "release_ns", "#1a7f37"],
+  ];
+  let body = "";
+  rows.forEach((f, i) => {
+    const y = pad.t + i * rowH;
+    body += `<text x="${pad.l - 6}" y="${
+      y + 9
+    }" font-size="9" text-anchor="end">frame ${f.index}</text>`;
+    for (const [label, a, b, color] of segs) {
+      const ta = f[a], tb = f[b];
+      if (ta === undefined || tb === undefined || tb < ta) continue;
+      const wpx = Math.max(1, ((tb - ta) / span) * w);
+      body += `<rect class="seg" x="${x(ta)}" y="${y + 1}" width="${wpx.toFixed(1)}" height="${
+        rowH - 3
+      }" fill="${color}"><title>frame ${f.index} ${label}: ${
+        fmt((tb - ta) / 1000)
+      } µs</title></rect>`;
+    }
+  });
+  const legend = segs.map(([label, , , color], i) =>
+    `<rect x="${pad.l + i * 150}" y="4" width="10" height="10" fill="${color}"/><text x="${
+      pad.l + i * 150 + 14
+    }" y="13" font-size="11">${label}</text>`
+  ).join("");
+  const more = frames.length > rows.length
+    ? ` (first ${rows.length} of ${frames.length} frames)`
+    : "";
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" role="img" aria-label="frame timeline">${legend}${body}` +
+    `<text x="${pad.l}" y="${height - 8}" font-size="11">0 ms</text>` +
+    `<text x="${pad.l + w}" y="${height - 8}" font-size="11" text-anchor="end">${
+      fmt(span / 1e6)
+    } ms${more}</text></svg>`;
+}
+
+function fmt(x: number): string {
+  return Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 1 ? x.toFixed(1) : x.toFixed(3);
+}
+
+/**
+ * The whole report page.
+ *
+ * @example
+ * ```ts ignore
+ * import { renderHtmlReport } from "./html.ts";
+ * const result = JSON.parse(await Deno.readTextFile("artifacts/result.json"));
+ * await Deno.writeTextFile("artifacts/report.html", renderHtmlReport(result));
+ * ```
+ */
+export function renderHtmlReport(r: VerifyResult): string {
+  const a = r.axl;
+  const badge = (s: string) =>
+    `<span class="badge" style="background:${COLORS[s] ?? "#333"}">${escapeHtml(s)}</span>`;
+  const invRows = Object.values(a.invariants).map((i) =>
+    `<tr><td>${i.id}</td><td>${escapeHtml(i.title)}</td><td>${badge(i.status)}</td><td>${
+      escapeHtml(i.summary)
+    }` +
+    `<details><summary>evidence</summary><pre>${
+      escapeHtml(JSON.stringify(i.evidence, null, 2))
+    }</pre></details></td></tr>`
+  ).join("");
+  const diag = a.diagnosis.length === 0
+    ? "<p>None.</p>"
+    : `<table><tr><th>where</th><th>symptom</th><th>cause</th><th>fix</th></tr>${
+      a.diagnosis.map((d) =>
+        `<tr><td>${escapeHtml(d.invariant)}</td><td>${escapeHtml(d.symptom)}</td><td>${
+          escapeHtml(d.cause)
+        }</td><td><code>${escapeHtml(d.fix)}</code><br><small>${
+          escapeHtml(d.source)
+        }</small></td></tr>`
+      ).join("")
+    }</table>`;
+  const lat = a.latency;
+  const latText = lat.count === 0
+    ? "no latency samples"
+    : `${lat.count} frames (${lat.source}): p50 ${lat.p50} µs, p90 ${lat.p90} µs, p99 ${lat.p99} µs, max ${lat.max} µs`;
+  const top = a.perf.top.map((t) =>
+    `<tr${t.copy_routine ? ' class="copy"' : ""}><td>${
+      escapeHtml(t.symbol)
+    }</td><td>${t.self_percent}%</td><td>${t.samples}</td><td>${escapeHtml(t.dso)}</td><td>${
+      escapeHtml(t.copy_routine ?? "")
+    }</td></tr>`
+  ).join("");
+  const env = a.environment;
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>axl verify: ${escapeHtml(a.status)}</title>
+<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1f2328;max-width:1000px}
+h1{font-size:22px} h2{font-size:17px;margin-top:28px;border-bottom:1px solid #d0d7de}
+table{border-collapse:collapse;width:100%} td,th{border:1px solid #d0d7de;padding:4px 6px;vertical-align:top;text-align:left}
+.badge{color:#fff;border-radius:4px;padding:1px 6px;font-weight:600} pre{font-size:11px;white-space:pre-wrap}
+tr.copy td{background:#fff1e5} .head{font-size:13px;color:#57606a}
+</style></head><body>
+<h1>axl verify ${badge(a.status)}</h1>
+<p class="head">${escapeHtml(a.headline)}</p>
+<p class="head">kernel ${escapeHtml(env.kernel)}${env.preempt_rt ? " (PREEMPT_RT)" : ""} · ${
+    escapeHtml(env.machine)
+  } · device ${escapeHtml(env.device || "?")}${env.simulated ? " (simulated)" : ""} · PMU ${
+    env.pmu ? "yes" : "no"
+  } · tracer ${escapeHtml(a.trace.tracer)} in ${
+    a.trace.instance ? `instance ${escapeHtml(a.trace.instance)}` : "the top-level buffer"
+  }</p>
+<h2>Invariants</h2>
+<table><tr><th></th><th>invariant</th><th>status</th><th>why</th></tr>${invRows}</table>
+<h2>Diagnosis</h2>${diag}
+<h2>Latency</h2><p>${escapeHtml(latText)}</p>
+${latencyHistogramSvg(lat.histogram)}
+<h2>Frames</h2><p>${a.frames.traced} frames traced, ${
+    a.frames.submitted ?? "unknown"
+  } submitted by the workload.</p>
+${frameTimelineSvg(a.frames.list)}
+<h2>CPU (perf)</h2><p>${
+    a.perf.available
+      ? `${a.perf.samples} samples of ${escapeHtml(a.perf.event ?? "")} (${
+        escapeHtml(a.perf.reason ?? "")
+      }); copy routines ${a.perf.copy_percent}% self`
+      : `unavailable: ${escapeHtml(a.perf.reason ?? "")}`
+  }</p>
+${
+    top
+      ? `<table><tr><th>symbol</th><th>self</th><th>samples</th><th>dso</th><th>copy routine</th></tr>${top}</table>`
+      : ""
+  }
+<h2>Capture</h2><pre>${
+    escapeHtml(
+      JSON.stringify(
+        { trace: a.trace, bufinfo: a.bufinfo, workload: a.workload, notes: a.notes },
+        null,
+        2,
+      ),
+    )
+  }</pre>
+</body></html>
+`;
+}
