@@ -1,0 +1,50 @@
+/**
+ * The builtin workload (lib/workload.ts) as a verify {@linkcode WorkloadSpec}: it runs in
+ * this process, so perf records this process.
+ *
+ * @module
+ */
+import { runWorkload, type WorkloadOptions } from "../workload.ts";
+import type { WorkloadOutcome, WorkloadSpec } from "./run.ts";
+
+/**
+ * Wraps {@linkcode runWorkload}.
+ *
+ * @example
+ * ```ts
+ * import { builtinWorkload } from "./builtin_workload.ts";
+ * const w = builtinWorkload({ frames: 10, mode: "copy" });
+ * if (w.kind !== "builtin-copy" || w.expectedFrames !== 10) throw new Error();
+ * ```
+ */
+export function builtinWorkload(options: WorkloadOptions = {}, label?: string): WorkloadSpec {
+  const mode = options.mode ?? "zero-copy";
+  const frames = options.frames ?? 30;
+  return {
+    kind: `builtin-${mode}`,
+    description: label ?? `builtin workload, ${frames} frames, ${mode}`,
+    expectedFrames: frames,
+    pidsBeforeStart: [Deno.pid],
+    start() {
+      const abort = new AbortController();
+      const done: Promise<WorkloadOutcome> = runWorkload({ ...options, signal: abort.signal }).then(
+        (r) => ({
+          exitCode: 0,
+          framesSubmitted: r.submitted,
+          frames: r.perFrame.map((f) => ({
+            seqno: Number(f.seqno),
+            inode: f.inode,
+            submitNs: Number(f.submitNs),
+            signalNs: Number(f.signalNs),
+          })),
+        }),
+        (e) => ({
+          exitCode: 1,
+          framesSubmitted: null,
+          stderrTail: String((e as Error)?.stack ?? e),
+        }),
+      );
+      return { pids: [Deno.pid], done, stop: () => abort.abort() };
+    },
+  };
+}
