@@ -165,7 +165,7 @@ fi
 
 # The pinned deno rides in a second cpio appended to the initramfs (the kernel
 # unpacks concatenated archives); exec over 9p is far slower.
-initramfs_deno=
+initramfs_deno= deno_bin=
 if ((deno)); then
 	deno_bin=$("$repo/scripts/bootstrap-deno.sh") || vm_die "scripts/bootstrap-deno.sh failed (see above)"
 	initramfs_deno=$cache/initramfs-deno.cpio
@@ -216,4 +216,4 @@ fi
 vm_unlock
 
 printf '%s=%s\n' KVER "$kver" KERNEL "$kernel" BIOS "$bios" INITRAMFS "$initramfs" \
-	INITRAMFS_DENO "$initramfs_deno" AXL_KO "$axl_ko"
+	INITRAMFS_DENO "$initramfs_deno" DENO "$deno_bin" AXL_KO "$axl_ko"

@@ -37,7 +37,7 @@ finish() {
 	log "$2 (uptime $(uptime_s) s)"
 	if [[ -e $ctl/shell ]]; then
 		log "interactive shell; 'exit' or Ctrl-D powers off"
-		$bb setsid -c bash -i </dev/console >/dev/console 2>&1
+		(cd "${AXL_REPO:-/}" && exec $bb setsid -c bash -i </dev/console >/dev/console 2>&1)
 	fi
 	power_off
 }
@@ -50,6 +50,7 @@ fi
 export PATH=/run/axl/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp/home TERM=${TERM:-linux} LANG=C.UTF-8
 $bb mkdir -p "$HOME"
+$bb hostname axl-vm
 
 # shellcheck source=/dev/null
 source "$ctl/env" || finish 3 "cannot read $ctl/env"
@@ -69,7 +70,7 @@ if [[ -e $ctl/axl.ko ]]; then
 	[[ -s $ctl/axl.params ]] && read -r -a params <"$ctl/axl.params"
 	insmod "$ctl/axl.ko" "${params[@]}" ||
 		finish 3 "insmod axl.ko ${params[*]} failed (see the kernel log above)"
-	log "loaded axl.ko ${params[*]}"
+	log "loaded axl.ko${params[*]:+ ${params[*]}}"
 fi
 
 [[ -e $ctl/cmd ]] || finish 0 "no command"
