@@ -1,0 +1,96 @@
+// Device tests of verify's capture and judge in the VM rig (or on a Jetson): the builtin
+// workload must PASS in zero-copy mode, FAIL I4 in copy mode, be INCONCLUSIVE with a tiny
+// trace buffer, and every run (also an interrupted one) must leave tracefs as it found it.
+// Artifacts of each run go to $AXL_RESULTS/verify-<case>/ when the rig provides it.
+import assert from "node:assert/strict";
+import { runVerify } from "../../lib/verify/run.ts";
+import { builtinWorkload } from "../../lib/verify/builtin_workload.ts";
+import { listCaptureDevices, V4l2Producer } from "../../lib/producers/v4l2_producer.ts";
+import { tracefsState } from "./verify/_tracefs_state.ts";
+
+const results = Deno.env.get("AXL_RESULTS") ??
+  await Deno.makeTempDir({ prefix: "axl-verify-test-" });
+const vivid = (() => {
+  try {
+    return listCaptureDevices().find((c) => c.driver === "vivid");
+  } catch {
+    return undefined;
+  }
+})();
+
+async function verifyCase(name: string, mode: "zero-copy" | "copy", bufferSizeKb?: number) {
+  const before = tracefsState();
+  assert.ok(vivid, "vivid capture device present (scripts/vm/run.sh --vivid)");
+  using cam = V4l2Producer.open({ device: vivid.path });
+  const { result, artifacts } = await runVerify({
+    artifacts: `${results}/verify-${name}`,
+    workload: builtinWorkload({ frames: 60, mode, producer: cam }),
+    headline: `device test ${name}`,
+    ...(bufferSizeKb ? { bufferSizeKb } : {}),
+    device: { name: "metis-sim", simulated: true },
+  });
+  assert.deepEqual(tracefsState(), before, "tracefs left as found");
+  const line = Object.values(result.axl.invariants).map((i) => `${i.id}=${i.status}`).join(" ");
+  console.log(`verify ${name}: ${result.axl.status} ${line} (${artifacts.dir})`);
+  return result;
+}
+
+Deno.test("runVerify() zero-copy builtin on a vivid frame: PASS, all four invariants PASS", async () => {
+  const r = await verifyCase("zero-copy", "zero-copy");
+  for (const i of Object.values(r.axl.invariants)) {
+    assert.equal(i.status, "PASS", `${i.id}: ${i.summary}`);
+  }
+  assert.equal(r.pass, true);
+  assert.ok(r.detail.imports >= 60 && r.detail.multi_attach_inodes.length > 0);
+  assert.ok(r.axl.latency.count > 0);
+});
+
+Deno.test("runVerify() copy mode: FAIL on I4 naming the copy routine", async () => {
+  const r = await verifyCase("copy", "copy");
+  assert.equal(r.axl.status, "FAIL");
+  assert.equal(r.axl.invariants.I4.status, "FAIL");
+  assert.ok(r.detail.memcpy_hot.length > 0);
+  assert.ok(
+    r.axl.diagnosis.some((d) =>
+      d.id === "memcpy-hot" && d.symptom.includes(r.detail.memcpy_hot[0]!)
+    ),
+  );
+});
+
+Deno.test("runVerify() with a tiny trace buffer: INCONCLUSIVE, never PASS", async () => {
+  const r = await verifyCase("tiny-buffer", "zero-copy", 4);
+  assert.equal(r.axl.status, "INCONCLUSIVE");
+  assert.equal(r.pass, false);
+  assert.ok(r.axl.trace.overrun > 0 || r.axl.trace.lost_events > 0);
+});
+
+for (const sig of ["SIGINT", "SIGTERM"] as const) {
+  Deno.test(`TraceSession: ${sig} during capture leaves tracefs exactly as found`, async () => {
+    const before = tracefsState();
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-all",
+        new URL("./verify/_interrupt_child.ts", import.meta.url).pathname,
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let out = "";
+    while (!out.includes("READY")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      out += value;
+    }
+    assert.match(out, /READY/);
+    assert.notDeepEqual(tracefsState(), before, "the session changed tracefs while running");
+    child.kill(sig);
+    const status = await child.status;
+    reader.releaseLock();
+    await child.stdout.cancel().catch(() => {});
+    const err = await new Response(child.stderr).text();
+    assert.equal(status.code, sig === "SIGINT" ? 130 : 143, err);
+    assert.deepEqual(tracefsState(), before);
+  });
+}
