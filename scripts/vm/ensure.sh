@@ -82,13 +82,13 @@ stamp() { echo "$2" >"$1.key"; }
 # that directly skips the in-guest decompression (~2 s under TCG).
 extract_vmlinux() {
 	local out=$1 off
-	for off in $(grep -aob $'\x28\xb5\x2f\xfd' "$vmlinuz" | cut -d: -f1); do
+	while read -r off; do
 		tail -c +$((off + 1)) "$vmlinuz" | zstd -dcq 2>/dev/null >"$out.tmp" || true
 		if [[ $(head -c 4 "$out.tmp" | od -An -tx1 | tr -d ' ') == 7f454c46 ]]; then
 			mv "$out.tmp" "$out"
 			return 0
 		fi
-	done
+	done < <(grep -aob $'\x28\xb5\x2f\xfd' "$vmlinuz" | cut -d: -f1)
 	rm -f "$out.tmp"
 	return 1
 }
@@ -113,13 +113,14 @@ fi
 
 # Modules the initramfs needs to reach the host root, dependencies first.
 initramfs_modules() {
-	local want m line self deps f
+	local want line self deps f
 	declare -A seen=()
 	for want in netfs 9pnet 9pnet_virtio 9p overlay; do
 		line=$(grep -E "/$want\.ko(\.xz|\.zst|\.gz)?:" "$moddir/modules.dep") ||
 			vm_die "module $want not found in $moddir/modules.dep"
 		self=${line%%:*} deps=${line#*:}
 		# modules.dep lists the deepest dependency last
+		# shellcheck disable=SC2086 # deps is a space-separated list
 		for f in $(printf '%s\n' $deps | tac) "$self"; do
 			[[ -n ${seen[$f]:-} ]] && continue
 			seen[$f]=1
@@ -165,7 +166,7 @@ fi
 
 # The pinned deno rides in a second cpio appended to the initramfs (the kernel
 # unpacks concatenated archives); exec over 9p is far slower.
-initramfs_deno= deno_bin=
+initramfs_deno='' deno_bin=
 if ((deno)); then
 	deno_bin=$("$repo/scripts/bootstrap-deno.sh") || vm_die "scripts/bootstrap-deno.sh failed (see above)"
 	initramfs_deno=$cache/initramfs-deno.cpio

@@ -7,6 +7,7 @@
 
 # Exit codes shared by ensure.sh and run.sh. 0..255 from the guest command pass
 # through unchanged; these are the rig's own outcomes.
+# shellcheck disable=SC2034 # used by the scripts that source this file
 readonly AXL_VM_EXIT_CANNOT_RUN=3 # rig could not be set up (packages, options)
 readonly AXL_VM_EXIT_TIMEOUT=124  # --timeout expired (same as timeout(1))
 readonly AXL_VM_EXIT_CRASH=125    # kernel panic/oops, or the guest died silently

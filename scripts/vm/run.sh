@@ -53,7 +53,7 @@ source "$here/lib.sh"
 
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
 
-results= timeout=900 mem=2G smp=2 shell=0 verbose=0 vgem=1 deno=1 build_tests=1
+results='' timeout=900 mem=2G smp=2 shell=0 verbose=0 vgem=1 deno=1 build_tests=1
 ensure_args=() modules=() module_params=() envs=() append=()
 need() { (($# > 1)) || vm_die "option $1 needs a value (see --help)"; }
 while (($#)); do
@@ -126,12 +126,7 @@ fi
 
 # Per-run control directory: command, environment, module list; rc comes back.
 ctl=$(mktemp -d "${TMPDIR:-/tmp}/axl-vm.XXXXXX")
-qemu_pid=
-cleanup() {
-	[[ -n $qemu_pid ]] && kill "$qemu_pid" 2>/dev/null
-	rm -rf "$ctl"
-}
-trap cleanup EXIT
+trap 'rm -rf "$ctl"' EXIT
 trap 'exit 130' INT TERM
 
 if [[ -z $results ]]; then
@@ -194,6 +189,7 @@ if ((verbose)); then cmdline+=(loglevel=7); else cmdline+=(quiet loglevel=4); fi
 ((shell)) && cmdline+=(axl.shell=1)
 cmdline+=("${append[@]}")
 
+# shellcheck disable=SC2054 # commas inside QEMU option values
 qemu=(qemu-system-x86_64 -machine q35 -accel tcg -cpu max,-erms,-fsrm -m "$mem" -smp "$smp"
 	-no-reboot -nic none -device intel-iommu -device edu
 	-kernel "${rig[KERNEL]}" -initrd "$initrd" -append "${cmdline[*]}" "${virtfs[@]}")
@@ -235,10 +231,10 @@ elif [[ -z $rc ]]; then
 	msg="guest stopped without reporting an exit code (qemu rc $qrc)"
 	rc=$AXL_VM_EXIT_CRASH
 elif [[ -e $ctl/cmd ]]; then
-	status=done
+	status="done"
 	msg="guest command exited with $rc"
 else
-	status=done
+	status="done"
 	msg="guest powered off (no command)"
 fi
 boot=$(sed -nE 's/^\[ *([0-9.]+)\] axl-vm: running command.*/\1/p' "$log" | head -n 1)
