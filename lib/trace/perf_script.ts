@@ -37,7 +37,7 @@ export interface PerfSample {
 
 // comm pid[/tid] [cpu] time: [period] event:
 const HEAD_RE =
-  /^(\S.*?)\s+(\d+)(?:\/(\d+))?\s+(?:\[(\d+)\]\s+)?(\d+\.\d+):\s+(?:(\d+)\s+)?(\S+?):\s*(.*)$/;
+  /^(\S.*?)\s+(\d+)(?:\/(\d+))?\s+(?:\[(\d+)\]\s+)?(\d+\.\d+):\s+(?:(\d+)\s+)?(\S+):\s*(.*)$/;
 const FRAME_RE = /^\s+([0-9a-fA-F]+)\s+(.*?)\s+\((.*)\)\s*$/;
 
 /**
