@@ -1,0 +1,662 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * axl_fuzz: a seeded storm of random and half-valid axl ioctls.
+ *
+ *   axl_fuzz [--seed N] [--iterations N] [--threads N] [--time-limit S]
+ *
+ * Defaults: seed 1 (or $AXL_FUZZ_SEED), 100000 ioctls, 2 threads, 240 s.
+ * Every thread has its own seeded generator and its own two open files;
+ * all threads also share a third open file, so handle lookups, releases
+ * and submits on one file race each other. With --threads 1 a run is
+ * reproducible call for call.
+ *
+ * Commands (valid, near-valid with wrong size/direction, other magics,
+ * random), argument sizes and pointers (NULL, unmapped, read-only), fds
+ * (dma-bufs, closed, /dev/null, the device, fences, random), flags,
+ * reserved fields, geometry and handles are all drawn at random, with the
+ * fault injection knobs turned now and then. Every return code must be in
+ * the documented set for its command. Afterwards: every file's import
+ * count matches what the fuzzer kept, the driver's live counters and the
+ * dma-buf count are back to their baseline, nothing is attached to the
+ * engine's device, and the kernel log shows no WARN/BUG/Oops.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "axl_util.h"
+
+#define PAGE 4096u
+#define NBUFS 8
+#define NFENCES 24
+#define MAX_HANDLES 256
+
+/* errno sets, as bit masks over small errno values */
+#define E(x) (1ull << (x))
+#define OK_INFO    (E(0) | E(EFAULT))
+#define OK_IMPORT  (E(0) | E(EINVAL) | E(EBADF) | E(ENOSPC) | E(EFAULT))
+#define OK_SUBMIT  (E(0) | E(EINVAL) | E(EBADF) | E(ENOENT) | E(EBUSY) | E(EFAULT) | \
+		    E(EMFILE))
+#define OK_RELEASE (E(0) | E(EINVAL) | E(ENOENT) | E(EBUSY) | E(EFAULT))
+#define OK_UNKNOWN E(ENOTTY)
+
+enum op { OP_INFO, OP_IMPORT, OP_SUBMIT, OP_RELEASE, OP_UNKNOWN, OP_COUNT };
+static const char *const op_names[] = { "GET_INFO", "IMPORT_FD", "SUBMIT", "RELEASE", "unknown" };
+
+static struct {
+	uint64_t seed;
+	long iterations;
+	int threads;
+	int time_limit;
+} opt = { 1, 100000, 2, 240 };
+
+static int bufs[NBUFS];
+static size_t buf_len[NBUFS];
+static int shared_dev = -1;
+static int null_fd = -1;
+static void *ro_page;     /* readable, not writable */
+static void *gap_page;    /* unmapped */
+static uint64_t deadline_ns;
+
+struct worker {
+	pthread_t tid;
+	int id;
+	uint64_t rng;
+	long iterations;
+	int devs[3];                      /* [0] shared, [1] [2] own */
+	uint32_t handles[3][MAX_HANDLES]; /* handles this worker imported */
+	int nhandles[3];
+	int fences[NFENCES];
+	int nfences;
+	long calls[OP_COUNT];
+	long errs[OP_COUNT][64];
+	long unexpected;
+	char first_unexpected[256];
+	long done;
+	uint64_t ns;
+	char failure[256];
+};
+
+static uint32_t rnd(struct worker *w)
+{
+	return (uint32_t)prng_next(&w->rng);
+}
+
+static uint32_t below(struct worker *w, uint32_t n)
+{
+	return n ? rnd(w) % n : 0;
+}
+
+static bool chance(struct worker *w, uint32_t percent)
+{
+	return below(w, 100) < percent;
+}
+
+/* Any fd-ish value: mostly dma-bufs, then everything that is not one. */
+static int pick_fd(struct worker *w)
+{
+	switch (below(w, 12)) {
+	case 0: return -1;
+	case 1: return null_fd;
+	case 2: return w->devs[below(w, 3)];
+	case 3: return w->nfences ? w->fences[below(w, (uint32_t)w->nfences)] : -1;
+	case 4: return (int)rnd(w);
+	case 5: return 1000 + (int)below(w, 24); /* very likely closed */
+	default: return bufs[below(w, NBUFS)];
+	}
+}
+
+static uint32_t pick_dim(struct worker *w)
+{
+	static const uint32_t dims[] = { 0, 1, 2, 3, 63, 64, 320, 480, 640, 1080, 1920,
+					 4096, 16384, 65535, 0x10000, 0xffffffff };
+
+	return chance(w, 85) ? dims[below(w, sizeof(dims) / sizeof(dims[0]))] : rnd(w);
+}
+
+static uint32_t pick_handle(struct worker *w, int d)
+{
+	if (w->nhandles[d] && chance(w, 75))
+		return w->handles[d][below(w, (uint32_t)w->nhandles[d])];
+	switch (below(w, 4)) {
+	case 0: return 0;
+	case 1: return below(w, 300);
+	case 2: return 0xffffffff;
+	default: return rnd(w);
+	}
+}
+
+static void forget_handle(struct worker *w, int d, uint32_t handle)
+{
+	for (int i = 0; i < w->nhandles[d]; i++) {
+		if (w->handles[d][i] == handle) {
+			w->handles[d][i] = w->handles[d][--w->nhandles[d]];
+			return;
+		}
+	}
+}
+
+static void keep_fence(struct worker *w, int fd)
+{
+	if (w->nfences == NFENCES) {
+		int victim = below(w, NFENCES);
+
+		close(w->fences[victim]);
+		w->fences[victim] = fd;
+		return;
+	}
+	w->fences[w->nfences++] = fd;
+}
+
+/* A pointer for the argument: mostly a good buffer, sometimes a bad one. */
+static void *pick_ptr(struct worker *w, void *good, bool *bad)
+{
+	*bad = true;
+	switch (below(w, 40)) {
+	case 0: return NULL;
+	case 1: return (void *)(uintptr_t)1;
+	case 2: return gap_page;
+	case 3: return ro_page;
+	case 4: return (char *)gap_page - 8; /* straddles into the unmapped page */
+	default:
+		*bad = false;
+		return good;
+	}
+}
+
+static void fill_import(struct worker *w, struct axl_import_fd *r)
+{
+	static const uint32_t fmts[] = { AXL_PIXFMT_RAW, AXL_PIXFMT_NV12, AXL_PIXFMT_GREY,
+					 AXL_PIXFMT_YUYV };
+	static const uint32_t flags[] = { AXL_IMPORT_TO_DEVICE, AXL_IMPORT_FROM_DEVICE,
+					  AXL_IMPORT_BIDIRECTIONAL };
+
+	memset(r, 0, sizeof(*r));
+	r->fd = pick_fd(w);
+	r->width = pick_dim(w);
+	r->height = pick_dim(w);
+	r->pixfmt = chance(w, 90) ? fmts[below(w, 4)] : rnd(w);
+	r->stride = chance(w, 60) ? 0 : chance(w, 50) ? r->width + below(w, 128) : rnd(w);
+	r->flags = chance(w, 85) ? flags[below(w, 3)] : rnd(w) >> below(w, 32);
+	if (chance(w, 40)) { /* small even geometry: fits most buffers, imports succeed */
+		r->width = 64 << below(w, 4);
+		r->height = 2 + 2 * below(w, 16);
+		r->stride = chance(w, 70) ? 0 : r->width * 2 + 2 * below(w, 64);
+		r->flags = flags[below(w, 3)];
+	}
+	if (chance(w, 5))
+		r->pad = rnd(w);
+	if (chance(w, 5))
+		r->reserved[below(w, 2)] = 1ull << below(w, 64);
+	if (chance(w, 10)) /* stale outputs must not matter */
+		r->handle = rnd(w), r->iova_base = rnd(w);
+}
+
+static void fill_submit(struct worker *w, int d, struct axl_submit *s)
+{
+	/* the 10 s maximum is rare: a stalled job blocks the queue that long */
+	static const uint32_t timeouts[] = { 0, 0, 0, 1, 1000, 20000, 50000,
+					     AXL_SUBMIT_MAX_TIMEOUT_US + 1 };
+
+	memset(s, 0, sizeof(*s));
+	s->input_handle = pick_handle(w, d);
+	s->result_fd = pick_fd(w);
+	s->model_id = rnd(w);
+	s->timeout_us = chance(w, 90) ? timeouts[below(w, 8)] : rnd(w);
+	if (chance(w, 1))
+		s->timeout_us = AXL_SUBMIT_MAX_TIMEOUT_US;
+	if (chance(w, 5))
+		s->flags = 1u << below(w, 32);
+	if (chance(w, 5))
+		s->reserved[below(w, 2)] = rnd(w) | 1;
+	s->fence_fd = (int)rnd(w);
+}
+
+/* A command that is none of ours, but often close to one. */
+static unsigned long pick_unknown_cmd(struct worker *w)
+{
+	static const unsigned long ours[] = { AXL_IOCTL_GET_INFO, AXL_IOCTL_IMPORT_FD,
+					      AXL_IOCTL_SUBMIT, AXL_IOCTL_RELEASE_IMPORT };
+	/* types the VFS handles itself before the driver (FIONBIO, FIFREEZE, FICLONE...) */
+	static const unsigned int vfs_types[] = { 0x00, 0x15, 0x54, 0x58, 0x66, 0x94 };
+	unsigned long cmd;
+
+	for (;;) {
+		switch (below(w, 4)) {
+		case 0: /* our type, any number/size/direction */
+			cmd = _IOC(below(w, 4), AXL_IOCTL_MAGIC, below(w, 64), below(w, 1 << 14));
+			break;
+		case 1: /* one of ours with the size changed */
+			cmd = (ours[below(w, 4)] & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT)) |
+			      ((unsigned long)below(w, 1 << 14) << _IOC_SIZESHIFT);
+			break;
+		case 2: /* one of ours with the direction changed */
+			cmd = (ours[below(w, 4)] & ~(_IOC_DIRMASK << _IOC_DIRSHIFT)) |
+			      ((unsigned long)below(w, 4) << _IOC_DIRSHIFT);
+			break;
+		default:
+			cmd = rnd(w);
+		}
+		bool vfs = false;
+
+		for (size_t i = 0; i < sizeof(vfs_types) / sizeof(vfs_types[0]); i++)
+			vfs |= _IOC_TYPE(cmd) == vfs_types[i];
+		if (vfs)
+			continue;
+		if (cmd != ours[0] && cmd != ours[1] && cmd != ours[2] && cmd != ours[3])
+			return cmd;
+	}
+}
+
+static void record(struct worker *w, enum op op, int ret, uint64_t allowed,
+		   unsigned long cmd)
+{
+	int e = ret < 0 ? -ret : 0;
+
+	w->calls[op]++;
+	w->errs[op][e < 64 ? e : 63]++;
+	if (e < 64 && (allowed & E(e)))
+		return;
+	if (!w->unexpected++)
+		snprintf(w->first_unexpected, sizeof(w->first_unexpected),
+			 "%s (cmd 0x%08lx) returned %d (%s)", op_names[op], cmd, ret,
+			 axl_errname(ret));
+}
+
+static void do_import(struct worker *w, int d)
+{
+	struct axl_import_fd req, *arg;
+	bool bad;
+	int ret;
+
+	fill_import(w, &req);
+	arg = pick_ptr(w, &req, &bad);
+	ret = axl_ioctl(w->devs[d], AXL_IOCTL_IMPORT_FD, arg);
+	record(w, OP_IMPORT, ret, OK_IMPORT, AXL_IOCTL_IMPORT_FD);
+	if (ret || bad)
+		return;
+	if (req.inode != fd_inode(req.fd) || !req.handle)
+		snprintf(w->failure, sizeof(w->failure), "import of fd %d: inode %llu, fstat %lu, handle %u",
+			 req.fd, (unsigned long long)req.inode, (unsigned long)fd_inode(req.fd),
+			 req.handle);
+	if (w->nhandles[d] < MAX_HANDLES)
+		w->handles[d][w->nhandles[d]++] = req.handle;
+}
+
+static void do_submit(struct worker *w, int d)
+{
+	struct axl_submit req, *arg;
+	bool bad;
+	int ret;
+
+	fill_submit(w, d, &req);
+	arg = pick_ptr(w, &req, &bad);
+	ret = axl_ioctl(w->devs[d], AXL_IOCTL_SUBMIT, arg);
+	record(w, OP_SUBMIT, ret, OK_SUBMIT, AXL_IOCTL_SUBMIT);
+	if (!ret && !bad)
+		keep_fence(w, req.fence_fd);
+}
+
+static void do_release(struct worker *w, int d)
+{
+	struct axl_release req = { .handle = pick_handle(w, d) }, *arg;
+	bool bad;
+	int ret;
+
+	if (chance(w, 3))
+		req.reserved = rnd(w) | 1;
+	arg = pick_ptr(w, &req, &bad);
+	ret = axl_ioctl(w->devs[d], AXL_IOCTL_RELEASE_IMPORT, arg);
+	record(w, OP_RELEASE, ret, OK_RELEASE, AXL_IOCTL_RELEASE_IMPORT);
+	if (!ret && !bad)
+		forget_handle(w, d, req.handle);
+}
+
+static void do_info(struct worker *w, int d)
+{
+	struct axl_info info, *arg;
+	bool bad;
+
+	arg = pick_ptr(w, &info, &bad);
+	record(w, OP_INFO, axl_ioctl(w->devs[d], AXL_IOCTL_GET_INFO, arg), OK_INFO,
+	       AXL_IOCTL_GET_INFO);
+}
+
+static void do_unknown(struct worker *w, int d)
+{
+	static __thread uint8_t scratch[1 << 14];
+	unsigned long cmd = pick_unknown_cmd(w);
+	bool bad;
+
+	for (size_t i = 0; i < 64; i++)
+		scratch[i] = (uint8_t)rnd(w);
+	record(w, OP_UNKNOWN, axl_ioctl(w->devs[d], cmd, pick_ptr(w, scratch, &bad)),
+	       OK_UNKNOWN, cmd);
+}
+
+/* Now and then: reopen an own file (dropping its handles), or a throwaway buffer. */
+static void do_churn(struct worker *w)
+{
+	if (chance(w, 50)) {
+		int d = 1 + (int)below(w, 2), fd = axl_open_dev();
+
+		if (fd < 0) {
+			snprintf(w->failure, sizeof(w->failure), "reopen: %s", axl_errname(fd));
+			return;
+		}
+		close(w->devs[d]);
+		w->devs[d] = fd;
+		w->nhandles[d] = 0;
+	} else {
+		/* imported, then the fd closed: the import keeps the buffer alive */
+		int buf = heap_alloc(PAGE * (1 + below(w, 4)));
+		struct axl_import_fd req;
+		int d = (int)below(w, 3);
+
+		if (buf < 0)
+			return;
+		if (!axl_import(w->devs[d], buf, 64, 8, AXL_PIXFMT_GREY, 0,
+				AXL_IMPORT_TO_DEVICE, &req) && w->nhandles[d] < MAX_HANDLES)
+			w->handles[d][w->nhandles[d]++] = req.handle;
+		close(buf);
+	}
+}
+
+/* Fault injection while fuzzing: every kind of ending, briefly. */
+static void do_faults(struct worker *w)
+{
+	switch (below(w, 4)) {
+	case 0: param_set("fail_next", below(w, 3)); break;
+	case 1: param_set("stall_next", 1); break;
+	case 2: param_set("fail_every", below(w, 2) ? 0 : 7); break;
+	default: param_set("latency_us", below(w, 2) ? 50 : 3000); break;
+	}
+}
+
+static void *worker_run(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t t0 = now_ns();
+
+	for (w->done = 0; w->done < w->iterations; w->done++) {
+		int d = (int)below(w, 3);
+		uint32_t r = below(w, 1000);
+
+		if (r < 280)
+			do_import(w, d);
+		else if (r < 500)
+			do_submit(w, d);
+		else if (r < 700)
+			do_release(w, d);
+		else if (r < 760)
+			do_info(w, d);
+		else
+			do_unknown(w, d);
+		if (chance(w, 1) && chance(w, 20))
+			do_churn(w);
+		if (chance(w, 1) && chance(w, 10))
+			do_faults(w);
+		if (w->failure[0])
+			break;
+		if (!(w->done & 255) && now_ns() > deadline_ns) {
+			snprintf(w->failure, sizeof(w->failure),
+				 "time limit of %d s reached after %ld calls", opt.time_limit, w->done);
+			break;
+		}
+	}
+	w->ns = now_ns() - t0;
+	return NULL;
+}
+
+/* The driver's per-file import count must match what this worker kept. */
+static int check_accounting(struct worker *w)
+{
+	for (int d = 1; d < 3; d++) {
+		struct axl_info info;
+		int ret = axl_info(w->devs[d], &info);
+
+		if (ret || info.file_imports != (uint32_t)w->nhandles[d]) {
+			tap_diag("worker %d file %d: driver holds %u imports, fuzzer kept %d (%s)",
+				 w->id, d, info.file_imports, w->nhandles[d], axl_errname(ret));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void worker_close(struct worker *w)
+{
+	for (int i = 0; i < w->nfences; i++)
+		close(w->fences[i]);
+	close(w->devs[1]);
+	close(w->devs[2]);
+}
+
+static int setup(void)
+{
+	static const size_t sizes[NBUFS] = { PAGE, PAGE, 2 * PAGE, 16 * PAGE, 64 * 1024,
+					     462848, 1 << 20, 3317760 };
+	uint8_t *area;
+
+	for (int i = 0; i < NBUFS; i++) {
+		bufs[i] = heap_alloc(sizes[i]);
+		buf_len[i] = sizes[i];
+		if (bufs[i] < 0)
+			return bufs[i];
+	}
+	null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	shared_dev = axl_open_dev();
+	if (null_fd < 0 || shared_dev < 0)
+		return -ENODEV;
+	/* three pages: read-only, unmapped gap, (nothing) */
+	area = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED)
+		return -errno;
+	memset(area, 0, PAGE);
+	mprotect(area, PAGE, PROT_READ);
+	munmap(area + PAGE, PAGE);
+	ro_page = area;
+	gap_page = area + PAGE;
+	return 0;
+}
+
+static void usage(const char *argv0)
+{
+	fprintf(stderr, "usage: %s [--seed N] [--iterations N] [--threads N] [--time-limit S]\n",
+		argv0);
+}
+
+static int parse(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "seed", required_argument, NULL, 's' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "time-limit", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	const char *env = getenv("AXL_FUZZ_SEED");
+	int c;
+
+	if (env)
+		opt.seed = strtoull(env, NULL, 0);
+	while ((c = getopt_long(argc, argv, "s:n:t:l:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's': opt.seed = strtoull(optarg, NULL, 0); break;
+		case 'n': opt.iterations = atol(optarg); break;
+		case 't': opt.threads = atoi(optarg); break;
+		case 'l': opt.time_limit = atoi(optarg); break;
+		default: usage(argv[0]); return -1;
+		}
+	}
+	if (opt.iterations < 1 || opt.threads < 1 || opt.threads > 16 || opt.time_limit < 1) {
+		usage(argv[0]);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const tunables[] = { "latency_us", "timeout_ms", "fail_every",
+						"fail_next", "stall_next", "stall_ms" };
+	static struct bufinfo_entry e[512];
+	struct worker *ws;
+	long saved[6], total = 0, unexpected = 0, per_op[OP_COUNT] = { 0 };
+	uint64_t wall = 0;
+	char first[512] = "", device[64];
+	struct axl_info info;
+	int kmsg, n0, ret, failures = 0, attached;
+	long long imported0, released0;
+
+	if (parse(argc, argv))
+		return KSFT_FAIL;
+	printf("TAP version 13\n");
+	if (access(AXL_DEV_PATH, F_OK)) {
+		printf("1..0 # SKIP %s absent (load axl.ko)\n", AXL_DEV_PATH);
+		return KSFT_SKIP;
+	}
+	if (geteuid() != 0) {
+		printf("1..0 # SKIP needs root (module parameters, debugfs)\n");
+		return KSFT_SKIP;
+	}
+	printf("1..5\n");
+	tap_diag("seed %llu, %ld ioctls over %d threads, time limit %d s",
+		 (unsigned long long)opt.seed, opt.iterations, opt.threads, opt.time_limit);
+
+	kmsg = kmsg_mark();
+	n0 = bufinfo_read(e, 512);
+	imported0 = axl_stat("imported");
+	released0 = axl_stat("released");
+	for (int i = 0; i < 6; i++)
+		saved[i] = param_get(tunables[i]);
+	/* fast jobs, short default timeout: stalls must not eat the time budget */
+	param_set("latency_us", 200);
+	param_set("timeout_ms", 20);
+	if ((ret = setup()) || axl_info(shared_dev, &info)) {
+		printf("not ok 1 setup # %s\n", axl_errname(ret));
+		return KSFT_FAIL;
+	}
+	snprintf(device, sizeof(device), "%s", info.device);
+
+	ws = calloc((size_t)opt.threads, sizeof(*ws));
+	deadline_ns = now_ns() + (uint64_t)opt.time_limit * 1000000000ull;
+	for (int i = 0; i < opt.threads; i++) {
+		struct worker *w = &ws[i];
+
+		w->id = i;
+		w->rng = opt.seed * 0x100000001b3ull + (uint64_t)i;
+		w->iterations = opt.iterations / opt.threads + (i < opt.iterations % opt.threads);
+		w->devs[0] = shared_dev;
+		w->devs[1] = axl_open_dev();
+		w->devs[2] = axl_open_dev();
+		if (w->devs[1] < 0 || w->devs[2] < 0) {
+			printf("not ok 1 setup # open %s\n", AXL_DEV_PATH);
+			return KSFT_FAIL;
+		}
+	}
+	for (int i = 0; i < opt.threads; i++)
+		pthread_create(&ws[i].tid, NULL, worker_run, &ws[i]);
+	for (int i = 0; i < opt.threads; i++) {
+		struct worker *w = &ws[i];
+
+		pthread_join(w->tid, NULL);
+		total += w->done;
+		unexpected += w->unexpected;
+		wall = w->ns > wall ? w->ns : wall;
+		for (int op = 0; op < OP_COUNT; op++)
+			per_op[op] += w->calls[op];
+	}
+
+	/* 1: every call answered within its documented errno set */
+	for (int i = 0; i < opt.threads; i++) {
+		if (ws[i].failure[0]) {
+			tap_diag("worker %d: %s", i, ws[i].failure);
+			failures++;
+		}
+		if (ws[i].unexpected)
+			tap_diag("worker %d: %ld unexpected return codes, first: %s", i,
+				 ws[i].unexpected, ws[i].first_unexpected);
+	}
+	tap_diag("%ld ioctls in %.1f s: %.0f ioctls/s", total, wall / 1e9, total / (wall / 1e9));
+	for (int op = 0; op < OP_COUNT; op++) {
+		char line[512];
+		int len = snprintf(line, sizeof(line), "%-9s %7ld:", op_names[op], per_op[op]);
+
+		for (int err = 0; err < 64; err++) {
+			long c = 0;
+
+			for (int i = 0; i < opt.threads; i++)
+				c += ws[i].errs[op][err];
+			if (c && len < (int)sizeof(line) - 32)
+				len += snprintf(line + len, sizeof(line) - (size_t)len, " %s=%ld",
+						err ? axl_errname(-err) : "ok", c);
+		}
+		tap_diag("%s", line);
+	}
+	ret = unexpected || failures || total < opt.iterations;
+	printf("%sok 1 %ld random ioctls, all answered with an expected code\n",
+	       ret ? "not " : "", total);
+	failures = ret;
+
+	/* 2: per-file accounting */
+	ret = 0;
+	for (int i = 0; i < opt.threads; i++)
+		ret |= check_accounting(&ws[i]);
+	printf("%sok 2 per-file import counts match the fuzzer's bookkeeping\n", ret ? "not " : "");
+	failures += !!ret;
+
+	/* 3: back to baseline once everything is closed */
+	for (int i = 0; i < opt.threads; i++)
+		worker_close(&ws[i]);
+	close(shared_dev);
+	for (int i = 0; i < NBUFS; i++)
+		close(bufs[i]);
+	for (int i = 0; i < 6; i++)
+		if (saved[i] >= 0)
+			param_set(tunables[i], (unsigned long)saved[i]);
+	ret = !axl_stats_settle(0, 0, 0, 0, 15000);
+	for (int t = 0; bufinfo_read(e, 512) != n0 && t < 500; t++)
+		usleep(10000); /* deferred fput of buffers freed from the engine's worker */
+	attached = bufinfo_attached_to(device);
+	if (bufinfo_read(e, 512) != n0 || attached) {
+		tap_diag("dma-bufs %d (baseline %d), attached to %s: %d", bufinfo_read(e, 512), n0,
+			 device, attached);
+		ret = 1;
+	}
+	printf("%sok 3 driver counters, dma-buf count and attachments back to baseline\n",
+	       ret ? "not " : "");
+	failures += ret;
+
+	/* 4: imports balanced by releases */
+	ret = axl_stat("imported") - imported0 != axl_stat("released") - released0;
+	tap_diag("imports %lld, releases %lld, jobs: submitted %lld completed %lld failed %lld "
+		 "timed_out %lld cancelled %lld (since load)", axl_stat("imported") - imported0,
+		 axl_stat("released") - released0, axl_stat("submitted"), axl_stat("completed"),
+		 axl_stat("failed"), axl_stat("timed_out"), axl_stat("cancelled"));
+	if (axl_stat("submitted") != axl_stat("completed") + axl_stat("failed") +
+				     axl_stat("timed_out") + axl_stat("cancelled"))
+		ret = 1;
+	printf("%sok 4 every import released and every job ended\n", ret ? "not " : "");
+	failures += ret;
+
+	/* 5: the kernel log */
+	ret = kmsg < 0 ? -1 : kmsg_scan_splats(kmsg, first, sizeof(first));
+	if (ret)
+		tap_diag("%d splat line(s) in the kernel log, first: %s", ret, first);
+	printf("%sok 5 no WARN/BUG/Oops in the kernel log\n", ret ? "not " : "");
+	failures += !!ret;
+
+	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n", 5 - failures, failures);
+	free(ws);
+	return failures ? KSFT_FAIL : KSFT_PASS;
+}

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * axl_unload: module unload with jobs in flight, then reload.
+ *
+ * Every fence holds a reference on the module (its ops are called as long
+ * as it lives), and so does every open file. So the kernel must refuse to
+ * unload axl while /dev/axl is open, while jobs run, and while user space
+ * only holds fence fds; the fences must still signal; and once everything
+ * is closed the module must unload without leaving attachments behind and
+ * load again with the parameters it had.
+ *
+ * Needs the module file to reload: $AXL_KO, or the VM rig's copy at
+ * /run/axl/ctl/axl.ko. Skips (exit 4) without it, before unloading.
+ * Runs last in the suite (name order); if the reload fails the later tests
+ * see no /dev/axl, which is what they should report.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "axl_util.h"
+
+#define PAGE 4096u
+#define RIG_KO "/run/axl/ctl/axl.ko"
+
+static int tests, failures;
+
+static void result(bool ok, const char *what)
+{
+	printf("%sok %d %s\n", ok ? "" : "not ", ++tests, what);
+	fflush(stdout);
+	failures += !ok;
+}
+
+static int try_unload(void)
+{
+	return syscall(SYS_delete_module, "axl", O_NONBLOCK) ? -errno : 0;
+}
+
+/* Refused because the module is in use: EWOULDBLOCK (EAGAIN) on 6.x, EBUSY elsewhere. */
+static bool refused(int ret)
+{
+	if (ret == -EAGAIN || ret == -EBUSY)
+		return true;
+	tap_diag("delete_module returned %d (%s), expected a refusal", ret, axl_errname(ret));
+	return false;
+}
+
+/* "name=value ..." for every parameter the module has now. */
+static int params_string(char *out, size_t len)
+{
+	DIR *d = opendir(AXL_PARAM_DIR);
+	struct dirent *e;
+	size_t used = 0;
+
+	if (!d)
+		return -errno;
+	out[0] = 0;
+	while ((e = readdir(d))) {
+		char path[300], value[64] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), AXL_PARAM_DIR "/%s", e->d_name);
+		f = fopen(path, "r");
+		if (!f || !fgets(value, sizeof(value), f)) {
+			if (f)
+				fclose(f);
+			continue;
+		}
+		fclose(f);
+		value[strcspn(value, "\n")] = 0;
+		used += (size_t)snprintf(out + used, len - used, "%s%s=%s", used ? " " : "",
+					 e->d_name, value);
+		if (used >= len) {
+			closedir(d);
+			return -ENAMETOOLONG;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+/* One GREY frame through the engine, checked against the reference. */
+static bool engine_works(int dev)
+{
+	struct frame_geom g;
+	struct axl_import_fd imp;
+	struct axl_submit sub;
+	struct axl_result ref, got;
+	struct fence_state st;
+	int buf = heap_alloc(PAGE), res = heap_alloc(PAGE);
+	uint8_t *p = buf >= 0 ? buf_map(buf, PAGE) : NULL;
+	uint8_t *r = res >= 0 ? buf_map(res, PAGE) : NULL;
+	bool ok;
+
+	if (!p || !r || frame_geom(&g, AXL_PIXFMT_GREY, 64, 64, 0))
+		return false;
+	frame_fill(&g, p, 77);
+	frame_reference(&g, p, &ref);
+	ok = !axl_import(dev, buf, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &imp) &&
+	     !axl_submit(dev, imp.handle, res, 0, &sub) && !fence_wait(sub.fence_fd, 10000) &&
+	     !fence_state(sub.fence_fd, &st) && st.status == 1;
+	if (ok) {
+		buf_sync(res, true, false);
+		memcpy(&got, r, sizeof(got));
+		buf_sync(res, false, false);
+		ok = got.magic == AXL_RESULT_MAGIC && got.status == 0 && got.crc32 == ref.crc32 &&
+		     got.luma_sum == ref.luma_sum && !axl_release(dev, imp.handle);
+		close(sub.fence_fd);
+	}
+	munmap(p, PAGE);
+	munmap(r, PAGE);
+	close(buf);
+	close(res);
+	return ok;
+}
+
+int main(void)
+{
+	const char *ko = getenv("AXL_KO");
+	char params[1024], first[512], device[64];
+	int dev, buf, res, fences[2], ret, kmsg, kofd;
+	struct axl_import_fd imp;
+	struct axl_submit sub;
+	struct fence_state st;
+	struct axl_info info;
+
+	printf("TAP version 13\n");
+	if (access(AXL_DEV_PATH, F_OK)) {
+		printf("1..0 # SKIP %s absent (load axl.ko)\n", AXL_DEV_PATH);
+		return KSFT_SKIP;
+	}
+	if (geteuid() != 0) {
+		printf("1..0 # SKIP needs root (delete_module, finit_module)\n");
+		return KSFT_SKIP;
+	}
+	if (!ko && !access(RIG_KO, R_OK))
+		ko = RIG_KO;
+	if (!ko || access(ko, R_OK)) {
+		printf("1..0 # SKIP no module file to reload: set AXL_KO to the axl.ko that is loaded\n");
+		return KSFT_SKIP;
+	}
+	kofd = open(ko, O_RDONLY | O_CLOEXEC);
+	if (kofd < 0 || params_string(params, sizeof(params))) {
+		printf("1..0 # SKIP cannot read %s or the module parameters\n", ko);
+		return KSFT_SKIP;
+	}
+	printf("1..7\n");
+	tap_diag("module %s, parameters: %s", ko, params);
+	kmsg = kmsg_mark();
+
+	/* 1: an open file pins the module */
+	dev = axl_open_dev();
+	if (dev < 0 || axl_info(dev, &info)) {
+		printf("Bail out! cannot open %s\n", AXL_DEV_PATH);
+		return KSFT_FAIL;
+	}
+	snprintf(device, sizeof(device), "%s", info.device);
+	ret = try_unload();
+	result(refused(ret) && !axl_info(dev, &info), "unload refused while /dev/axl is open");
+
+	/* 2: jobs in flight pin it too, and keep running */
+	buf = heap_alloc(PAGE);
+	res = heap_alloc(PAGE);
+	param_set("latency_us", 3000000);
+	ret = axl_import(dev, buf, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &imp);
+	for (int i = 0; i < 2 && !ret; i++) {
+		ret = axl_submit(dev, imp.handle, res, 0, &sub);
+		fences[i] = sub.fence_fd;
+	}
+	if (ret) {
+		printf("Bail out! cannot queue jobs: %s\n", axl_errname(ret));
+		return KSFT_FAIL;
+	}
+	ret = try_unload();
+	result(refused(ret) && !fence_state(fences[0], &st) && st.status == 0,
+	       "unload refused while jobs are in flight");
+
+	/* 3: closing the file cancels the jobs; the fences signal; their fds still pin the module */
+	close(dev);
+	ret = 0;
+	for (int i = 0; i < 2; i++) {
+		if (fence_wait(fences[i], 5000) || fence_state(fences[i], &st) ||
+		    st.status != -ECANCELED || strcmp(st.driver, "axl")) {
+			tap_diag("fence %d: status %d driver '%s'", i, st.status, st.driver);
+			ret = -1;
+		}
+	}
+	result(!ret && refused(try_unload()),
+	       "jobs cancelled on close signal; unload refused while fence fds are open");
+
+	/* 4: with everything closed it unloads, leaving no attachment behind */
+	close(fences[0]);
+	close(fences[1]);
+	close(buf);
+	close(res);
+	for (int t = 0; (ret = try_unload()) && t < 200; t++)
+		usleep(10000); /* the engine's worker may still drop the last fence */
+	result(!ret && access(AXL_DEV_PATH, F_OK) && access("/sys/module/axl", F_OK) &&
+	       bufinfo_attached_to(device) == 0, "unload succeeds once nothing is open");
+	if (ret)
+		tap_diag("delete_module: %s", axl_errname(ret));
+
+	/* 5: and loads again with the parameters it had */
+	ret = syscall(SYS_finit_module, kofd, params, 0) ? -errno : 0;
+	for (int t = 0; !ret && access(AXL_DEV_PATH, F_OK) && t < 200; t++)
+		usleep(10000); /* devtmpfs creates the node asynchronously */
+	dev = ret ? ret : axl_open_dev();
+	result(dev >= 0, "reload with the same parameters");
+	if (dev < 0) {
+		printf("Bail out! reload failed: %s\n", axl_errname(dev));
+		return KSFT_FAIL;
+	}
+
+	/* 6: the reloaded engine computes correctly */
+	result(engine_works(dev), "the reloaded driver runs a frame correctly");
+	close(dev);
+
+	/* 7: nothing splatted */
+	ret = kmsg < 0 ? -1 : kmsg_scan_splats(kmsg, first, sizeof(first));
+	if (ret)
+		tap_diag("%d splat line(s), first: %s", ret, first);
+	result(ret == 0, "no WARN/BUG/Oops in the kernel log");
+
+	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n", tests - failures,
+	       failures);
+	return failures ? KSFT_FAIL : KSFT_PASS;
+}

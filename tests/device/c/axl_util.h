@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the axl device tests: TAP output in the kselftest
+ * format, dma-heap buffers, fences, debugfs bufinfo, driver counters and
+ * module parameters, the kernel log, and an independent reference for
+ * what metis-sim computes.
+ */
+#ifndef AXL_UTIL_H
+#define AXL_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/axl.h>
+
+/* kselftest exit codes */
+#define KSFT_PASS 0
+#define KSFT_FAIL 1
+#define KSFT_SKIP 4
+
+#define AXL_DEV_PATH "/dev/" AXL_DEVICE_NAME
+#define AXL_PARAM_DIR "/sys/module/axl/parameters"
+
+/* ---- TAP ---- */
+
+/**
+ * struct axl_case - one test case; run() returns KSFT_PASS/FAIL/SKIP
+ * @name: TAP description.
+ * @run:  runs in a forked child, so leaks and crashes stay contained.
+ */
+struct axl_case {
+	const char *name;
+	int (*run)(void);
+};
+
+void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Runs every case in a child, restoring module parameters after each. */
+int tap_run(const struct axl_case *cases, size_t n);
+
+/* Fail the current case with a message naming the source line. */
+#define FAIL_IF(cond, ...)                                                  \
+	do {                                                                \
+		if (cond) {                                                 \
+			tap_diag("%s:%d: %s", __FILE__, __LINE__, #cond);   \
+			tap_diag(__VA_ARGS__);                              \
+			return KSFT_FAIL;                                   \
+		}                                                           \
+	} while (0)
+
+/* Expect a call returning 0 / -errno to return @want. */
+#define EXPECT_RET(call, want)                                              \
+	do {                                                                \
+		int got_ = (call);                                          \
+		int want_ = (want);                                         \
+		if (got_ != want_) {                                        \
+			tap_diag("%s:%d: %s", __FILE__, __LINE__, #call);   \
+			tap_diag("  returned %d (%s), expected %d (%s)",    \
+				 got_, axl_errname(got_), want_,             \
+				 axl_errname(want_));                       \
+			return KSFT_FAIL;                                   \
+		}                                                           \
+	} while (0)
+
+const char *axl_errname(int negerr);
+
+/* ---- device and ioctls (each returns 0 or -errno) ---- */
+
+int axl_open_dev(void); /* fd, or -errno */
+int axl_ioctl(int fd, unsigned long cmd, void *arg);
+int axl_info(int dev, struct axl_info *info);
+int axl_import(int dev, int buf, uint32_t w, uint32_t h, uint32_t pixfmt,
+	       uint32_t stride, uint32_t flags, struct axl_import_fd *out);
+int axl_submit(int dev, uint32_t handle, int result, uint32_t timeout_us,
+	       struct axl_submit *out);
+int axl_release(int dev, uint32_t handle);
+
+/* ---- dma-bufs ---- */
+
+int heap_alloc(size_t len);          /* dma-buf fd from the system heap, or -errno */
+void *buf_map(int buf, size_t len);  /* MAP_SHARED mapping or NULL */
+int buf_sync(int buf, bool start, bool write);
+ino_t fd_inode(int fd);
+
+/* ---- fences ---- */
+
+/* Wait for a sync_file; 0 when signalled, -ETIME on timeout. */
+int fence_wait(int fence, int timeout_ms);
+/* status (1 signalled, 0 active, <0 error), timestamp, names */
+struct fence_state {
+	int status;
+	uint64_t timestamp_ns;
+	char driver[32];
+	char timeline[32];
+};
+int fence_state(int fence, struct fence_state *st);
+uint64_t now_ns(void); /* CLOCK_MONOTONIC */
+
+/* ---- frames and the reference computation ---- */
+
+struct frame_geom {
+	uint32_t pixfmt, width, height, stride;
+	uint32_t line_bytes, nplanes;
+	size_t offset[2];
+	uint32_t lines[2];
+	size_t size;
+};
+int frame_geom(struct frame_geom *g, uint32_t pixfmt, uint32_t w, uint32_t h,
+	       uint32_t stride);
+void frame_fill(const struct frame_geom *g, uint8_t *base, uint64_t seed);
+void frame_reference(const struct frame_geom *g, const uint8_t *base,
+		     struct axl_result *ref);
+uint32_t ref_crc32(uint32_t crc, const uint8_t *p, size_t n);
+
+/* ---- system state ---- */
+
+struct bufinfo_entry {
+	unsigned long inode;
+	size_t size;
+	char exporter[64];
+	int ndevices;
+	char devices[8][64];
+};
+/* Entries of debugfs bufinfo; returns the count or -errno. */
+int bufinfo_read(struct bufinfo_entry *entries, int max);
+/* Entries attached to @device, or -errno. */
+int bufinfo_attached_to(const char *device);
+const struct bufinfo_entry *bufinfo_find(const struct bufinfo_entry *e, int n,
+					 unsigned long inode);
+
+/* One counter of /sys/kernel/debug/axl/stats, or -1. */
+long long axl_stat(const char *name);
+/* Poll until the live counters (files imports jobs fences) reach the given values. */
+bool axl_stats_settle(long long files, long long imports, long long jobs,
+		      long long fences, int timeout_ms);
+
+int param_set(const char *name, unsigned long value);
+long param_get(const char *name);
+
+/* Kernel log: remember the end, later scan what came after it. */
+int kmsg_mark(void);                       /* fd to keep, or -errno */
+int kmsg_scan_splats(int mark, char *first, size_t len); /* count of WARN/BUG/Oops lines */
+
+/* ---- tracefs instance ---- */
+int trace_instance_create(const char *name, const char *const *events);
+char *trace_instance_read(const char *name); /* malloc'd text or NULL */
+void trace_instance_remove(const char *name);
+
+/* ---- PRNG (splitmix64) ---- */
+uint64_t prng_next(uint64_t *state);
+
+#endif /* AXL_UTIL_H */
