@@ -17,7 +17,13 @@ import { sizeBufferKb, TraceSession } from "../trace/tracefs.ts";
 import { perfettoTrace } from "../report/perfetto.ts";
 import { renderHtmlReport } from "../report/html.ts";
 import type { WorkloadFrame } from "./frames.ts";
-import { type Environment, judge, type JudgeOptions } from "./judge.ts";
+import {
+  type Environment,
+  judge,
+  type JudgeOptions,
+  type TraceSetup,
+  type WorkloadReport,
+} from "./judge.ts";
 import type { VerifyResult } from "./schema.ts";
 import { collectTraceFacts } from "./trace_facts.ts";
 
@@ -86,6 +92,19 @@ export interface VerifyArtifacts {
   result: string;
   perfetto: string;
   html: string;
+  /** How the run was set up (trace session, workload outcome, environment): for replays. */
+  capture: string;
+}
+
+/** The non-raw inputs of the judge, saved as `capture.json` so a run can be judged again. */
+export interface CaptureRecord {
+  headline: string;
+  setup: TraceSetup;
+  workload: WorkloadReport;
+  environment: Environment;
+  notes: string[];
+  bufinfoUnavailable: string | null;
+  perf: { unavailable: string } | { event: string; reason: string };
 }
 
 /**
@@ -142,6 +161,7 @@ export async function runVerify(
     result: join(o.artifacts, "result.json"),
     perfetto: join(o.artifacts, "trace.json"),
     html: join(o.artifacts, "report.html"),
+    capture: join(o.artifacts, "capture.json"),
   };
   await Deno.writeTextFile(art.bufinfo, "");
   const graph = o.graph ?? true;
@@ -258,6 +278,34 @@ export async function runVerify(
       ]);
       perf = { summary, event: perfEvent.event, reason: perfEvent.reason };
     }
+    const workload: WorkloadReport = {
+      kind: o.workload.kind,
+      description: o.workload.description,
+      pids: running.pids,
+      framesSubmitted: outcome.framesSubmitted,
+      exitCode: outcome.exitCode,
+      mapRefs: [...mapRefs.values()],
+      ...(outcome.frames ? { frames: outcome.frames } : {}),
+      ...(outcome.stderrTail ? { stderrTail: outcome.stderrTail } : {}),
+    };
+    const environment: Environment = {
+      ...env,
+      device: o.device?.name ?? "",
+      simulated: o.device?.simulated ?? false,
+      pmu: perfEvent?.event === "cycles",
+    };
+    const capture: CaptureRecord = {
+      headline: o.headline,
+      setup,
+      workload,
+      environment,
+      notes,
+      bufinfoUnavailable: bufinfoUnavailable ?? null,
+      perf: "unavailable" in perf
+        ? { unavailable: perf.unavailable }
+        : { event: perf.event, reason: perf.reason },
+    };
+    await Deno.writeTextFile(art.capture, JSON.stringify(capture, null, 2) + "\n");
     const result = judge({
       headline: o.headline,
       trace: facts,
@@ -265,22 +313,8 @@ export async function runVerify(
       ...(loss ? { loss } : {}),
       bufinfo,
       perf,
-      workload: {
-        kind: o.workload.kind,
-        description: o.workload.description,
-        pids: running.pids,
-        framesSubmitted: outcome.framesSubmitted,
-        exitCode: outcome.exitCode,
-        mapRefs: [...mapRefs.values()],
-        ...(outcome.frames ? { frames: outcome.frames } : {}),
-        ...(outcome.stderrTail ? { stderrTail: outcome.stderrTail } : {}),
-      },
-      environment: {
-        ...env,
-        device: o.device?.name ?? "",
-        simulated: o.device?.simulated ?? false,
-        pmu: perfEvent?.event === "cycles",
-      },
+      workload,
+      environment,
       notes,
       ...(o.judge ? { options: o.judge } : {}),
     });
