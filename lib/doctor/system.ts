@@ -1,0 +1,91 @@
+/**
+ * {@linkcode SystemView}: the read-only window onto `/proc`, `/sys`, `/dev` and
+ * `/boot` that every doctor check goes through. {@linkcode systemAt} reads a real
+ * file system, either `/` or a tree captured by `tests/fixtures/doctor/capture.sh`,
+ * so the checks are pure functions of what the view returns.
+ *
+ * @module
+ */
+
+/** What a path is, as far as the caller may know. */
+export type PathKind = "file" | "dir" | "device" | "missing" | "denied" | "other";
+
+/** Read-only access to a machine's files; every path is absolute on that machine. */
+export interface SystemView {
+  /** Where the machine's `/` is on this host (`/` for the running system). */
+  readonly root: string;
+  /** File content as text; `undefined` when missing or unreadable. */
+  readText(path: string): string | undefined;
+  /** File content as bytes; `undefined` when missing or unreadable. */
+  readBytes(path: string): Uint8Array | undefined;
+  /** Entry names of a directory, sorted; `undefined` when missing or unreadable. */
+  list(dir: string): string[] | undefined;
+  /** Target of a symlink; `undefined` when it is not one. */
+  readLink(path: string): string | undefined;
+  /** What is at `path` (following symlinks). */
+  kind(path: string): PathKind;
+  /** True when `path` is a regular file with an execute bit set. */
+  isExecutable(path: string): boolean;
+  /** True when this process can open `path` for reading. */
+  canOpen(path: string): boolean;
+}
+
+function join(root: string, path: string): string {
+  if (!path.startsWith("/")) throw new TypeError(`path must be absolute: '${path}'`);
+  return root === "/" ? path : root.replace(/\/+$/, "") + path;
+}
+
+function tryOr<T>(fn: () => T, fallback: T): T {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * A {@linkcode SystemView} of the file system under `root` (default `/`).
+ *
+ * @example Read the kernel release of the running system
+ * ```ts
+ * import { systemAt } from "./system.ts";
+ * const release = systemAt("/").readText("/proc/sys/kernel/osrelease");
+ * if (release === undefined) throw new Error("no /proc");
+ * ```
+ */
+export function systemAt(root = "/"): SystemView {
+  if (!root.startsWith("/")) throw new TypeError(`root must be an absolute path: '${root}'`);
+  const decoder = new TextDecoder();
+  return {
+    root,
+    readBytes: (path) => tryOr(() => Deno.readFileSync(join(root, path)), undefined),
+    readText(path) {
+      const bytes = this.readBytes(path);
+      return bytes === undefined ? undefined : decoder.decode(bytes);
+    },
+    list: (dir) =>
+      tryOr(() => [...Deno.readDirSync(join(root, dir))].map((e) => e.name).sort(), undefined),
+    readLink: (path) => tryOr(() => Deno.readLinkSync(join(root, path)), undefined),
+    kind(path) {
+      try {
+        const st = Deno.statSync(join(root, path));
+        if (st.isFile) return "file";
+        if (st.isDirectory) return "dir";
+        if (st.isCharDevice || st.isBlockDevice) return "device";
+        return "other";
+      } catch (err) {
+        return err instanceof Deno.errors.PermissionDenied ? "denied" : "missing";
+      }
+    },
+    isExecutable: (path) =>
+      tryOr(() => {
+        const st = Deno.statSync(join(root, path));
+        return st.isFile && ((st.mode ?? 0) & 0o111) !== 0;
+      }, false),
+    canOpen: (path) =>
+      tryOr(() => {
+        Deno.openSync(join(root, path), { read: true }).close();
+        return true;
+      }, false),
+  };
+}
