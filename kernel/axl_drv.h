@@ -27,10 +27,9 @@ struct sg_table;
 #define AXL_TIMELINE_NAME "metis-0"
 
 /*
- * Largest frame the engine accepts, in samples (width * height). Keeps every
- * histogram bin within a u32 and the engine's time per job bounded.
+ * AXL_IMPORT_MAX_SAMPLES (width * height) keeps every histogram bin within a
+ * u32 and the engine's time per job bounded.
  */
-#define AXL_MAX_SAMPLES (1U << 28)
 
 /**
  * struct axl_frame - validated geometry of an imported frame

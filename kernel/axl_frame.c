@@ -32,7 +32,7 @@ int axl_frame_init(struct axl_frame *frame, u32 pixfmt, u32 width,
 	u32 line, last;
 
 	memset(frame, 0, sizeof(*frame));
-	if (!width || !height || (u64)width * height > AXL_MAX_SAMPLES)
+	if (!width || !height || (u64)width * height > AXL_IMPORT_MAX_SAMPLES)
 		return -EINVAL;
 
 	frame->nplanes = 1;
@@ -50,7 +50,7 @@ int axl_frame_init(struct axl_frame *frame, u32 pixfmt, u32 width,
 	case AXL_PIXFMT_YUYV:
 		if (width & 1)
 			return -EINVAL;
-		line = width * 2; /* width <= AXL_MAX_SAMPLES: no overflow */
+		line = width * 2; /* width <= AXL_IMPORT_MAX_SAMPLES: no overflow */
 		break;
 	default:
 		return -EINVAL;

@@ -79,6 +79,9 @@ struct axl_info {
 #define AXL_IMPORT_VALID_FLAGS \
 	(AXL_IMPORT_TO_DEVICE | AXL_IMPORT_FROM_DEVICE | AXL_IMPORT_BIDIRECTIONAL)
 
+/* Largest width * height AXL_IOCTL_IMPORT_FD accepts. */
+#define AXL_IMPORT_MAX_SAMPLES (1U << 28)
+
 /* AXL_IMPORT_FD output flags. */
 #define AXL_IMPORT_OUT_CONTIGUOUS (1U << 0) /* one contiguous IOVA range */
 
@@ -100,7 +103,12 @@ struct axl_info {
  * @reserved:  must be zero.
  *
  * The frame described by width, height, pixfmt and stride must fit in the
- * buffer, or the import fails with -EINVAL.
+ * buffer, or the import fails with -EINVAL. Layout: every plane has
+ * @stride bytes per line (2 * width when packed for YUYV, width otherwise);
+ * NV12's interleaved chroma plane follows the luma plane at offset
+ * stride * height and has height / 2 lines, so the frame takes
+ * stride * height * 3 / 2 bytes. NV12 needs an even width and height, YUYV
+ * an even width, and width * height may not exceed AXL_IMPORT_MAX_SAMPLES.
  */
 struct axl_import_fd {
 	__s32 fd;
@@ -182,7 +190,6 @@ struct axl_release {
  * @luma_sum:   sum of the luma samples; mean = luma_sum / (width * height).
  * @crc32:      CRC-32 (IEEE 802.3, as zlib's crc32()) over the payload bytes
  *              of every plane in order, line by line, stride padding excluded.
- * @pad:        zero.
  * @histogram:  luma histogram, 256 bins.
  *
  * For RAW and GREY the "luma" plane is the whole frame; for YUYV it is every
