@@ -58,17 +58,26 @@ export function systemAt(root = "/"): SystemView {
   const decoder = new TextDecoder();
   return {
     root,
-    readBytes: (path) => tryOr(() => Deno.readFileSync(join(root, path)), undefined),
+    readBytes(path) {
+      const full = join(root, path);
+      return tryOr(() => Deno.readFileSync(full), undefined);
+    },
     readText(path) {
       const bytes = this.readBytes(path);
       return bytes === undefined ? undefined : decoder.decode(bytes);
     },
-    list: (dir) =>
-      tryOr(() => [...Deno.readDirSync(join(root, dir))].map((e) => e.name).sort(), undefined),
-    readLink: (path) => tryOr(() => Deno.readLinkSync(join(root, path)), undefined),
+    list(dir) {
+      const full = join(root, dir);
+      return tryOr(() => [...Deno.readDirSync(full)].map((e) => e.name).sort(), undefined);
+    },
+    readLink(path) {
+      const full = join(root, path);
+      return tryOr(() => Deno.readLinkSync(full), undefined);
+    },
     kind(path) {
+      const full = join(root, path);
       try {
-        const st = Deno.statSync(join(root, path));
+        const st = Deno.statSync(full);
         if (st.isFile) return "file";
         if (st.isDirectory) return "dir";
         if (st.isCharDevice || st.isBlockDevice) return "device";
@@ -77,15 +86,19 @@ export function systemAt(root = "/"): SystemView {
         return err instanceof Deno.errors.PermissionDenied ? "denied" : "missing";
       }
     },
-    isExecutable: (path) =>
-      tryOr(() => {
-        const st = Deno.statSync(join(root, path));
+    isExecutable(path) {
+      const full = join(root, path);
+      return tryOr(() => {
+        const st = Deno.statSync(full);
         return st.isFile && ((st.mode ?? 0) & 0o111) !== 0;
-      }, false),
-    canOpen: (path) =>
-      tryOr(() => {
-        Deno.openSync(join(root, path), { read: true }).close();
+      }, false);
+    },
+    canOpen(path) {
+      const full = join(root, path);
+      return tryOr(() => {
+        Deno.openSync(full, { read: true }).close();
         return true;
-      }, false),
+      }, false);
+    },
   };
 }
