@@ -182,12 +182,22 @@ export class PerfRecording {
  * for await (const s of parsePerfScript(perfScript("/tmp/perf.data"))) console.log(s.comm);
  * ```
  */
-export function perfScript(data: string, perf = "perf"): ReadableStream<Uint8Array> {
+export function perfScript(
+  data: string,
+  perf = "perf",
+  stderrFile?: string,
+): ReadableStream<Uint8Array> {
+  // No "cpu" field: per-process recordings (-p) do not sample the CPU number.
   const child = new Deno.Command(perf, {
-    args: ["script", "-i", data, "-F", "comm,pid,tid,cpu,time,period,event,ip,sym,dso"],
+    args: ["script", "-i", data, "-F", "comm,pid,tid,time,period,event,ip,sym,dso"],
     stdin: "null",
     stdout: "piped",
-    stderr: "null",
+    stderr: stderrFile ? "piped" : "null",
   }).spawn();
+  if (stderrFile) {
+    child.stderr.pipeTo(
+      Deno.openSync(stderrFile, { write: true, create: true, truncate: true }).writable,
+    );
+  }
   return child.stdout;
 }

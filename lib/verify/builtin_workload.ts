@@ -27,7 +27,13 @@ export function builtinWorkload(options: WorkloadOptions = {}, label?: string): 
     pidsBeforeStart: [Deno.pid],
     start() {
       const abort = new AbortController();
-      const done: Promise<WorkloadOutcome> = runWorkload({ ...options, signal: abort.signal }).then(
+      const done: Promise<WorkloadOutcome> = runWorkload({
+        // Waiting on a thread keeps the event loop free, so the bufinfo sampler runs while
+        // a frame is imported.
+        syncWait: false,
+        ...options,
+        signal: abort.signal,
+      }).then(
         (r) => ({
           exitCode: 0,
           framesSubmitted: r.submitted,

@@ -271,7 +271,7 @@ export async function runVerify(
     };
     if (recording && !perfUnavailable && perfEvent) {
       art.perfScript = join(o.artifacts, "perf.script");
-      const [a, b] = perfScript(perfData, o.perfBinary).tee();
+      const [a, b] = perfScript(perfData, o.perfBinary, join(o.artifacts, "perf-script.err")).tee();
       const [, summary] = await Promise.all([
         Deno.writeFile(art.perfScript, a),
         summarizePerf(parsePerfScript(b, art.perfScript), { pids: running.pids }),
