@@ -67,7 +67,7 @@ struct axl_frame {
  */
 struct axl_file {
 	struct kref ref;
-	struct mutex lock;
+	struct mutex lock;	/* handle table; see above */
 	struct xarray imports;
 	u32 next_handle;
 	u32 nr_imports;

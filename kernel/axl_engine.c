@@ -63,8 +63,8 @@ MODULE_PARM_DESC(stall_ms, "Extra run time of every job in milliseconds (0: none
  * @timer:      queues @work when the head job is due or times out.
  */
 static struct axl_engine {
-	spinlock_t lock;
-	spinlock_t fence_lock;
+	spinlock_t lock;	/* the queue and its jobs */
+	spinlock_t fence_lock;	/* every fence on the timeline */
 	struct list_head queue;
 	u64 context;
 	u64 seqno;
@@ -89,7 +89,11 @@ static void axl_fence_release(struct dma_fence *fence)
 {
 	atomic64_dec(&axl_stats.fences);
 	dma_fence_free(fence);
-	/* taken in axl_engine_push(): these ops must outlive the fence */
+	/*
+	 * Taken in axl_engine_push(): these ops must outlive the fence.
+	 * Only the return from this function runs after the put, the same
+	 * narrow window every module_put() at the end of a callback has.
+	 */
 	module_put(THIS_MODULE);
 }
 

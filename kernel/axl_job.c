@@ -211,11 +211,15 @@ void axl_job_complete(struct axl_job *job, int status)
 	axl_import_put(imp);
 	axl_file_put(job->file);
 	kfree(job);
-	/* may drop the last module reference: nothing of ours runs after it here */
+	/*
+	 * May drop the last module reference. This runs in the engine's
+	 * worker, and module exit waits for that worker, so returning into
+	 * it stays safe.
+	 */
 	dma_fence_put(fence);
 }
 
-/* Publish the job; returns the fence with a reference, or why the answer could not be given. */
+/* Queue the job and answer user space; on failure the job is cancelled, its fence still signals. */
 static int axl_submit_publish(struct axl_job *job, struct axl_submit *args,
 			      void __user *uarg, int fd)
 {

@@ -62,7 +62,8 @@ static int frame_make(struct frame *f, uint32_t pixfmt, uint32_t w, uint32_t h,
 	f->map = buf_map(f->fd, f->len);
 	if (!f->map)
 		return -errno;
-	if ((ret = buf_sync(f->fd, true, true)))
+	ret = buf_sync(f->fd, true, true);
+	if (ret)
 		return ret;
 	frame_fill(&f->g, f->map, seed);
 	return buf_sync(f->fd, false, true);
@@ -273,7 +274,8 @@ static int run_frame(int dev, const struct axl_info *info, uint32_t pixfmt,
 	FAIL_IF(st.timestamp_ns < sub.submit_ns, "signalled %llu before submit %llu",
 		(unsigned long long)st.timestamp_ns, (unsigned long long)sub.submit_ns);
 
-	if ((ret = result_check(res, &ref, sub.seqno)) != KSFT_PASS)
+	ret = result_check(res, &ref, sub.seqno);
+	if (ret != KSFT_PASS)
 		return ret;
 	/* the job is over once the fence signals: release must succeed now */
 	EXPECT_RET(axl_release(dev, imp.handle), 0);
@@ -408,6 +410,7 @@ static int case_bad_fds(void)
 {
 	struct frame f = { .fd = -1 };
 	struct axl_import_fd imp;
+	struct axl_submit sub;
 	int dev = axl_open_dev(), closed, null, res;
 
 	FAIL_IF(dev < 0, "open: %s", axl_errname(dev));
@@ -435,7 +438,6 @@ static int case_bad_fds(void)
 	/* a fence fd is a file but not a dma-buf */
 	EXPECT_RET(axl_import(dev, f.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &imp), 0);
 	res = heap_alloc(PAGE);
-	struct axl_submit sub;
 	EXPECT_RET(axl_submit(dev, imp.handle, res, 0, &sub), 0);
 	EXPECT_RET(axl_import(dev, sub.fence_fd, 64, 64, AXL_PIXFMT_GREY, 0,
 			      AXL_IMPORT_TO_DEVICE, NULL), -EINVAL);
@@ -449,14 +451,40 @@ static int case_bad_fds(void)
 	return KSFT_PASS;
 }
 
-static int import_req(int dev, struct axl_import_fd *req)
-{
-	return axl_ioctl(dev, AXL_IOCTL_IMPORT_FD, req);
-}
+/* A GREY 64x64 import of a 4096-byte buffer, with some fields changed. */
+#define REQ(...) { .width = 64, .height = 64, .pixfmt = AXL_PIXFMT_GREY, \
+		   .flags = AXL_IMPORT_TO_DEVICE, __VA_ARGS__ }
+
+static const struct {
+	const char *what;
+	struct axl_import_fd req;
+} bad_imports[] = {
+	{ "no direction", REQ(.flags = 0) },
+	{ "two directions", REQ(.flags = AXL_IMPORT_TO_DEVICE | AXL_IMPORT_FROM_DEVICE) },
+	{ "all directions", REQ(.flags = AXL_IMPORT_VALID_FLAGS) },
+	{ "unknown flag", REQ(.flags = 8) },
+	{ "unknown flag with a direction", REQ(.flags = AXL_IMPORT_TO_DEVICE | 0x10) },
+	{ "top flag bit", REQ(.flags = 1u << 31) },
+	{ "every flag bit", REQ(.flags = 0xffffffff) },
+	{ "pad", REQ(.pad = 1) },
+	{ "reserved[0]", REQ(.reserved = { 1, 0 }) },
+	{ "reserved[1]", REQ(.reserved = { 0, 1ull << 63 }) },
+	{ "unknown pixfmt", REQ(.pixfmt = 0x12345678) },
+	{ "zero width", REQ(.width = 0) },
+	{ "zero height", REQ(.height = 0) },
+	{ "stride below the line", REQ(.stride = 63) },
+	{ "width*height over the limit", REQ(.width = 1u << 16, .height = 1u << 16) },
+	{ "everything at the maximum", REQ(.width = ~0u, .height = ~0u, .stride = ~0u) },
+	{ "odd YUYV width", REQ(.pixfmt = AXL_PIXFMT_YUYV, .width = 31, .height = 2) },
+	{ "odd NV12 width", REQ(.pixfmt = AXL_PIXFMT_NV12, .width = 63, .height = 2) },
+	{ "odd NV12 height", REQ(.pixfmt = AXL_PIXFMT_NV12, .width = 64, .height = 3) },
+	{ "one line more than the buffer", REQ(.height = 65) },
+	{ "one byte of stride more than the buffer", REQ(.stride = 65) },
+	{ "one pixel wider than the buffer", REQ(.width = 65) },
+};
 
 static int case_bad_args(void)
 {
-	static const uint32_t bad_flags[] = { 0, 3, 5, 6, 7, 8, 0x10, 1u << 31, 0xffffffff };
 	struct frame f = { .fd = -1 }, nv = { .fd = -1 };
 	struct axl_import_fd req, imp;
 	struct axl_submit sub;
@@ -471,37 +499,15 @@ static int case_bad_args(void)
 	res = heap_alloc(PAGE);
 	FAIL_IF(res < 0, "alloc");
 
-#define BASE_REQ(r) do { memset(&(r), 0, sizeof(r)); (r).fd = f.fd; (r).width = 64; \
-	(r).height = 64; (r).pixfmt = AXL_PIXFMT_GREY; (r).flags = AXL_IMPORT_TO_DEVICE; } while (0)
-
-	for (size_t i = 0; i < sizeof(bad_flags) / sizeof(bad_flags[0]); i++) {
-		BASE_REQ(req);
-		req.flags = bad_flags[i];
-		EXPECT_RET(import_req(dev, &req), -EINVAL);
+	for (size_t i = 0; i < ARRAY_SIZE(bad_imports); i++) {
+		req = bad_imports[i].req;
+		req.fd = f.fd;
+		FAIL_IF(axl_ioctl(dev, AXL_IOCTL_IMPORT_FD, &req) != -EINVAL,
+			"import with %s did not fail with EINVAL", bad_imports[i].what);
 	}
-	BASE_REQ(req); req.pad = 1;                  EXPECT_RET(import_req(dev, &req), -EINVAL);
-	BASE_REQ(req); req.reserved[0] = 1;          EXPECT_RET(import_req(dev, &req), -EINVAL);
-	BASE_REQ(req); req.reserved[1] = 1ull << 63; EXPECT_RET(import_req(dev, &req), -EINVAL);
-	BASE_REQ(req); req.pixfmt = 0x12345678;      EXPECT_RET(import_req(dev, &req), -EINVAL);
-	BASE_REQ(req); req.width = 0;                EXPECT_RET(import_req(dev, &req), -EINVAL);
-	BASE_REQ(req); req.height = 0;               EXPECT_RET(import_req(dev, &req), -EINVAL);
-	BASE_REQ(req); req.stride = 63;              EXPECT_RET(import_req(dev, &req), -EINVAL);
-	BASE_REQ(req); req.width = 65;               EXPECT_RET(import_req(dev, &req), -EINVAL);
-	BASE_REQ(req); req.width = 1u << 16; req.height = 1u << 16;
-	EXPECT_RET(import_req(dev, &req), -EINVAL);
-	BASE_REQ(req); req.width = 0xffffffff; req.height = 0xffffffff; req.stride = 0xffffffff;
-	EXPECT_RET(import_req(dev, &req), -EINVAL);
-	BASE_REQ(req); req.pixfmt = AXL_PIXFMT_YUYV; req.width = 31; req.height = 2;
-	EXPECT_RET(import_req(dev, &req), -EINVAL);
-	BASE_REQ(req); req.pixfmt = AXL_PIXFMT_NV12; req.width = 63; req.height = 2;
-	EXPECT_RET(import_req(dev, &req), -EINVAL);
-	BASE_REQ(req); req.pixfmt = AXL_PIXFMT_NV12; req.width = 64; req.height = 3;
-	EXPECT_RET(import_req(dev, &req), -EINVAL);
-	/* 64x64 GREY fills 4096 bytes exactly: one more line does not fit */
-	BASE_REQ(req); req.height = 65;              EXPECT_RET(import_req(dev, &req), -EINVAL);
-	BASE_REQ(req); req.stride = 65;              EXPECT_RET(import_req(dev, &req), -EINVAL);
 	/* the exact fit is fine */
-	BASE_REQ(req);                               EXPECT_RET(import_req(dev, &req), 0);
+	req = (struct axl_import_fd)REQ(.fd = f.fd);
+	EXPECT_RET(axl_ioctl(dev, AXL_IOCTL_IMPORT_FD, &req), 0);
 	EXPECT_RET(axl_release(dev, req.handle), 0);
 	/* NV12 counts both planes: 640x480 fits its 113 pages, 640x484 does not */
 	EXPECT_RET(axl_import(dev, nv.fd, 640, 484, AXL_PIXFMT_NV12, 0, AXL_IMPORT_TO_DEVICE, NULL), -EINVAL);
@@ -632,6 +638,8 @@ static int case_handles(void)
 {
 	struct frame f = { .fd = -1 };
 	struct axl_import_fd a, b, c;
+	struct axl_submit sub;
+	struct fence_state st;
 	int dev = axl_open_dev(), res;
 
 	FAIL_IF(dev < 0, "open: %s", axl_errname(dev));
@@ -660,8 +668,6 @@ static int case_handles(void)
 	/* the import holds its own reference: closing the fd changes nothing */
 	EXPECT_RET(axl_import(dev, f.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &a), 0);
 	frame_free(&f);
-	struct axl_submit sub;
-	struct fence_state st;
 	EXPECT_RET(axl_submit(dev, a.handle, res, 0, &sub), 0);
 	FAIL_IF(fence_finish(sub.fence_fd, &st) != 1, "fence status %d", st.status);
 	EXPECT_RET(axl_release(dev, a.handle), 0);
@@ -713,7 +719,7 @@ static int case_limits(void)
 	struct axl_import_fd imp, first;
 	struct axl_submit sub;
 	struct axl_info info;
-	int dev = open_dev_info(&info), res, *fences;
+	int dev = open_dev_info(&info), dev2, res, *fences;
 
 	FAIL_IF(dev < 0, "open: %s", axl_errname(dev));
 	EXPECT_RET(frame_make(&f, AXL_PIXFMT_GREY, 64, 64, 0, 1), 0);
@@ -725,7 +731,8 @@ static int case_limits(void)
 	EXPECT_RET(axl_info(dev, &info), 0);
 	FAIL_IF(info.file_imports != info.max_imports, "file_imports %u", info.file_imports);
 	/* another open file has its own budget */
-	int dev2 = axl_open_dev();
+	dev2 = axl_open_dev();
+	FAIL_IF(dev2 < 0, "open: %s", axl_errname(dev2));
 	EXPECT_RET(axl_import(dev2, f.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, NULL), 0);
 	close(dev2);
 	EXPECT_RET(axl_release(dev, first.handle), 0);
@@ -783,7 +790,8 @@ static int case_isolation(void)
 
 	/* another open file in this process */
 	dev2 = axl_open_dev();
-	if ((ret = isolation_probe(dev2, imp.handle, res)) != KSFT_PASS)
+	ret = isolation_probe(dev2, imp.handle, res);
+	if (ret != KSFT_PASS)
 		return ret;
 	close(dev2);
 
@@ -848,7 +856,8 @@ static int case_order(void)
 		FAIL_IF(ret != 1, "job %d: fence status %d", i, ret);
 		FAIL_IF(i && st[i].timestamp_ns < st[i - 1].timestamp_ns,
 			"job %d signalled before job %d", i, i - 1);
-		if ((ret = result_check(res[i], &ref, sub[i].seqno)) != KSFT_PASS)
+		ret = result_check(res[i], &ref, sub[i].seqno);
+		if (ret != KSFT_PASS)
 			return ret;
 		close(sub[i].fence_fd);
 		close(res[i]);
@@ -1128,5 +1137,5 @@ int main(void)
 		return KSFT_SKIP;
 	}
 	kmsg_at_start = kmsg_mark();
-	return tap_run(cases, sizeof(cases) / sizeof(cases[0]));
+	return tap_run(cases, ARRAY_SIZE(cases));
 }

@@ -104,13 +104,20 @@ static bool chance(struct worker *w, uint32_t percent)
 static int pick_fd(struct worker *w)
 {
 	switch (below(w, 12)) {
-	case 0: return -1;
-	case 1: return null_fd;
-	case 2: return w->devs[below(w, 3)];
-	case 3: return w->nfences ? w->fences[below(w, (uint32_t)w->nfences)] : -1;
-	case 4: return (int)rnd(w);
-	case 5: return 1000 + (int)below(w, 24); /* very likely closed */
-	default: return bufs[below(w, NBUFS)];
+	case 0:
+		return -1;
+	case 1:
+		return null_fd;
+	case 2:
+		return w->devs[below(w, 3)];
+	case 3:
+		return w->nfences ? w->fences[below(w, (uint32_t)w->nfences)] : -1;
+	case 4:
+		return (int)rnd(w);
+	case 5:
+		return 1000 + (int)below(w, 24); /* very likely closed */
+	default:
+		return bufs[below(w, NBUFS)];
 	}
 }
 
@@ -119,7 +126,7 @@ static uint32_t pick_dim(struct worker *w)
 	static const uint32_t dims[] = { 0, 1, 2, 3, 63, 64, 320, 480, 640, 1080, 1920,
 					 4096, 16384, 65535, 0x10000, 0xffffffff };
 
-	return chance(w, 85) ? dims[below(w, sizeof(dims) / sizeof(dims[0]))] : rnd(w);
+	return chance(w, 85) ? dims[below(w, ARRAY_SIZE(dims))] : rnd(w);
 }
 
 static uint32_t pick_handle(struct worker *w, int d)
@@ -247,7 +254,7 @@ static unsigned long pick_unknown_cmd(struct worker *w)
 		}
 		bool vfs = false;
 
-		for (size_t i = 0; i < sizeof(vfs_types) / sizeof(vfs_types[0]); i++)
+		for (size_t i = 0; i < ARRAY_SIZE(vfs_types); i++)
 			vfs |= _IOC_TYPE(cmd) == vfs_types[i];
 		if (vfs)
 			continue;
@@ -374,10 +381,18 @@ static void do_churn(struct worker *w)
 static void do_faults(struct worker *w)
 {
 	switch (below(w, 4)) {
-	case 0: param_set("fail_next", below(w, 3)); break;
-	case 1: param_set("stall_next", 1); break;
-	case 2: param_set("fail_every", below(w, 2) ? 0 : 7); break;
-	default: param_set("latency_us", below(w, 2) ? 50 : 3000); break;
+	case 0:
+		param_set("fail_next", below(w, 3));
+		break;
+	case 1:
+		param_set("stall_next", 1);
+		break;
+	case 2:
+		param_set("fail_every", below(w, 2) ? 0 : 7);
+		break;
+	default:
+		param_set("latency_us", below(w, 2) ? 50 : 3000);
+		break;
 	}
 }
 
@@ -491,11 +506,21 @@ static int parse(int argc, char **argv)
 		opt.seed = strtoull(env, NULL, 0);
 	while ((c = getopt_long(argc, argv, "s:n:t:l:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 's': opt.seed = strtoull(optarg, NULL, 0); break;
-		case 'n': opt.iterations = atol(optarg); break;
-		case 't': opt.threads = atoi(optarg); break;
-		case 'l': opt.time_limit = atoi(optarg); break;
-		default: usage(argv[0]); return -1;
+		case 's':
+			opt.seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'n':
+			opt.iterations = atol(optarg);
+			break;
+		case 't':
+			opt.threads = atoi(optarg);
+			break;
+		case 'l':
+			opt.time_limit = atoi(optarg);
+			break;
+		default:
+			usage(argv[0]);
+			return -1;
 		}
 	}
 	if (opt.iterations < 1 || opt.threads < 1 || opt.threads > 16 || opt.time_limit < 1) {
@@ -542,7 +567,8 @@ int main(int argc, char **argv)
 	/* fast jobs, short default timeout: stalls must not eat the time budget */
 	param_set("latency_us", 200);
 	param_set("timeout_ms", 20);
-	if ((ret = setup()) || axl_info(shared_dev, &info)) {
+	ret = setup();
+	if (ret || axl_info(shared_dev, &info)) {
 		printf("not ok 1 setup # %s\n", axl_errname(ret));
 		return KSFT_FAIL;
 	}

@@ -60,18 +60,18 @@ static const char *const tunables[] = {
 };
 
 struct saved_params {
-	long value[sizeof(tunables) / sizeof(tunables[0])];
+	long value[ARRAY_SIZE(tunables)];
 };
 
 static void params_save(struct saved_params *s)
 {
-	for (size_t i = 0; i < sizeof(tunables) / sizeof(tunables[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(tunables); i++)
 		s->value[i] = param_get(tunables[i]);
 }
 
 static void params_restore(const struct saved_params *s)
 {
-	for (size_t i = 0; i < sizeof(tunables) / sizeof(tunables[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(tunables); i++)
 		if (s->value[i] >= 0)
 			param_set(tunables[i], (unsigned long)s->value[i]);
 }
@@ -594,7 +594,7 @@ int kmsg_scan_splats(int mark, char *first, size_t len)
 		if (n <= 0)
 			break;
 		rec[n] = 0;
-		for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(pats); i++) {
 			if (strstr(rec, pats[i])) {
 				if (!hits && first && len)
 					snprintf(first, len, "%s", rec);

@@ -19,6 +19,8 @@
 #define KSFT_FAIL 1
 #define KSFT_SKIP 4
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 #define AXL_DEV_PATH "/dev/" AXL_DEVICE_NAME
 #define AXL_PARAM_DIR "/sys/module/axl/parameters"
 
@@ -34,7 +36,7 @@ struct axl_case {
 	int (*run)(void);
 };
 
-void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+__attribute__((format(printf, 1, 2))) void tap_diag(const char *fmt, ...);
 /* Runs every case in a child, restoring module parameters after each. */
 int tap_run(const struct axl_case *cases, size_t n);
 
