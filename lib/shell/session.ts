@@ -1,0 +1,373 @@
+/**
+ * {@linkcode Session}: everything one shell session created — the device, dma-bufs,
+ * imports, jobs, producers, frames, trace captures — with the variables they are bound
+ * to, so they can be listed on demand and released, in dependency order, on exit.
+ *
+ * @module
+ */
+import { Device, Import, Job } from "../device.ts";
+import { DmaBuf } from "../dmabuf.ts";
+import type { Frame, FrameLayout } from "../frame.ts";
+import type { Producer } from "../producers/producer.ts";
+import type { ReferenceResult } from "../reference.ts";
+import { Evaluator, type Scope } from "./evaluator.ts";
+import { installModules } from "./modules.ts";
+
+/** Kinds of objects a session tracks, in the order they are released. */
+export const OBJECT_KINDS = [
+  "frame",
+  "job",
+  "import",
+  "trace",
+  "producer",
+  "buffer",
+  "device",
+] as const;
+/** One of {@linkcode OBJECT_KINDS}. */
+export type ObjectKind = typeof OBJECT_KINDS[number];
+
+/** Something with a stop (a trace capture); tracked as kind `trace`. */
+export interface Stoppable {
+  /** What it is, for listings. */
+  readonly description: string;
+  /** True once stopped. */
+  readonly stopped: boolean;
+  /** Stops and frees what it holds; idempotent. */
+  stop(): Promise<unknown> | unknown;
+}
+
+/** A tracked object. */
+export interface Tracked {
+  /** Session-wide number, shown as `#N`. */
+  readonly id: number;
+  /** What it is. */
+  readonly kind: ObjectKind;
+  /** The object itself. */
+  readonly object: unknown;
+  /** The input that created it. */
+  readonly origin: string;
+}
+
+/** What the session knows about a buffer it allocated. */
+export interface BufferMeta {
+  /** Frame layout, when allocated as a frame. */
+  layout?: FrameLayout;
+  /** How it was filled (`pattern seed 1`, `zero`, `0x80`). */
+  fill?: string;
+  /** The engine result the content must produce (known for filled frames). */
+  reference?: ReferenceResult;
+}
+
+/** Options of {@linkcode Session}. */
+export interface SessionOptions {
+  /** Device node (default: `AXL_DEVICE` or /dev/axl). */
+  device?: string;
+  /** Default heap for allocations (default `system`). */
+  heap?: string;
+}
+
+/** Result of {@linkcode Session.releaseAll}. */
+export interface ReleaseReport {
+  /** One line per released object. */
+  released: string[];
+  /** One line per object that failed to release. */
+  errors: string[];
+}
+
+function isProducer(v: object): v is Producer {
+  const p = v as Partial<Producer>;
+  return typeof p.next === "function" && typeof p.recycle === "function" &&
+    typeof p.close === "function" && typeof p.name === "string";
+}
+
+function isFrame(v: object): v is Frame {
+  const f = v as Partial<Frame>;
+  return f.buffer instanceof DmaBuf && Array.isArray(f.planes) && typeof f.sequence === "number";
+}
+
+const IDENTIFIER = /^[\p{ID_Start}$_][\p{ID_Continue}$]*$/u;
+
+/**
+ * One shell session.
+ *
+ * @example Bind values and list what is tracked
+ * ```ts
+ * import { Session } from "./session.ts";
+ * const s = new Session();
+ * const names = s.bind({ answer: 42 }, "x");
+ * if (names.join() !== "$1,x" || s.scope.x !== s.scope.$1) throw new Error("unexpected");
+ * if (s.live().length !== 0) throw new Error("nothing tracked yet");
+ * ```
+ */
+export class Session {
+  /** The JavaScript evaluator sharing {@linkcode Session.scope}. */
+  readonly evaluator: Evaluator;
+  /** Default heap for allocations. */
+  readonly heap: string;
+  readonly #devicePath: string | undefined;
+  #device: Device | undefined;
+  #nextVar = 1;
+  #nextId = 1;
+  readonly #objects: Tracked[] = [];
+  readonly #byObject = new Map<unknown, Tracked>();
+  readonly #bufferMeta = new WeakMap<DmaBuf, BufferMeta>();
+  readonly #frameOwner = new WeakMap<object, Producer>();
+  readonly #done = new WeakSet<object>();
+
+  /** Creates an empty session; the device opens on first use. */
+  constructor(options: SessionOptions = {}) {
+    this.evaluator = new Evaluator();
+    this.heap = options.heap ?? "system";
+    this.#devicePath = options.device;
+    installModules(this.scope);
+    Object.defineProperty(this.scope, "dev", {
+      get: () => this.device(),
+      enumerable: true,
+      configurable: true,
+    });
+    Object.defineProperty(this.scope, "session", {
+      value: this,
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
+  }
+
+  /** The variables shared by commands and JavaScript. */
+  get scope(): Scope {
+    return this.evaluator.scope;
+  }
+
+  /** True once the device has been opened. */
+  get deviceOpen(): boolean {
+    return this.#device !== undefined && !this.#device.closed;
+  }
+
+  /** The session's device, opened on first use and tracked. */
+  device(): Device {
+    if (this.#device && !this.#device.closed) return this.#device;
+    this.#device = Device.open(this.#devicePath);
+    this.track("device", this.#device, "device");
+    return this.#device;
+  }
+
+  /** The next `$N` name that {@linkcode Session.bind} will use. */
+  get nextVariable(): string {
+    return `$${this.#nextVar}`;
+  }
+
+  /**
+   * Binds `value` to the next `$N` and, when given, to `name`; returns the names.
+   * Throws TypeError for a name that is not a JavaScript identifier.
+   */
+  bind(value: unknown, name?: string): string[] {
+    if (name !== undefined && !IDENTIFIER.test(name)) {
+      throw new TypeError(`not a variable name: '${name}'`);
+    }
+    const names = [`$${this.#nextVar++}`];
+    if (name !== undefined) names.push(name);
+    for (const n of names) {
+      Object.defineProperty(this.scope, n, {
+        value,
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
+    }
+    return names;
+  }
+
+  /** Starts tracking `object` (no-op when already tracked); returns its record. */
+  track(kind: ObjectKind, object: object, origin: string): Tracked {
+    const known = this.#byObject.get(object);
+    if (known) return known;
+    const t: Tracked = { id: this.#nextId++, kind, object, origin };
+    this.#objects.push(t);
+    this.#byObject.set(object, t);
+    return t;
+  }
+
+  /** The record of a tracked object. */
+  tracked(object: unknown): Tracked | undefined {
+    return this.#byObject.get(object);
+  }
+
+  /** Remembers how a buffer was allocated and filled. */
+  setBufferMeta(buf: DmaBuf, meta: BufferMeta): void {
+    this.#bufferMeta.set(buf, meta);
+  }
+
+  /** What the session knows about `buf`. */
+  bufferMeta(buf: DmaBuf): BufferMeta | undefined {
+    return this.#bufferMeta.get(buf);
+  }
+
+  /** Records that `frame` came from `producer` (release recycles it). */
+  setFrameOwner(frame: Frame, producer: Producer): void {
+    this.#frameOwner.set(frame, producer);
+  }
+
+  /** What kind of session object `value` is, if any. */
+  kindOf(value: unknown): ObjectKind | undefined {
+    if (typeof value !== "object" || value === null) return undefined;
+    if (value instanceof DmaBuf) return "buffer";
+    if (value instanceof Import) return "import";
+    if (value instanceof Job) return "job";
+    if (value instanceof Device) return "device";
+    if (isFrame(value)) return "frame";
+    if (isProducer(value)) return "producer";
+    const s = value as Partial<Stoppable>;
+    if (typeof s.stop === "function" && typeof s.stopped === "boolean") return "trace";
+    return undefined;
+  }
+
+  /** True while `t`'s object still holds something. */
+  isLive(t: Tracked): boolean {
+    const o = t.object;
+    if (this.#done.has(o as object)) return false;
+    switch (t.kind) {
+      case "buffer":
+        return !(o as DmaBuf).closed;
+      case "import":
+        return !(o as Import).released && !(o as Import).device.closed;
+      case "job":
+        return !(o as Job).fence.closed;
+      case "device":
+        return !(o as Device).closed;
+      case "trace":
+        return !(o as Stoppable).stopped;
+      default:
+        return true;
+    }
+  }
+
+  /** Tracked objects that are still live, oldest first. */
+  live(): Tracked[] {
+    return this.#objects.filter((t) => this.isLive(t));
+  }
+
+  /** Every tracked object, live or not, oldest first. */
+  all(): readonly Tracked[] {
+    return this.#objects;
+  }
+
+  /** Variable names bound to `object`. */
+  namesOf(object: unknown): string[] {
+    return Object.keys(this.scope).filter((k) => {
+      const d = Object.getOwnPropertyDescriptor(this.scope, k);
+      return d !== undefined && "value" in d && d.value === object;
+    });
+  }
+
+  /**
+   * Tracks session objects found in `value` (one level into arrays and plain objects)
+   * and in the scope's variables, and the imports and jobs of tracked devices: things
+   * made by JavaScript lines are listed and released like command results.
+   */
+  adopt(value: unknown, origin: string): void {
+    const seen = new Set<unknown>();
+    const visit = (v: unknown, depth: number): void => {
+      if (typeof v !== "object" || v === null || seen.has(v)) return;
+      seen.add(v);
+      const kind = this.kindOf(v);
+      if (kind) {
+        this.track(kind, v, origin);
+        if (kind === "import") visit((v as Import).buffer, depth);
+        if (kind === "job") {
+          visit((v as Job).input, depth);
+          visit((v as Job).result, depth);
+        }
+        return;
+      }
+      if (depth <= 0) return;
+      if (Array.isArray(v)) { for (const x of v) visit(x, depth - 1); }
+      else if (Object.getPrototypeOf(v) === Object.prototype) {
+        for (const x of Object.values(v)) visit(x, depth - 1);
+      }
+    };
+    visit(value, 1);
+    for (const k of Object.keys(this.scope)) {
+      const d = Object.getOwnPropertyDescriptor(this.scope, k);
+      if (d && "value" in d && d.value !== this) visit(d.value, 1);
+    }
+    for (const t of [...this.#objects]) {
+      if (t.kind !== "device" || !this.isLive(t)) continue;
+      const dev = t.object as Device;
+      for (const imp of dev.imports) this.track("import", imp, origin);
+      for (const job of dev.jobs) this.track("job", job, origin);
+    }
+  }
+
+  /** Releases one object by its kind; returns a line saying what was done. */
+  async release(object: unknown): Promise<string> {
+    const t = typeof object === "object" && object !== null
+      ? this.#byObject.get(object)
+      : undefined;
+    const kind = t?.kind ?? this.kindOf(object);
+    if (!kind) {
+      throw new TypeError(
+        "release: not a session object (a buffer, import, job, producer, frame, trace or device)",
+      );
+    }
+    const o = object as object;
+    const tag = t ? `#${t.id} ${kind}` : kind;
+    switch (kind) {
+      case "frame": {
+        const owner = this.#frameOwner.get(o);
+        owner?.recycle(o as Frame);
+        this.#done.add(o);
+        return `${tag}: recycled to its producer`;
+      }
+      case "job": {
+        const job = o as Job;
+        if (!job.fence.closed && job.fence.info().status === "active") {
+          // Closing an unsignalled fence is allowed; the driver still signals it.
+          await job.fence.wait(5000).catch(() => undefined);
+        }
+        job.close();
+        return `${tag} seqno ${job.seqno}: fence closed`;
+      }
+      case "import": {
+        const imp = o as Import;
+        if (imp.device.closed) return `${tag}: already released with its device`;
+        imp.release();
+        return `${tag} handle ${imp.handle}: released (inode ${imp.inode})`;
+      }
+      case "trace": {
+        await (o as Stoppable).stop();
+        return `${tag}: stopped`;
+      }
+      case "producer": {
+        (o as Producer).close();
+        this.#done.add(o);
+        return `${tag} ${(o as Producer).name}: closed`;
+      }
+      case "buffer": {
+        const buf = o as DmaBuf;
+        buf.close();
+        return `${tag} inode ${buf.inode}: closed`;
+      }
+      case "device": {
+        const dev = o as Device;
+        dev.close();
+        if (dev === this.#device) this.#device = undefined;
+        return `${tag} ${dev.path}: closed`;
+      }
+    }
+  }
+
+  /** Releases every live object, jobs before imports before buffers before the device. */
+  async releaseAll(): Promise<ReleaseReport> {
+    const report: ReleaseReport = { released: [], errors: [] };
+    for (const kind of OBJECT_KINDS) {
+      for (const t of this.live().filter((x) => x.kind === kind).reverse()) {
+        try {
+          report.released.push(await this.release(t.object));
+        } catch (err) {
+          report.errors.push(`#${t.id} ${t.kind}: ${err instanceof Error ? err.message : err}`);
+        }
+      }
+    }
+    return report;
+  }
+}
