@@ -78,6 +78,9 @@ export function frameLayout(
   if (format === "NV12" && (width % 2 || height % 2)) {
     throw new RangeError(`NV12 needs even width and height, got ${width}x${height}`);
   }
+  if (format === "YUYV" && width % 2) {
+    throw new RangeError(`YUYV needs an even width, got ${width}`);
+  }
   const planes: Plane[] = [{ offset: 0, stride: s, size: s * height, lineBytes, lines: height }];
   if (format === "NV12") {
     planes.push({
