@@ -3,8 +3,10 @@
  *
  * 1. `AXL_SHIM` (a path to the library), when set;
  * 2. `libaxl_shim.so` next to a compiled `axl` binary;
- * 3. the local build, `build/<arch>/libaxl_shim.so` (inside a compiled
- *    binary this is the copy embedded with `--include`).
+ * 3. the local build, `build/<arch>/libaxl_shim.so`; inside a binary made by
+ *    `deno compile --include build/<arch>/libaxl_shim.so` this path is the
+ *    embedded copy, which Deno writes to a temporary file before `dlopen` (so
+ *    it needs a writable, exec-allowed temporary directory).
  *
  * A library is accepted only if its API version matches this module's and
  * it was built against the uapi ABI this module expects. When nothing loads,
@@ -25,7 +27,7 @@ export const SHIM_API_VERSION = 1;
 export const EXPECTED_ABI_VERSION = 1;
 
 /** Where a candidate library path came from. */
-export type ShimSource = "env" | "beside-binary" | "local-build";
+export type ShimSource = "env" | "beside-binary" | "local-build" | "embedded";
 
 /** One place the loader looked. */
 export interface ShimAttempt {
@@ -45,9 +47,12 @@ export class ShimLoadError extends Error {
   /** Builds the message from the attempts. */
   constructor(attempts: ShimAttempt[]) {
     const lines = attempts.map((a) => `  ${a.path} (${a.source}): ${a.reason}`);
+    const compiled = attempts.some((a) => a.source === "embedded");
     super(
       `cannot load libaxl_shim.so; tried:\n${lines.join("\n")}\n` +
-        "Build it with 'deno task build', or set AXL_SHIM to the library's path.",
+        (compiled
+          ? "Put libaxl_shim.so next to the axl binary, or set AXL_SHIM to the library's path."
+          : "Build it with 'deno task build', or set AXL_SHIM to the library's path."),
     );
     this.name = "ShimLoadError";
     this.attempts = attempts;
@@ -85,9 +90,17 @@ export function shimArch(): string {
  * const c = shimCandidates({ env: "/opt/axl/libaxl_shim.so", execPath: "/usr/bin/deno" });
  * if (c[0]?.source !== "env") throw new Error("env override must come first");
  * ```
+ *
+ * `standalone` (default `Deno.build.standalone`) marks the last candidate as the
+ * copy embedded in a compiled binary.
  */
 export function shimCandidates(
-  options: { env?: string | undefined; execPath?: string; moduleUrl?: string } = {},
+  options: {
+    env?: string | undefined;
+    execPath?: string;
+    moduleUrl?: string;
+    standalone?: boolean;
+  } = {},
 ): ShimAttempt[] {
   const out: ShimAttempt[] = [];
   if (options.env) out.push({ path: options.env, source: "env" });
@@ -104,8 +117,48 @@ export function shimCandidates(
     `../build/${shimArch()}/libaxl_shim.so`,
     options.moduleUrl ?? import.meta.url,
   );
-  out.push({ path: decodeURIComponent(url.pathname), source: "local-build" });
+  const standalone = options.standalone ?? Deno.build.standalone;
+  out.push({
+    path: decodeURIComponent(url.pathname),
+    source: standalone ? "embedded" : "local-build",
+  });
   return out;
+}
+
+/** The temporary directory Deno extracts embedded libraries into (`$TMPDIR`, else /tmp). */
+export function extractionDir(): string {
+  return readEnv("TMPDIR") ?? "/tmp";
+}
+
+/**
+ * Why `dir` cannot take the extracted library: `undefined` when a file can be
+ * created there, else the error (e.g. a read-only file system).
+ */
+export function extractionProblem(dir: string): string | undefined {
+  try {
+    Deno.removeSync(Deno.makeTempFileSync({ dir, prefix: ".axl-probe-" }));
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/**
+ * The reason given when the embedded shim does not load: Deno must copy it to a
+ * temporary file first, which fails on read-only or noexec mounts.
+ *
+ * @example
+ * ```ts
+ * import { embeddedLoadFailure } from "./loader.ts";
+ * const why = embeddedLoadFailure("Read-only file system (os error 30)", "/tmp", "EROFS");
+ * if (!why.includes("TMPDIR")) throw new Error("must say how to fix it");
+ * ```
+ */
+export function embeddedLoadFailure(error: string, dir: string, problem?: string): string {
+  const where = problem ? `${dir} is not writable (${problem})` : `${dir} may be mounted noexec`;
+  return `the embedded copy could not be loaded: ${error}. Deno writes it to a temporary ` +
+    `file in $TMPDIR before dlopen, and ${where}. Set TMPDIR to a writable directory on an ` +
+    "exec-allowed file system, or put libaxl_shim.so next to the binary, or set AXL_SHIM";
 }
 
 function readEnv(name: string): string | undefined {
@@ -126,7 +179,12 @@ function tryOpen(attempt: ShimAttempt): Shim | string {
   try {
     lib = Deno.dlopen(attempt.path, symbols);
   } catch (err) {
-    return `dlopen failed: ${err instanceof Error ? err.message : err}`;
+    const message = err instanceof Error ? err.message : String(err);
+    if (attempt.source === "embedded") {
+      const dir = extractionDir();
+      return embeddedLoadFailure(message, dir, extractionProblem(dir));
+    }
+    return `dlopen failed: ${message}`;
   }
   const api = lib.symbols.axl_shim_api_version();
   const abi = lib.symbols.axl_shim_abi_version();
