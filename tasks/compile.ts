@@ -287,7 +287,7 @@ export function outputPath(target: Target, outDir: string): string {
  * @example
  * ```ts
  * import { runner, TARGETS } from "./compile.ts";
- * const r = runner(TARGETS[1]!, "x86_64", (p) => p.includes("qemu-aarch64-static"));
+ * const r = runner(TARGETS[1]!, "x86_64", () => true);
  * if (r?.[0] !== "/usr/bin/qemu-aarch64-static") throw new Error();
  * ```
  */
