@@ -31,6 +31,8 @@
 #   --no-deno             leave deno out of the guest (saves ~1 s of boot)
 #   --env K=V             set an environment variable for the command (repeatable)
 #   --append ARGS         extra kernel command line
+#   --qemu-arg ARG        extra QEMU argument, e.g. --qemu-arg -icount
+#                         --qemu-arg shift=0,sleep=on (repeatable)
 #   --verbose             full kernel log on the console
 #   --shell               interactive shell on the console (after the command, if
 #                         any); Ctrl-D powers off, Ctrl-A X kills QEMU
@@ -54,7 +56,7 @@ source "$here/lib.sh"
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
 
 results='' timeout=900 mem=2G smp=2 shell=0 verbose=0 vgem=1 deno=1 build_tests=1
-ensure_args=() modules=() module_params=() envs=() append=()
+ensure_args=() modules=() module_params=() envs=() append=() qemu_extra=()
 need() { (($# > 1)) || vm_die "option $1 needs a value (see --help)"; }
 while (($#)); do
 	case $1 in
@@ -73,6 +75,7 @@ while (($#)); do
 	--no-build-tests) build_tests=0 ;;
 	--env) need "$@" && envs+=("$2") && shift ;;
 	--append) need "$@" && append+=("$2") && shift ;;
+	--qemu-arg) need "$@" && qemu_extra+=("$2") && shift ;;
 	--verbose) verbose=1 ;;
 	--shell) shell=1 ;;
 	-h | --help) usage && exit 0 ;;
@@ -194,6 +197,7 @@ qemu=(qemu-system-x86_64 -machine q35 -accel tcg -cpu max,-erms,-fsrm -m "$mem" 
 	-no-reboot -nic none -device intel-iommu -device edu
 	-kernel "${rig[KERNEL]}" -initrd "$initrd" -append "${cmdline[*]}" "${virtfs[@]}")
 [[ -n ${rig[BIOS]} ]] && qemu+=(-bios "${rig[BIOS]}")
+qemu+=("${qemu_extra[@]}")
 
 log=$results/console.log
 if ((shell)); then
