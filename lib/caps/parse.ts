@@ -372,12 +372,14 @@ function parseItems(
 function parseRange(cur: Cursor, type: TypeName | undefined): CapsValue {
   const start = cur.pos;
   cur.pos++;
+  cur.skipSpace();
   const minAt = cur.pos;
   const min = parseValueAt(cur, type);
   cur.skipSpace();
   cur.expect(",", "between the two ends of a range");
   // The upper end is read as the lower end's type, as GStreamer does.
   const maxType = type ?? typeOf(min);
+  cur.skipSpace();
   const maxAt = cur.pos;
   const max = parseValueAt(cur, maxType);
   cur.skipSpace();

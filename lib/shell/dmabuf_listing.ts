@@ -151,7 +151,11 @@ export async function listDmaBufs(options: ListOptions = {}): Promise<DmaBufList
     if (!refs.fds.length && !refs.maps.length) continue;
     const name = await comm(procRoot, pid);
     for (const f of refs.fds) {
-      entry(f.inode, f).fdRefs.push({ pid, comm: name, fd: f.fd });
+      entry(f.inode, { size: f.size, exporter: f.exporter, name: f.name }).fdRefs.push({
+        pid,
+        comm: name,
+        fd: f.fd,
+      });
     }
     const maps = new Map<number, MapRef>();
     for (const m of refs.maps) {

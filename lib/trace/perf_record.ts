@@ -88,16 +88,19 @@ export interface PerfRecordOptions {
   frequency?: number;
   /** Unwinder (default `fp`; `dwarf` shows a leaf memcpy's caller at a much higher cost). */
   callGraph?: "fp" | "dwarf" | "lbr";
+  /** How long to wait for perf to start recording (default 120000 ms). */
+  startTimeoutMs?: number;
 }
 
 /**
- * A running `perf record -g -p PIDS`. Stop it with {@linkcode PerfRecording.stop} (SIGINT,
+ * A running `perf record -g -p PIDS`; {@linkcode PerfRecording.start} resolves once perf
+ * acknowledged that it records. Stop it with {@linkcode PerfRecording.stop} (SIGINT,
  * as perf expects) before reading the data.
  *
  * @example
  * ```ts ignore
  * import { PerfRecording } from "./perf_record.ts";
- * const rec = PerfRecording.start({ output: "/tmp/perf.data", event: "cpu-clock", pids: [1234] });
+ * const rec = await PerfRecording.start({ output: "/tmp/perf.data", event: "cpu-clock", pids: [1234] });
  * // ... workload runs ...
  * await rec.stop();
  * ```
@@ -108,6 +111,12 @@ export class PerfRecording {
   #done: Promise<Deno.CommandStatus>;
   /** The command line, for reports. */
   readonly argv: string[];
+  #stderrText = "";
+
+  /** What perf printed on stderr (after {@linkcode stop}). */
+  get stderr(): string {
+    return this.#stderrText;
+  }
 
   private constructor(child: Deno.ChildProcess, argv: string[]) {
     this.#child = child;
@@ -117,13 +126,19 @@ export class PerfRecording {
   }
 
   /** Starts perf; fails fast when it cannot be spawned. */
-  static start(options: PerfRecordOptions): PerfRecording {
+  static async start(options: PerfRecordOptions): Promise<PerfRecording> {
     if (options.pids.length === 0) throw new RangeError("PerfRecording.start(): no pids to record");
     for (const p of options.pids) {
       if (!Number.isInteger(p) || p <= 0) {
         throw new RangeError(`PerfRecording.start(): bad pid ${p}`);
       }
     }
+    // perf starts with events disabled and is enabled through a control FIFO; its "ack"
+    // says it is really recording (attaching can take tens of seconds under QEMU/TCG).
+    const fifoDir = await Deno.makeTempDir({ prefix: "axl-perf-" });
+    const ctl = `${fifoDir}/ctl`, ack = `${fifoDir}/ack`;
+    const mk = await new Deno.Command("mkfifo", { args: [ctl, ack] }).output();
+    if (mk.code !== 0) throw new Error(`mkfifo failed: ${new TextDecoder().decode(mk.stderr)}`);
     const argv = [
       options.perf ?? "perf",
       "record",
@@ -134,6 +149,9 @@ export class PerfRecording {
       String(options.frequency ?? 999),
       "--call-graph",
       options.callGraph ?? "fp",
+      "-D",
+      "-1",
+      `--control=fifo:${ctl},${ack}`,
       "-o",
       options.output,
       "-p",
@@ -148,11 +166,47 @@ export class PerfRecording {
         stderr: "piped",
       }).spawn();
     } catch (e) {
+      await Deno.remove(fifoDir, { recursive: true });
       throw new Error(`cannot run '${argv[0]}' (${(e as Error).message}): install linux-perf`, {
         cause: e,
       });
     }
-    return new PerfRecording(child, argv);
+    const rec = new PerfRecording(child, argv);
+    const timeoutMs = options.startTimeoutMs ?? 120_000;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const enabled = (async () => {
+        const w = await Deno.open(ctl, { write: true });
+        await w.write(new TextEncoder().encode("enable\n"));
+        const r = await Deno.open(ack, { read: true });
+        const buf = new Uint8Array(16);
+        const n = await r.read(buf);
+        r.close();
+        w.close();
+        return new TextDecoder().decode(buf.subarray(0, n ?? 0));
+      })();
+      const exited = rec.#done.then((st) => `exited:${st.code}`);
+      const timedOut = new Promise<string>((res) =>
+        timer = setTimeout(() => res("timeout"), timeoutMs)
+      );
+      const got = await Promise.race([enabled, exited, timedOut]);
+      if (!got.startsWith("ack")) {
+        try {
+          child.kill("SIGKILL");
+        } catch { /* gone */ }
+        await rec.#done;
+        const err = await rec.#stderr;
+        throw new Error(
+          `${argv.join(" ")} did not start (${
+            got === "timeout" ? `no ack in ${timeoutMs} ms` : got
+          }): ${err.trim()}`,
+        );
+      }
+    } finally {
+      clearTimeout(timer);
+      await Deno.remove(fifoDir, { recursive: true }).catch(() => {});
+    }
+    return rec;
   }
 
   /** Stops recording (SIGINT) and waits; rejects when perf failed. Idempotent. */
@@ -164,6 +218,7 @@ export class PerfRecording {
     }
     const status = await this.#done;
     const err = await this.#stderr;
+    this.#stderrText = err;
     // perf exits 0 or 130 (SIGINT) after writing the file.
     if (status.code !== 0 && status.code !== 130 && status.signal !== "SIGINT") {
       throw new Error(`${this.argv.join(" ")} failed (exit ${status.code}): ${err.trim()}`);

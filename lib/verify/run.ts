@@ -203,13 +203,13 @@ export async function runVerify(
     const startPerf = async (pids: number[]) => {
       if (!perfEvent || perfUnavailable || pids.length === 0) return;
       try {
-        recording = PerfRecording.start({
+        say(`attaching perf (${perfEvent.event}) to ${pids.join(",")}`);
+        recording = await PerfRecording.start({
           output: perfData,
           event: perfEvent.event,
           pids,
           ...(o.perfBinary ? { perf: o.perfBinary } : {}),
         });
-        await new Promise((r) => setTimeout(r, 1000)); // let perf attach before frames flow
       } catch (e) {
         perfUnavailable = (e as Error).message;
       }
@@ -244,6 +244,16 @@ export async function runVerify(
         await recording.stop();
       } catch (e) {
         perfUnavailable = (e as Error).message;
+      }
+      await Deno.writeTextFile(
+        join(o.artifacts, "perf-record.log"),
+        `${recording.argv.join(" ")}\n${recording.stderr}`,
+      );
+      try {
+        const size = (await Deno.stat(perfData)).size;
+        if (size === 0) perfUnavailable = "perf record wrote an empty file";
+      } catch {
+        perfUnavailable = `perf record wrote no data file (see perf-record.log)`;
       }
     }
     session.stop();

@@ -22,7 +22,7 @@ export const command: ShellCommand = {
     const list = args.values.all ? s.all() : s.live();
     const text = list.map((t) => {
       const live = s.isLive(t) ? "" : "  [released]";
-      return `#${String(t.id).padEnd(3)} ${summarize(t.object, s) ?? t.kind}${live}`;
+      return `${summarize(t.object, s) ?? `${t.kind} #${t.id}`}${live}`;
     });
     return Promise.resolve({
       value: list.map((t) => t.object),

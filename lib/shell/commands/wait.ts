@@ -18,8 +18,14 @@ import { resolveOrLatest } from "../resolve.ts";
 export interface WaitResult {
   /** The job's fence sequence number. */
   seqno: bigint;
-  /** Fence state and timing. */
-  done: JobDone;
+  /** Final fence state: `signaled` (an error is thrown instead). */
+  status: string;
+  /** Fence signal time minus the driver's submit time, ns. */
+  latencyNs: bigint;
+  /** Driver submit time (CLOCK_MONOTONIC ns). */
+  submitNs: bigint;
+  /** Fence signal time (CLOCK_MONOTONIC ns). */
+  signalNs: bigint;
   /** The decoded engine result. */
   result: EngineResult;
   /** What the reference model says the result must be, when the input is known. */
@@ -53,9 +59,16 @@ export const command: ShellCommand = {
     const job = resolveOrLatest(ctx.session, args.positionals[0], ["job"], "wait") as Job;
     const v = args.values as Record<string, string | undefined>;
     const timeout = v.timeout === undefined ? 10_000 : parseCount(v.timeout, "wait: --timeout");
-    const done = job.done ?? await abortable(job.wait(timeout), ctx.signal);
+    const done: JobDone = job.done ?? await abortable(job.wait(timeout), ctx.signal);
     const result = job.readResult();
-    const out: WaitResult = { seqno: job.seqno, done, result };
+    const out: WaitResult = {
+      seqno: job.seqno,
+      status: done.fence.status,
+      latencyNs: done.latencyNs,
+      submitNs: done.submitNs,
+      signalNs: done.signalNs,
+      result,
+    };
     const reference = ctx.session.bufferMeta(job.input.buffer)?.reference;
     const lines = [
       `job seqno ${job.seqno}: ${done.fence.status} after ${formatNs(done.latencyNs)}`,
