@@ -36,14 +36,26 @@ vm_apt() {
 vm_flavour() { if [[ ${1:-0} == 1 ]]; then echo rt-amd64; else echo amd64; fi; }
 
 # vm_newest_abi FLAVOUR — newest Debian 6.12 ABI name ("6.12.117+deb12") that
-# apt knows for the flavour, installed or not. Empty when apt knows none.
+# apt knows for the flavour, installed or not. Empty when apt knows none. The
+# answer is remembered until apt's lists or dpkg's status change (apt-cache
+# takes ~1 s).
 vm_newest_abi() {
-	local flavour=$1 re
+	local flavour=$1 re key memo abi
+	key=$(stat -c '%Y' /var/lib/apt/lists /var/lib/dpkg/status 2>/dev/null | tr '\n' ' ')
+	memo=$AXL_VM_CACHE/newest-$flavour
+	if [[ -r $memo ]] && read -r mkey abi < <(tr '|' ' ' <"$memo") && [[ "$mkey" == "${key// /_}" && -n $abi ]]; then
+		echo "$abi"
+		return
+	fi
 	re="^linux-image-(6\.12\.[0-9]+\+deb12)-${flavour}-unsigned\$"
-	{
+	abi=$({
 		apt-cache pkgnames linux-image-6.12. 2>/dev/null || true
 		dpkg-query -W -f='${Package}\n' 'linux-image-6.12.*' 2>/dev/null || true
-	} | sed -nE "s/${re}/\\1/p" | sort -uV | tail -n 1
+	} | sed -nE "s/${re}/\\1/p" | sort -uV | tail -n 1)
+	if [[ -n $abi ]]; then
+		mkdir -p "$AXL_VM_CACHE" && echo "${key// /_}|$abi" >"$memo"
+	fi
+	echo "$abi"
 }
 
 # vm_pkg_installed PKG — true when dpkg has PKG fully installed.

@@ -200,6 +200,7 @@ qemu=(qemu-system-x86_64 -machine q35 -accel tcg -cpu max,-erms,-fsrm -m "$mem" 
 qemu+=("${qemu_extra[@]}")
 
 log=$results/console.log
+t_qemu=$(date +%s.%N)
 if ((shell)); then
 	vm_log "booting ${rig[KVER]} (interactive; Ctrl-A X quits QEMU)"
 	set +e
@@ -241,12 +242,17 @@ else
 	status="done"
 	msg="guest powered off (no command)"
 fi
+# Host preparation (ensure.sh, builds) and boot to the command, separately.
+prep=$(echo "$t_qemu - $t0" | bc)
 boot=$(sed -nE 's/^\[ *([0-9.]+)\] axl-vm: running command.*/\1/p' "$log" | head -n 1)
+[[ -n $boot ]] && boot=$(echo "$boot - $prep" | bc)
 {
 	printf '%s=%s\n' status "$status" exit_code "$rc" kernel "${rig[KVER]}" \
-		wall_s "$wall" boot_to_command_s "${boot:-}" qemu_rc "$qrc"
+		wall_s "$wall" prep_s "$prep" boot_to_command_s "${boot:-}" qemu_rc "$qrc"
 } >"$results/run.env"
 [[ $results == "$ctl/results" ]] && log="(none: no --results)"
-vm_log "$msg (wall ${wall} s, boot-to-command ${boot:-n/a} s; console log $log)"
+shown=n/a
+[[ -n $boot ]] && shown="$(printf %.1f "$boot") s"
+vm_log "$msg (wall $(printf %.1f "$wall") s: host prep $(printf %.1f "$prep") s, boot to command $shown; console log $log)"
 [[ -s $results/summary.txt ]] && cat "$results/summary.txt"
 exit "$rc"
