@@ -204,6 +204,9 @@ if ((module)); then
 	if ! fresh "$build/axl.ko" "$key"; then
 		vm_log "building axl.ko against $kver"
 		rm -f "$build/axl.ko.key"
+		# Sources deleted from the tree must not linger in the copy.
+		(cd "$build" && find . -type f \( -name '*.[ch]' -o -name Kbuild -o -name Makefile \) -print0) |
+			while IFS= read -r -d '' f; do [[ -e $src/$f ]] || rm -f "$build/$f"; done
 		# tar keeps mtimes, so make only rebuilds what changed.
 		(cd "$src" && tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' .) |
 			(cd "$build" && tar -xf -)
