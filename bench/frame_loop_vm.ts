@@ -1,0 +1,205 @@
+/**
+ * Runs inside the VM rig (real kernel, axl.ko): the C frame loop (`build/bench/frame_loop`)
+ * and the Deno loops of `frame_loops.ts` over the same device, interleaved round by round so
+ * that drift and noise hit both alike, plus the per-call cost of AXL_IOCTL_GET_INFO from C
+ * and from Deno. Writes one JSON document.
+ *
+ * ```sh
+ * scripts/vm/run.sh --module-param latency_us=1000 -- \
+ *   deno run --no-check --allow-all bench/frame_loop_vm.ts --out results/frame_loop.json
+ * ```
+ *
+ * Exit status: 0 measured, 3 cannot run (no device, a loop failed).
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { DENO_LOOPS, type DenoLoop, LoopRig, type LoopRun, runDenoLoop } from "./frame_loops.ts";
+import { type CallResult, measureCall } from "./ffi_calls.ts";
+import { threadIds, type TracedUserTime, UserTimeTracer } from "./_utrace.ts";
+
+const here = new URL(".", import.meta.url);
+const binary = (name: string): string =>
+  decodeURIComponent(new URL(`../build/bench/${name}`, here).pathname);
+
+/** Everything one VM run measured. */
+export interface FrameLoopVmResults {
+  kernel: string;
+  cpus: number;
+  affinity: string;
+  params: Record<string, string>;
+  rounds: number;
+  tracedRounds: number;
+  frames: number;
+  warmup: number;
+  width: number;
+  height: number;
+  /** Events of the user-time trace. */
+  traceEvents: string[];
+  /** Every measured loop, in the order they ran; `traced` ones carry the traced user time. */
+  runs: MeasuredRun[];
+  /** Per-call cost of the driver's GET_INFO ioctl. */
+  calls: CallResult[];
+  wallS: number;
+}
+
+/** One measured loop of one round. */
+export type MeasuredRun = LoopRun & {
+  round: number;
+  /** User time from the trace (traced rounds only). */
+  traced?: TracedUserTime & { overrun: number };
+};
+
+interface Shape {
+  frames: number;
+  warmup: number;
+  width: number;
+  height: number;
+}
+
+async function runC(mode: "core" | "full", shape: Shape, tracingOn?: string): Promise<LoopRun> {
+  const args = ["--mode", mode, "--frames", String(shape.frames), "--warmup", String(shape.warmup)];
+  args.push("--width", String(shape.width), "--height", String(shape.height));
+  if (tracingOn) args.push("--tracing-on", tracingOn);
+  const out = await new Deno.Command(binary("frame_loop"), {
+    args,
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  if (!out.success) throw new Error(`frame_loop --mode ${mode} exited ${out.code}`);
+  return JSON.parse(new TextDecoder().decode(out.stdout)) as LoopRun;
+}
+
+async function runCCalls(calls: number, batches: number): Promise<CallResult> {
+  const out = await new Deno.Command(binary("ffi_calls"), {
+    args: ["--calls", String(calls), "--batches", String(batches), "dev_info"],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  if (!out.success) throw new Error(`ffi_calls dev_info exited ${out.code}`);
+  return JSON.parse(new TextDecoder().decode(out.stdout)) as CallResult;
+}
+
+function moduleParams(): Record<string, string> {
+  const out: Record<string, string> = {};
+  try {
+    for (const e of Deno.readDirSync("/sys/module/axl/parameters")) {
+      out[e.name] = Deno.readTextFileSync(`/sys/module/axl/parameters/${e.name}`).trim();
+    }
+  } catch { /* reported as empty */ }
+  return out;
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      out: { type: "string" },
+      rounds: { type: "string", default: "3" },
+      "traced-rounds": { type: "string", default: "2" },
+      frames: { type: "string", default: "400" },
+      warmup: { type: "string", default: "50" },
+      width: { type: "string", default: "320" },
+      height: { type: "string", default: "240" },
+      loops: { type: "string", default: DENO_LOOPS.join(",") },
+      "call-batches": { type: "string", default: "15" },
+      calls: { type: "string", default: "2000" },
+    },
+  });
+  const rounds = Number(values.rounds), tracedRounds = Number(values["traced-rounds"]);
+  const shape: Shape = {
+    frames: Number(values.frames),
+    warmup: Number(values.warmup),
+    width: Number(values.width),
+    height: Number(values.height),
+  };
+  if (
+    ![rounds, shape.frames, shape.warmup, shape.width, shape.height].every((n) =>
+      Number.isInteger(n) && n >= 1
+    ) || !Number.isInteger(tracedRounds) || tracedRounds < 0
+  ) {
+    console.error(
+      "frame_loop_vm.ts: --rounds, --frames, --warmup, --width, --height want integers >= 1, " +
+        "--traced-rounds >= 0",
+    );
+    return 3;
+  }
+  const loops = values.loops.split(",") as DenoLoop[];
+  const unknown = loops.filter((l) => !(DENO_LOOPS as readonly string[]).includes(l));
+  if (unknown.length) {
+    console.error(`frame_loop_vm.ts: unknown loops ${unknown} (known: ${DENO_LOOPS})`);
+    return 3;
+  }
+  const out = values.out ?? `${Deno.env.get("AXL_RESULTS") ?? "."}/frame_loop.json`;
+  const t0 = performance.now();
+  const results: FrameLoopVmResults = {
+    kernel: Deno.osRelease(),
+    cpus: navigator.hardwareConcurrency,
+    affinity: (/^Cpus_allowed_list:\s*(.*)$/m.exec(Deno.readTextFileSync("/proc/self/status"))
+      ?.[1] ?? "").trim(),
+    params: moduleParams(),
+    rounds,
+    tracedRounds,
+    ...shape,
+    traceEvents: [],
+    runs: [],
+    calls: [],
+    wallS: 0,
+  };
+  using rig = await LoopRig.open({ width: shape.width, height: shape.height });
+  await using tracer = tracedRounds > 0 ? UserTimeTracer.open() : undefined;
+  results.traceEvents = tracer?.events ?? [];
+  let tracingFile: Deno.FsFile | undefined;
+  const one = new TextEncoder().encode("1"), zero = new TextEncoder().encode("0");
+  const hooks = {
+    open: () => tracingFile?.writeSync(one),
+    close: () => tracingFile?.writeSync(zero),
+  };
+  // Untraced rounds measure CPU time undisturbed; traced rounds (last) measure user time.
+  for (let round = 1; round <= rounds + tracedRounds; round++) {
+    const traced = round > rounds;
+    const on = traced ? tracer!.tracingOnPath : undefined;
+    tracingFile = on ? Deno.openSync(on, { write: true }) : undefined;
+    const deno = (l: DenoLoop) => () => runDenoLoop(rig, l, shape.frames, shape.warmup, hooks);
+    // C and Deno alternate; the order inside a round rotates so none always goes first.
+    const steps: Array<() => Promise<LoopRun>> = [
+      () => runC("core", shape, on),
+      ...loops.filter((l) => l === "lean-core").map(deno),
+      () => runC("full", shape, on),
+      ...loops.filter((l) => l !== "lean-core").map(deno),
+    ];
+    const shift = (round - 1) % steps.length;
+    for (const step of [...steps.slice(shift), ...steps.slice(0, shift)]) {
+      const run: MeasuredRun = { ...await step(), round };
+      if (traced) {
+        const tids = run.impl === "c" ? new Set([run.pid]) : threadIds(run.pid);
+        run.traced = await tracer!.collect(tids);
+      }
+      results.runs.push(run);
+      const us = (ns: number) => (ns / run.frames / 1e3).toFixed(2);
+      console.error(
+        `round ${round}: ${run.impl} ${run.mode}: cpu ${us(run.cpuNs)} µs/frame, ` +
+          (run.traced
+            ? `traced user ${us(run.traced.userNs)} µs/frame (${run.traced.events} events)`
+            : `rusage user ${us(run.utimeNs)} µs/frame`),
+      );
+    }
+    tracingFile?.close();
+  }
+  const batches = Number(values["call-batches"]), calls = Number(values.calls);
+  results.calls.push(await runCCalls(calls, batches));
+  results.calls.push(measureCall("dev_info", { batches, calls }));
+  results.wallS = (performance.now() - t0) / 1e3;
+  await Deno.writeTextFile(out, JSON.stringify(results, null, 1) + "\n");
+  console.error(`frame_loop_vm.ts: wrote ${out} (${results.wallS.toFixed(1)} s)`);
+  return 0;
+}
+
+if (import.meta.main) {
+  try {
+    Deno.exit(await main());
+  } catch (err) {
+    console.error(`frame_loop_vm.ts: cannot run: ${err instanceof Error ? err.stack : err}`);
+    Deno.exit(3);
+  }
+}

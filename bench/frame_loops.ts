@@ -1,0 +1,270 @@
+/**
+ * The frame loops driven from Deno that `bench/frame_loop_vm.ts` compares with the C loop of
+ * `bench/frame_loop.c`, over the same shim and device:
+ *
+ * - `lean-core` / `lean-full`: direct shim calls, step for step what the C loop does (`core`:
+ *   import → submit → poll → fence info → close fence → release; `full` adds reading the
+ *   result: DMA_BUF_SYNC start, decode, end). The gap to C is the raw FFI cost.
+ * - `lib`: the typed API (Device.import/submit, Job.waitSync/readResult/close,
+ *   Import.release) per frame: what option parsing, objects and error paths add.
+ * - `workload`: the builtin loop, `runWorkload()` (zero-copy, blocking waits), measured
+ *   between frames so its set-up is left out.
+ * - `workload-async`: the same with `syncWait: false` (the poll runs on a worker thread).
+ *
+ * @module
+ */
+import { Device } from "../lib/device.ts";
+import type { DmaBuf } from "../lib/dmabuf.ts";
+import { HeapProducer } from "../lib/producers/heap_producer.ts";
+import { Heap } from "../lib/heap.ts";
+import { runWorkload } from "../lib/workload.ts";
+import { loadShim } from "../ffi/loader.ts";
+import { cpuDelta, type CpuSample, cpuSample } from "./_stats.ts";
+
+/** The Deno loop variants. */
+export const DENO_LOOPS = ["lean-core", "lean-full", "lib", "workload", "workload-async"] as const;
+/** One of {@linkcode DENO_LOOPS}. */
+export type DenoLoop = typeof DENO_LOOPS[number];
+
+/** What a loop measured over `frames` frames (after `warmup`). */
+export interface LoopRun extends CpuSample {
+  /** `deno` or `c`. */
+  impl: "deno" | "c";
+  /** Loop variant (`core` / `full` for C). */
+  mode: string;
+  /** Frames measured. */
+  frames: number;
+  /** Frames run before measuring. */
+  warmup: number;
+  /** Process id that ran the loop. */
+  pid: number;
+}
+
+/** Resources the loops share: the device, a frame ring and a result buffer. */
+export class LoopRig implements Disposable {
+  readonly device: Device;
+  readonly producer: HeapProducer;
+  readonly frames: DmaBuf[];
+  readonly result: DmaBuf;
+  readonly width: number;
+  readonly height: number;
+  readonly timeoutMs = 2000;
+
+  private constructor(
+    device: Device,
+    producer: HeapProducer,
+    frames: DmaBuf[],
+    result: DmaBuf,
+    size: [number, number],
+  ) {
+    this.device = device;
+    this.producer = producer;
+    this.frames = frames;
+    this.result = result;
+    [this.width, this.height] = size;
+  }
+
+  /** Opens the device and allocates a ring of NV12 frames (default 640×480) from `heap`. */
+  static async open(
+    options: { device?: string; heap?: string; ring?: number; width?: number; height?: number } =
+      {},
+  ): Promise<LoopRig> {
+    const width = options.width ?? 640, height = options.height ?? 480;
+    const stack = new DisposableStack();
+    try {
+      const device = stack.use(Device.open(options.device));
+      const heapName = options.heap ?? "system";
+      const producer = stack.use(
+        HeapProducer.open({ heap: heapName, buffers: options.ring ?? 3, width, height }),
+      );
+      const frames: DmaBuf[] = [];
+      for (let i = 0; i < (options.ring ?? 3); i++) {
+        const f = await producer.next();
+        frames.push(f.buffer);
+        producer.recycle(f);
+      }
+      const s = loadShim();
+      const result = stack.use(
+        Heap.open(heapName).allocate(s.constant("sizeof_axl_result"), { name: "bench-result" }),
+      );
+      result.mappedAddress();
+      const rig = new LoopRig(device, producer, frames, result, [width, height]);
+      stack.move();
+      return rig;
+    } catch (err) {
+      stack.dispose();
+      throw err;
+    }
+  }
+
+  /** Frees everything. */
+  close(): void {
+    this.result.close();
+    this.producer.close();
+    this.device.close();
+  }
+
+  /** Same as {@linkcode LoopRig.close}. */
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}
+
+function check(ret: number, what: string): number {
+  if (ret < 0) throw new Error(`${what} failed: errno ${-ret}`);
+  return ret;
+}
+
+/** The lean loop: `frames` frames of direct shim calls. */
+function leanLoop(rig: LoopRig, frames: number, start: number, full: boolean): void {
+  const s = loadShim();
+  const sym = s.symbols;
+  const dev = rig.device.fd;
+  const fds = rig.frames.map((f) => f.fd);
+  const resultFd = rig.result.fd;
+  const resultAddr = rig.result.mappedAddress();
+  const resultLen = BigInt(s.constant("sizeof_axl_result"));
+  const nv12 = s.constant("AXL_PIXFMT_NV12");
+  const toDevice = s.constant("AXL_IMPORT_TO_DEVICE");
+  const read = s.constant("DMA_BUF_SYNC_READ");
+  const syncStart = BigInt(s.constant("DMA_BUF_SYNC_START") | read);
+  const syncEnd = BigInt(s.constant("DMA_BUF_SYNC_END") | read);
+  const timeoutUs = rig.timeoutMs * 1000;
+  const imp = new BigUint64Array(6);
+  const sub = new BigUint64Array(3);
+  const info = new BigInt64Array(4);
+  const name = new Uint8Array(96);
+  const nameLen = BigInt(name.length);
+  const nums = new BigInt64Array(12);
+  const histogram = new Uint32Array(256);
+  for (let i = start; i < start + frames; i++) {
+    const fd = fds[i % fds.length]!;
+    check(
+      sym.axl_shim_dev_import(dev, fd, rig.width, rig.height, nv12, 0, toDevice, imp),
+      "import",
+    );
+    const handle = Number(imp[0]);
+    check(sym.axl_shim_dev_submit(dev, handle, resultFd, 0, timeoutUs, 0, sub), "submit");
+    const fence = Number(sub[0]);
+    if (check(sym.axl_shim_poll_in(fence, rig.timeoutMs + 1000), "poll") === 0) {
+      throw new Error("fence wait timed out");
+    }
+    check(sym.axl_shim_fence_info(fence, info, name, nameLen), "fence info");
+    if (info[0] !== 1n) throw new Error(`fence status ${info[0]}`);
+    if (full) {
+      check(sym.axl_shim_dmabuf_sync(resultFd, syncStart), "sync start");
+      check(sym.axl_shim_result_decode(resultAddr, resultLen, nums, histogram), "decode");
+      check(sym.axl_shim_dmabuf_sync(resultFd, syncEnd), "sync end");
+      if (nums[2] !== BigInt.asIntN(64, sub[1]!)) throw new Error("result of another job");
+    }
+    sym.axl_shim_close(fence);
+    check(sym.axl_shim_dev_release(dev, handle), "release");
+  }
+}
+
+/** The typed-API loop. */
+function libLoop(rig: LoopRig, frames: number, start: number): void {
+  const dev = rig.device;
+  for (let i = start; i < start + frames; i++) {
+    const buf = rig.frames[i % rig.frames.length]!;
+    const imp = dev.import(buf, { width: rig.width, height: rig.height, format: "NV12" });
+    try {
+      const job = dev.submit(imp, { result: rig.result, timeoutMs: rig.timeoutMs });
+      try {
+        job.waitSync(rig.timeoutMs + 1000);
+        const r = job.readResult();
+        if (r.seqno !== BigInt.asIntN(64, job.seqno)) throw new Error("result of another job");
+      } finally {
+        job.close();
+      }
+    } finally {
+      imp.release();
+    }
+  }
+}
+
+/** Called right before the first and right after the last measured frame. */
+export interface WindowHooks {
+  /** Before the first measured frame (e.g. switch tracing on). */
+  open?: () => void;
+  /** After the last measured frame. */
+  close?: () => void;
+}
+
+/**
+ * Runs `warmup` then `frames` frames of `loop` and returns what the measured part cost.
+ *
+ * @example
+ * ```ts ignore
+ * import { LoopRig, runDenoLoop } from "./frame_loops.ts";
+ * using rig = await LoopRig.open({ width: 320, height: 240 });
+ * const run = await runDenoLoop(rig, "workload", 200, 20);
+ * console.log(run.cpuNs / run.frames, "ns of CPU per frame");
+ * ```
+ */
+export async function runDenoLoop(
+  rig: LoopRig,
+  loop: DenoLoop,
+  frames: number,
+  warmup: number,
+  hooks: WindowHooks = {},
+): Promise<LoopRun> {
+  let a: CpuSample, b: CpuSample;
+  const begin = (): CpuSample => {
+    hooks.open?.();
+    return cpuSample();
+  };
+  const end = (): CpuSample => {
+    const s = cpuSample();
+    hooks.close?.();
+    return s;
+  };
+  switch (loop) {
+    case "lean-core":
+    case "lean-full": {
+      const full = loop === "lean-full";
+      leanLoop(rig, warmup, 0, full);
+      a = begin();
+      leanLoop(rig, frames, warmup, full);
+      b = end();
+      break;
+    }
+    case "lib":
+      libLoop(rig, warmup, 0);
+      a = begin();
+      libLoop(rig, frames, warmup);
+      b = end();
+      break;
+    case "workload":
+    case "workload-async": {
+      let start: CpuSample | undefined, stop: CpuSample | undefined;
+      // The window opens after the last warm-up frame and closes after the last frame.
+      const report = await runWorkload({
+        frames: warmup + frames,
+        device: rig.device,
+        producer: rig.producer,
+        timeoutMs: rig.timeoutMs,
+        syncWait: loop === "workload",
+        onFrame: (stat) => {
+          if (stat.index === warmup - 1) start = begin();
+          if (stat.index === warmup + frames - 1) stop = end();
+        },
+      });
+      if (report.completed !== warmup + frames || report.mismatches !== 0) {
+        throw new Error(
+          `runWorkload: ${report.completed}/${warmup + frames} frames, ` +
+            `${report.mismatches} mismatched results`,
+        );
+      }
+      if (!start || !stop) {
+        throw new Error("runWorkload: frame window not seen (warmup must be >= 1)");
+      }
+      a = start;
+      b = stop;
+      break;
+    }
+    default:
+      throw new TypeError(`unknown loop '${loop}'`);
+  }
+  return { impl: "deno", mode: loop, frames, warmup, pid: Deno.pid, ...cpuDelta(a, b) };
+}
