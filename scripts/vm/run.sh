@@ -185,9 +185,32 @@ done
 virtfs+=(-virtfs "local,path=$ctl,mount_tag=axlctl,security_model=none,multidevs=remap")
 virtfs+=(-virtfs "local,path=$results,mount_tag=axlresults,security_model=none,multidevs=remap")
 
+# host_tsc_khz — the host's TSC frequency in kHz, or nothing when unknown.
+host_tsc_khz() {
+	local khz mhz
+	if [[ -n ${AXL_VM_TSC_KHZ:-} ]]; then
+		echo "$AXL_VM_TSC_KHZ"
+	elif khz=$(cat /sys/devices/system/cpu/cpu0/tsc_freq_khz 2>/dev/null) && [[ -n $khz ]]; then
+		echo "$khz"
+	elif mhz=$(dmesg 2>/dev/null | sed -nE 's/.*(Refined TSC clocksource calibration|tsc: Detected) ([0-9]+\.[0-9]+) MHz.*/\2/p' | tail -n 1) && [[ -n $mhz ]]; then
+		echo "${mhz/./}"
+	elif grep -qw constant_tsc /proc/cpuinfo && mhz=$(sed -nE 's/^cpu MHz[[:space:]]*: ([0-9]+\.[0-9]{3}).*/\1/p' /proc/cpuinfo | head -n 1) && [[ -n $mhz ]]; then
+		echo "${mhz/./}"
+	fi
+}
+
 # no_timer_check: under TCG on a busy host the IO-APIC timer check can fail
 # and, with interrupt remapping on, panic the boot ("timer doesn't work").
 cmdline=(console=ttyS0 panic=-1 oops=panic intel_iommu=on no_timer_check)
+# Under TCG the guest's TSC is the host's, but on a busy host the guest's
+# PIT-based calibration can be off by 30x, and the clocksource watchdog then
+# drops the TSC: guest time runs wrong. Tell the guest the host's frequency.
+tsc_khz=$(host_tsc_khz)
+if [[ $tsc_khz =~ ^[1-9][0-9]{5,7}$ ]]; then
+	cmdline+=("tsc_early_khz=$tsc_khz")
+else
+	vm_log "warning: host TSC frequency unknown (set AXL_VM_TSC_KHZ); guest time may drift on a busy host"
+fi
 if ((verbose)); then cmdline+=(loglevel=7); else cmdline+=(quiet loglevel=4); fi
 ((shell)) && cmdline+=(axl.shell=1)
 cmdline+=("${append[@]}")
