@@ -204,7 +204,7 @@ int heap_alloc(size_t len)
 	};
 	int heap, ret;
 
-	heap = open("/dev/dma_heap/system", O_RDONLY | O_CLOEXEC);
+	heap = open(AXL_HEAP_PATH, O_RDONLY | O_CLOEXEC);
 	if (heap < 0)
 		return -errno;
 	ret = axl_ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &data);

@@ -23,6 +23,7 @@
 
 #define AXL_DEV_PATH "/dev/" AXL_DEVICE_NAME
 #define AXL_PARAM_DIR "/sys/module/axl/parameters"
+#define AXL_HEAP_PATH "/dev/dma_heap/system"
 
 /* ---- TAP ---- */
 
