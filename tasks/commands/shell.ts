@@ -100,3 +100,8 @@ shim); 130 interrupted.`,
     });
   },
 };
+
+// Runnable on its own too: deno run -A tasks/commands/shell.ts [options].
+if (import.meta.main) {
+  Deno.exit(await command.run(Deno.args));
+}
