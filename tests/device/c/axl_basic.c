@@ -304,6 +304,12 @@ static int case_frames(void)
 		ret = run_frame(dev, &info, AXL_PIXFMT_YUYV, 640, 480, 0, AXL_IMPORT_FROM_DEVICE, 4);
 	if (ret == KSFT_PASS)
 		ret = run_frame(dev, &info, AXL_PIXFMT_RAW, 4001, 3, 0, AXL_IMPORT_TO_DEVICE, 5);
+	/* lines longer than the engine's 64 KiB processing chunk */
+	if (ret == KSFT_PASS)
+		ret = run_frame(dev, &info, AXL_PIXFMT_RAW, (1u << 20) + 3, 1, 0,
+				AXL_IMPORT_TO_DEVICE, 6);
+	if (ret == KSFT_PASS)
+		ret = run_frame(dev, &info, AXL_PIXFMT_YUYV, 40000, 2, 80004, AXL_IMPORT_TO_DEVICE, 7);
 	close(dev);
 	return ret;
 }
