@@ -258,6 +258,9 @@ elif [[ -z $rc ]]; then
 	status=crash
 	msg="guest stopped without reporting an exit code (qemu rc $qrc)"
 	rc=$AXL_VM_EXIT_CRASH
+elif [[ -e $ctl/cmd && ! -e $ctl/started ]]; then
+	status=setup_failed
+	msg="guest setup failed before the command ran: $(cat "$ctl/message" 2>/dev/null)"
 elif [[ -e $ctl/cmd ]]; then
 	status="done"
 	msg="guest command exited with $rc"

@@ -11,7 +11,8 @@
 #   axl.ko     our module (absent with --no-module); parameters in axl.params
 #   cmd        bash script to run (absent with --shell and no command)
 #   shell      present: interactive shell on the console afterwards
-# Results: the exit code goes to ctl/rc; dmesg to /run/axl/results.
+# Results: the exit code goes to ctl/rc and what happened to ctl/message
+# (ctl/started marks that the command ran); dmesg to /run/axl/results.
 ctl=/run/axl/ctl
 results=/run/axl/results
 bb=/run/axl/bin/busybox
@@ -33,6 +34,7 @@ power_off() {
 # finish RC MESSAGE — record the outcome for run.sh and power off.
 finish() {
 	$bb dmesg >"$results/dmesg.txt" 2>&1
+	echo "$2" >"$ctl/message"
 	echo "$1" >"$ctl/rc.tmp" && $bb mv "$ctl/rc.tmp" "$ctl/rc"
 	log "$2 (uptime $(uptime_s) s)"
 	if [[ -e $ctl/shell ]]; then
@@ -70,11 +72,15 @@ if [[ -e $ctl/axl.ko ]]; then
 	[[ -s $ctl/axl.params ]] && read -r -a params <"$ctl/axl.params"
 	insmod "$ctl/axl.ko" "${params[@]}" ||
 		finish 3 "insmod axl.ko ${params[*]} failed (see the kernel log above)"
+	# The kernel loads a module despite unknown parameters; a typo must not pass.
+	unknown=$($bb dmesg | $bb sed -n "s/.*axl: unknown parameter '\([^']*\)' ignored.*/\1/p")
+	[[ -z $unknown ]] || finish 3 "axl.ko has no parameter(s): $unknown (check --module-param; modinfo -p axl.ko lists them)"
 	log "loaded axl.ko${params[*]:+ ${params[*]}}"
 fi
 
 [[ -e $ctl/cmd ]] || finish 0 "no command"
 log "running command at uptime $(uptime_s) s"
+: >"$ctl/started"
 start=${EPOCHREALTIME/./}
 bash "$ctl/cmd" </dev/null
 rc=$?
