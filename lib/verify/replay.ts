@@ -37,8 +37,19 @@ export function parseSavedStats(text: string, source = "per_cpu_stats.txt"): Buf
   return summarizeLoss(per);
 }
 
+/** Opens `path`, or `path.gz` decompressed when only that exists. */
+async function openMaybeGzip(path: string): Promise<ReadableStream<Uint8Array>> {
+  try {
+    return (await Deno.open(path)).readable;
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  const gz = (await Deno.open(`${path}.gz`)).readable;
+  return gz.pipeThrough(new DecompressionStream("gzip")) as ReadableStream<Uint8Array>;
+}
+
 /**
- * Re-judges the run saved in `dir`.
+ * Re-judges the run saved in `dir` (`perf.script` may be stored gzipped as `perf.script.gz`).
  *
  * @example
  * ```ts ignore
@@ -71,7 +82,7 @@ export async function judgeArtifacts(dir: string, options?: JudgeOptions): Promi
     ...capture.perf,
     summary: await summarizePerf(
       parsePerfScript(
-        (await Deno.open(join(dir, "perf.script"))).readable,
+        await openMaybeGzip(join(dir, "perf.script")),
         join(dir, "perf.script"),
       ),
       { pids: capture.workload.pids },
