@@ -63,7 +63,7 @@ static size_t buf_len[NBUFS];
 static int shared_dev = -1;
 static int null_fd = -1;
 static void *ro_page;     /* readable, not writable */
-static void *gap_page;    /* unmapped */
+static void *gap_page;    /* PROT_NONE */
 static uint64_t deadline_ns;
 
 struct worker {
@@ -72,6 +72,7 @@ struct worker {
 	uint64_t rng;
 	long iterations;
 	int devs[3];                      /* [0] shared, [1] [2] own */
+	void *ro;                         /* page for read-only argument copies */
 	uint32_t handles[3][MAX_HANDLES]; /* handles this worker imported */
 	int nhandles[3];
 	int fences[NFENCES];
@@ -163,16 +164,39 @@ static void keep_fence(struct worker *w, int fd)
 	w->fences[w->nfences++] = fd;
 }
 
+/* A copy of @good the kernel can read but not write back to. */
+static void *readonly_copy(struct worker *w, const void *good, size_t len)
+{
+	if (mprotect(w->ro, PAGE, PROT_READ | PROT_WRITE))
+		return NULL;
+	memcpy(w->ro, good, len);
+	mprotect(w->ro, PAGE, PROT_READ);
+	return w->ro;
+}
+
 /* A pointer for the argument: mostly a good buffer, sometimes a bad one. */
-static void *pick_ptr(struct worker *w, void *good, bool *bad)
+static void *pick_ptr(struct worker *w, void *good, size_t len, bool *bad)
 {
 	*bad = true;
 	switch (below(w, 40)) {
-	case 0: return NULL;
-	case 1: return (void *)(uintptr_t)1;
-	case 2: return gap_page;
-	case 3: return ro_page;
-	case 4: return (char *)gap_page - 8; /* straddles into the unmapped page */
+	case 0:
+		return NULL;
+	case 1:
+		return (void *)(uintptr_t)1;
+	case 2:
+		return gap_page;
+	case 3:
+		return ro_page;
+	case 4:
+		return (char *)gap_page - 8; /* straddles into the unmapped page */
+	case 5:
+		/*
+		 * Valid request whose answer cannot be copied out: the full
+		 * unwind. Rare: mprotect() means TLB shootdowns, slow under TCG.
+		 */
+		if (chance(w, 10))
+			return readonly_copy(w, good, len);
+		return NULL;
 	default:
 		*bad = false;
 		return good;
@@ -285,9 +309,12 @@ static void do_import(struct worker *w, int d)
 	int ret;
 
 	fill_import(w, &req);
-	arg = pick_ptr(w, &req, &bad);
+	arg = pick_ptr(w, &req, sizeof(req), &bad);
 	ret = axl_ioctl(w->devs[d], AXL_IOCTL_IMPORT_FD, arg);
 	record(w, OP_IMPORT, ret, OK_IMPORT, AXL_IOCTL_IMPORT_FD);
+	if (!ret && bad)
+		snprintf(w->failure, sizeof(w->failure),
+			 "import succeeded without writing its answer back");
 	if (ret || bad)
 		return;
 	if (req.inode != fd_inode(req.fd) || !req.handle)
@@ -305,9 +332,12 @@ static void do_submit(struct worker *w, int d)
 	int ret;
 
 	fill_submit(w, d, &req);
-	arg = pick_ptr(w, &req, &bad);
+	arg = pick_ptr(w, &req, sizeof(req), &bad);
 	ret = axl_ioctl(w->devs[d], AXL_IOCTL_SUBMIT, arg);
 	record(w, OP_SUBMIT, ret, OK_SUBMIT, AXL_IOCTL_SUBMIT);
+	if (!ret && bad)
+		snprintf(w->failure, sizeof(w->failure),
+			 "submit succeeded without writing its answer back");
 	if (!ret && !bad)
 		keep_fence(w, req.fence_fd);
 }
@@ -320,10 +350,11 @@ static void do_release(struct worker *w, int d)
 
 	if (chance(w, 3))
 		req.reserved = rnd(w) | 1;
-	arg = pick_ptr(w, &req, &bad);
+	arg = pick_ptr(w, &req, sizeof(req), &bad);
 	ret = axl_ioctl(w->devs[d], AXL_IOCTL_RELEASE_IMPORT, arg);
 	record(w, OP_RELEASE, ret, OK_RELEASE, AXL_IOCTL_RELEASE_IMPORT);
-	if (!ret && !bad)
+	/* success through a read-only copy counts: release writes nothing back */
+	if (!ret)
 		forget_handle(w, d, req.handle);
 }
 
@@ -332,7 +363,7 @@ static void do_info(struct worker *w, int d)
 	struct axl_info info, *arg;
 	bool bad;
 
-	arg = pick_ptr(w, &info, &bad);
+	arg = pick_ptr(w, &info, sizeof(info), &bad);
 	record(w, OP_INFO, axl_ioctl(w->devs[d], AXL_IOCTL_GET_INFO, arg), OK_INFO,
 	       AXL_IOCTL_GET_INFO);
 }
@@ -345,7 +376,7 @@ static void do_unknown(struct worker *w, int d)
 
 	for (size_t i = 0; i < 64; i++)
 		scratch[i] = (uint8_t)rnd(w);
-	record(w, OP_UNKNOWN, axl_ioctl(w->devs[d], cmd, pick_ptr(w, scratch, &bad)),
+	record(w, OP_UNKNOWN, axl_ioctl(w->devs[d], cmd, pick_ptr(w, scratch, 64, &bad)),
 	       OK_UNKNOWN, cmd);
 }
 
@@ -471,13 +502,16 @@ static int setup(void)
 	shared_dev = axl_open_dev();
 	if (null_fd < 0 || shared_dev < 0)
 		return -ENODEV;
-	/* three pages: read-only, unmapped gap, (nothing) */
+	/*
+	 * A read-only page followed by an inaccessible one. PROT_NONE rather
+	 * than unmapped: a later mmap() could land in a hole and make it valid.
+	 */
 	area = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (area == MAP_FAILED)
 		return -errno;
 	memset(area, 0, PAGE);
-	mprotect(area, PAGE, PROT_READ);
-	munmap(area + PAGE, PAGE);
+	if (mprotect(area, PAGE, PROT_READ) || mprotect(area + PAGE, PAGE, PROT_NONE))
+		return -errno;
 	ro_page = area;
 	gap_page = area + PAGE;
 	return 0;
@@ -588,9 +622,10 @@ int main(int argc, char **argv)
 		w->rng = opt.seed * 0x100000001b3ull + (uint64_t)i;
 		w->iterations = opt.iterations / opt.threads + (i < opt.iterations % opt.threads);
 		w->devs[0] = shared_dev;
+		w->ro = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		w->devs[1] = axl_open_dev();
 		w->devs[2] = axl_open_dev();
-		if (w->devs[1] < 0 || w->devs[2] < 0) {
+		if (w->devs[1] < 0 || w->devs[2] < 0 || w->ro == MAP_FAILED) {
 			printf("not ok 1 setup # open %s\n", AXL_DEV_PATH);
 			return KSFT_FAIL;
 		}
