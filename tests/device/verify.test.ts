@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { runVerify } from "../../lib/verify/run.ts";
 import { builtinWorkload } from "../../lib/verify/builtin_workload.ts";
 import { listCaptureDevices, V4l2Producer } from "../../lib/producers/v4l2_producer.ts";
+import { HeapProducer } from "../../lib/producers/heap_producer.ts";
 import { tracefsState } from "./verify/_tracefs_state.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
@@ -18,10 +19,19 @@ const vivid = (() => {
   }
 })();
 
-async function verifyCase(name: string, mode: "zero-copy" | "copy", bufferSizeKb?: number) {
+async function verifyCase(
+  name: string,
+  mode: "zero-copy" | "copy",
+  bufferSizeKb?: number,
+  producer: "vivid" | "heap-1080p" = "vivid",
+) {
   const before = tracefsState();
   assert.ok(vivid, "vivid capture device present (scripts/vm/run.sh --vivid)");
-  using cam = V4l2Producer.open({ device: vivid.path });
+  // vivid attaches only frames up to 1 MiB; the copy control uses 1080p heap frames so that
+  // the copy stands well above the 1% threshold.
+  using cam = producer === "vivid"
+    ? V4l2Producer.open({ device: vivid.path })
+    : HeapProducer.open({ format: "NV12", width: 1920, height: 1080 });
   const { result, artifacts } = await runVerify({
     artifacts: `${results}/verify-${name}`,
     workload: builtinWorkload({ frames: 60, mode, producer: cam }),
@@ -46,7 +56,7 @@ Deno.test("runVerify() zero-copy builtin on a vivid frame: PASS, all four invari
 });
 
 Deno.test("runVerify() copy mode: FAIL on I4 naming the copy routine", async () => {
-  const r = await verifyCase("copy", "copy");
+  const r = await verifyCase("copy", "copy", undefined, "heap-1080p");
   assert.equal(r.axl.status, "FAIL");
   assert.equal(r.axl.invariants.I4.status, "FAIL");
   assert.ok(r.detail.memcpy_hot.length > 0);
