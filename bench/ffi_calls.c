@@ -13,15 +13,19 @@
  *   dev_info      axl_shim_dev_info(/dev/axl): AXL_IOCTL_GET_INFO on the driver
  *
  * For each CALL it times B batches of K calls with CLOCK_MONOTONIC and prints
- * one JSON line with the per-call ns of every batch.
+ * one JSON line with the per-call ns of every batch. With --tracing-on PATH
+ * (a tracefs tracing_on file) it writes "1" there before the measured
+ * batches and "0" after, as bench/frame_loop.c does.
  * Exit status: 0 measured, 3 cannot run.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "axl_shim.h"
 
@@ -89,9 +93,9 @@ static int known(const char *call)
 int main(int argc, char **argv)
 {
 	struct ctx c = { .null_fd = -1, .dev_fd = -1 };
-	const char *device = "/dev/axl";
+	const char *device = "/dev/axl", *tracing_on = NULL;
 	long batches = 31, k = 100000;
-	int i, first = 0;
+	int i, first = 0, trace_fd = -1;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--batches") && i + 1 < argc)
@@ -100,6 +104,8 @@ int main(int argc, char **argv)
 			k = number(argv[i], argv[i + 1]), i++;
 		else if (!strcmp(argv[i], "--device") && i + 1 < argc)
 			device = argv[++i];
+		else if (!strcmp(argv[i], "--tracing-on") && i + 1 < argc)
+			tracing_on = argv[++i];
 		else if (known(argv[i]))
 			first = first ? first : i;
 		else {
@@ -117,6 +123,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ffi_calls: /dev/null: %s\n", axl_shim_errno_name(-c.null_fd));
 		return 3;
 	}
+	if (tracing_on) {
+		trace_fd = open(tracing_on, O_WRONLY | O_CLOEXEC);
+		if (trace_fd < 0) {
+			perror(tracing_on);
+			return 3;
+		}
+	}
 	for (i = first; i < argc; i++) {
 		const char *call = argv[i];
 		long b;
@@ -131,11 +144,23 @@ int main(int argc, char **argv)
 				return 3;
 			}
 		}
+		double *ns = calloc((size_t)batches, sizeof(*ns));
+
+		if (!ns)
+			return 3;
 		run_batch(call, &c, k); /* warm-up */
-		printf("{\"impl\":\"c\",\"call\":\"%s\",\"calls\":%ld,\"perCallNs\":[", call, k);
+		if (trace_fd >= 0 && write(trace_fd, "1", 1) != 1)
+			return 3;
 		for (b = 0; b < batches; b++)
-			printf("%s%.3f", b ? "," : "", (double)run_batch(call, &c, k) / (double)k);
+			ns[b] = (double)run_batch(call, &c, k) / (double)k;
+		if (trace_fd >= 0 && write(trace_fd, "0", 1) != 1)
+			return 3;
+		printf("{\"impl\":\"c\",\"call\":\"%s\",\"calls\":%ld,\"pid\":%d,\"perCallNs\":[",
+		       call, k, (int)getpid());
+		for (b = 0; b < batches; b++)
+			printf("%s%.3f", b ? "," : "", ns[b]);
 		printf("]}\n");
+		free(ns);
 	}
 	return 0;
 }

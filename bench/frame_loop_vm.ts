@@ -40,6 +40,14 @@ export interface FrameLoopVmResults {
   runs: MeasuredRun[];
   /** Per-call cost of the driver's GET_INFO ioctl. */
   calls: CallResult[];
+  /**
+   * Traced user ns per system call of a C loop that does nothing but system calls
+   * (`ioctl_null`): kernel entry/exit work and tracepoint work land between sys_exit and
+   * sys_enter, so every system call adds this much to traced user time.
+   */
+  syscallBoundaryNs?: number;
+  /** The calibration run behind {@linkcode FrameLoopVmResults.syscallBoundaryNs}. */
+  calibration?: TracedUserTime & { overrun: number; calls: number };
   wallS: number;
 }
 
@@ -70,14 +78,21 @@ async function runC(mode: "core" | "full", shape: Shape, tracingOn?: string): Pr
   return JSON.parse(new TextDecoder().decode(out.stdout)) as LoopRun;
 }
 
-async function runCCalls(calls: number, batches: number): Promise<CallResult> {
+async function runCCalls(
+  calls: number,
+  batches: number,
+  call = "dev_info",
+  tracingOn?: string,
+): Promise<CallResult & { pid: number }> {
+  const args = ["--calls", String(calls), "--batches", String(batches), call];
+  if (tracingOn) args.push("--tracing-on", tracingOn);
   const out = await new Deno.Command(binary("ffi_calls"), {
-    args: ["--calls", String(calls), "--batches", String(batches), "dev_info"],
+    args,
     stdout: "piped",
     stderr: "inherit",
   }).output();
-  if (!out.success) throw new Error(`ffi_calls dev_info exited ${out.code}`);
-  return JSON.parse(new TextDecoder().decode(out.stdout)) as CallResult;
+  if (!out.success) throw new Error(`ffi_calls ${call} exited ${out.code}`);
+  return JSON.parse(new TextDecoder().decode(out.stdout)) as CallResult & { pid: number };
 }
 
 function moduleParams(): Record<string, string> {
@@ -185,6 +200,15 @@ async function main(): Promise<number> {
       );
     }
     tracingFile?.close();
+  }
+  if (tracer) {
+    const cal = await runCCalls(2000, 5, "ioctl_null", tracer.tracingOnPath);
+    const t = await tracer.collect(new Set([cal.pid]));
+    results.calibration = { ...t, calls: 2000 * 5 };
+    results.syscallBoundaryNs = t.syscalls ? t.userNs / t.syscalls : undefined;
+    console.error(
+      `calibration: ${(results.syscallBoundaryNs ?? NaN).toFixed(0)} ns traced user per syscall`,
+    );
   }
   const batches = Number(values["call-batches"]), calls = Number(values.calls);
   results.calls.push(await runCCalls(calls, batches));

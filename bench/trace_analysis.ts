@@ -1,0 +1,157 @@
+/**
+ * One stage of trace analysis over one file, in its own process so that its peak RSS is its
+ * own. Prints one JSON object ({@linkcode StageResult}). Stages, each including the ones
+ * before it:
+ *
+ * - `read`: the bytes, newlines counted (Deno's floor for reading the file);
+ * - `lines`: `readFileLines` (UTF-8 decoding, line splitting);
+ * - `parse`: `parseFtrace` (every line parsed into a record);
+ * - `facts`: `collectTraceFacts(parseFtrace(...))`, verify's trace fold;
+ * - `judge`: `judgeArtifacts()`, verify's whole analysis of an artifacts directory (trace
+ *   facts, frame join, bufinfo samples, invariants, latency statistics) — the directory is
+ *   `bench/fixtures/verify-run/` with the file as its `trace.txt`.
+ *
+ * ```sh
+ * deno run --allow-all bench/trace_analysis.ts --stage facts FILE
+ * ```
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { join } from "node:path";
+import { readFileLines } from "../lib/trace/lines.ts";
+import { parseFtrace } from "../lib/trace/ftrace.ts";
+import { collectTraceFacts } from "../lib/verify/trace_facts.ts";
+import { judgeArtifacts } from "../lib/verify/replay.ts";
+import { peakRssBytes } from "./_stats.ts";
+
+/** The stages, cheapest first. */
+export const STAGES = ["read", "lines", "parse", "facts", "judge"] as const;
+/** One of {@linkcode STAGES}. */
+export type Stage = typeof STAGES[number];
+
+/** What one stage measured. */
+export interface StageResult {
+  stage: Stage;
+  bytes: number;
+  /** Wall time of the analysis itself (module loading excluded), ms. */
+  ms: number;
+  /** Process CPU time of the analysis, ms. */
+  cpuMs: number;
+  /** Peak RSS of the process (VmHWM), bytes. */
+  peakRssBytes: number;
+  /** What the stage counted (lines, records, frames...), as a check that it did the work. */
+  counts: Record<string, number | string>;
+}
+
+/** The verify run whose non-trace artifacts the `judge` stage reuses. */
+export const VERIFY_RUN = new URL("./fixtures/verify-run/", import.meta.url);
+
+/**
+ * Makes an artifacts directory for `judge`: the fixture's capture.json (frames submitted set
+ * to `frames`, the workload's per-frame list dropped), bufinfo samples and stats, and `trace`
+ * linked as trace.txt.
+ *
+ * @example
+ * ```ts ignore
+ * import { judgeDir } from "./trace_analysis.ts";
+ * await judgeDir("build/bench/judge-100M", "build/bench/trace-100M.trace", 34640);
+ * ```
+ */
+export async function judgeDir(dir: string, trace: string, frames: number): Promise<void> {
+  await Deno.mkdir(dir, { recursive: true });
+  const fixture = (name: string) => new URL(name, VERIFY_RUN);
+  const capture = JSON.parse(await Deno.readTextFile(fixture("capture.json")));
+  capture.workload.framesSubmitted = frames;
+  // Leaving it in would pin the run's 60 fence timestamps onto the trace's first frames.
+  delete capture.workload.frames;
+  await Deno.writeTextFile(join(dir, "capture.json"), JSON.stringify(capture));
+  for (const f of ["bufinfo_samples.txt", "per_cpu_stats.txt"]) {
+    await Deno.copyFile(fixture(f), join(dir, f));
+  }
+  const link = join(dir, "trace.txt");
+  await Deno.remove(link).catch(() => {});
+  await Deno.symlink(await Deno.realPath(trace), link);
+}
+
+/** Process CPU time (user + system) in ms, from /proc/self/stat (10 ms resolution). */
+function cpuMs(): number {
+  const stat = Deno.readTextFileSync("/proc/self/stat");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(f[11]) + Number(f[12]); // utime + stime
+  return ticks * 10; // USER_HZ is 100 on Linux
+}
+
+async function run(stage: Stage, path: string): Promise<Omit<StageResult, "peakRssBytes">> {
+  const bytes = (await Deno.stat(path)).size;
+  const c0 = cpuMs(), t0 = performance.now();
+  const counts: Record<string, number | string> = {};
+  switch (stage) {
+    case "read": {
+      let nl = 0;
+      const file = await Deno.open(path);
+      for await (const chunk of file.readable) {
+        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) nl++;
+      }
+      counts.lines = nl;
+      break;
+    }
+    case "lines": {
+      let n = 0;
+      for await (const _ of readFileLines(path)) n++;
+      counts.lines = n;
+      break;
+    }
+    case "parse": {
+      let n = 0, events = 0;
+      for await (const r of parseFtrace((await Deno.open(path)).readable, { strict: false })) {
+        n++;
+        if (r.kind === "event") events++;
+      }
+      counts.records = n;
+      counts.events = events;
+      break;
+    }
+    case "facts": {
+      const facts = await collectTraceFacts(
+        parseFtrace((await Deno.open(path)).readable, { strict: false }),
+      );
+      counts.imports = facts.imports.length;
+      counts.submits = facts.submits.length;
+      counts.fences = facts.fences.size;
+      counts.unparsed = facts.unparsed;
+      break;
+    }
+    case "judge": {
+      const r = await judgeArtifacts(path);
+      counts.status = r.axl.status;
+      counts.frames = r.axl.frames.list.length;
+      counts.I3 = r.axl.invariants.I3?.summary ?? "";
+      break;
+    }
+  }
+  return {
+    stage,
+    bytes,
+    ms: Math.round(performance.now() - t0),
+    cpuMs: cpuMs() - c0,
+    counts,
+  };
+}
+
+if (import.meta.main) {
+  const { values, positionals } = parseArgs({
+    args: Deno.args,
+    options: { stage: { type: "string", default: "facts" } },
+    allowPositionals: true,
+  });
+  const stage = values.stage as Stage;
+  if (!(STAGES as readonly string[]).includes(stage) || positionals.length !== 1) {
+    console.error(
+      `usage: trace_analysis.ts --stage ${STAGES.join("|")} FILE (judge: an artifacts directory)`,
+    );
+    Deno.exit(3);
+  }
+  const r = await run(stage, positionals[0]!);
+  console.log(JSON.stringify({ ...r, peakRssBytes: peakRssBytes() } satisfies StageResult));
+}
