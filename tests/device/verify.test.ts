@@ -8,6 +8,7 @@ import { builtinWorkload } from "../../lib/verify/builtin_workload.ts";
 import { listCaptureDevices, V4l2Producer } from "../../lib/producers/v4l2_producer.ts";
 import { HeapProducer } from "../../lib/producers/heap_producer.ts";
 import { tracefsState } from "./verify/_tracefs_state.ts";
+import { TraceSession } from "../../lib/trace/tracefs.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-verify-test-" });
@@ -74,8 +75,21 @@ Deno.test("runVerify() with a tiny trace buffer: INCONCLUSIVE, never PASS", asyn
   assert.ok(r.axl.trace.overrun > 0 || r.axl.trace.lost_events > 0);
 });
 
-for (const sig of ["SIGINT", "SIGTERM"] as const) {
-  Deno.test(`TraceSession: ${sig} during capture leaves tracefs exactly as found`, async () => {
+Deno.test("TraceSession on the top-level buffer restores every file it changed", async () => {
+  const before = tracefsState();
+  const s = TraceSession.open({ bufferSizeKb: 1500, topLevel: true });
+  assert.equal(s.info.instance, null);
+  assert.equal(s.info.tracer, "function_graph");
+  s.start();
+  s.stop();
+  assert.notDeepEqual(tracefsState(), before);
+  await s.close();
+  await s.close();
+  assert.deepEqual(tracefsState(), before);
+});
+
+for (const [sig, topLevel] of [["SIGINT", false], ["SIGTERM", false], ["SIGINT", true]] as const) {
+  Deno.test(`TraceSession: ${sig} during capture${topLevel ? " on the top-level buffer" : ""} leaves tracefs exactly as found`, async () => {
     const before = tracefsState();
     const child = new Deno.Command(Deno.execPath(), {
       args: [
@@ -85,6 +99,7 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
       ],
       stdout: "piped",
       stderr: "piped",
+      env: { AXL_TOP_LEVEL: topLevel ? "1" : "0" },
     }).spawn();
     const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
     let out = "";
