@@ -241,14 +241,17 @@ export function parseLaunchOutput(
 
 /**
  * Splits a pipeline description into arguments the way a shell would (quotes
- * removed), which is how gst-launch-1.0 expects to receive it.
+ * removed), which is how gst-launch-1.0 expects to receive it. Caps arguments
+ * lose their spaces outside quoted strings: gst-launch-1.0 1.22 escapes the
+ * spaces of each argument and then cannot parse lists and ranges written with
+ * spaces (`{ NV12, I420 }`), although `{NV12,I420}` means the same caps.
  *
  * @example
  * ```ts
  * import { launchArgs } from "./gst_tools.ts";
  * import { deepStrictEqual } from "node:assert/strict";
- * deepStrictEqual(launchArgs("a ! 'video/x-raw, format=NV12' ! b"), [
- *   "a", "!", "video/x-raw, format=NV12", "!", "b",
+ * deepStrictEqual(launchArgs("a ! 'video/x-raw, format={ NV12, I420 }' ! b"), [
+ *   "a", "!", "video/x-raw,format={NV12,I420}", "!", "b",
  * ]);
  * ```
  */
@@ -279,7 +282,24 @@ export function launchArgs(description: string): string[] {
   }
   if (quote) throw new RangeError(`unterminated ${quote} quote in pipeline description`);
   if (inWord) args.push(cur);
-  return args;
+  return args.map((a) => (/^[^\s,(=]*\//.test(a) && !a.includes("=/") ? compactCaps(a) : a));
+}
+
+function compactCaps(text: string): string {
+  let out = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      out += c;
+      if (c === "\\" && i + 1 < text.length) out += text[++i];
+      else if (c === '"') quoted = false;
+      continue;
+    }
+    if (c === '"') quoted = true;
+    if (!/\s/.test(c)) out += c;
+  }
+  return out;
 }
 
 /**

@@ -177,7 +177,7 @@ function unquote(text: string): string {
 
 function splitLinks(text: string, fail: (m: string, c: number) => never): Segment[] {
   const out: Segment[] = [];
-  let depth = 0;
+  const open: number[] = [];
   let quote: string | undefined;
   let start = 0;
   for (let i = 0; i < text.length; i++) {
@@ -188,14 +188,15 @@ function splitLinks(text: string, fail: (m: string, c: number) => never): Segmen
       continue;
     }
     if (c === '"' || c === "'") quote = c;
-    else if (c === "(" || c === "[" || c === "{" || c === "<") depth++;
-    else if (c === ")" || c === "]" || c === "}" || c === ">") depth--;
-    else if (c === "!" && depth <= 0) {
+    else if (c === "(" || c === "[" || c === "{" || c === "<") open.push(i);
+    else if (c === ")" || c === "]" || c === "}" || c === ">") open.pop();
+    else if (c === "!" && open.length === 0) {
       out.push({ text: text.slice(start, i), column: start + 1 });
       start = i + 1;
     }
   }
   if (quote) fail(`unterminated ${quote} quote`, text.lastIndexOf(quote) + 1);
+  if (open.length > 0) fail(`"${text[open[0]!]}" is not closed`, open[0]! + 1);
   out.push({ text: text.slice(start), column: start + 1 });
   return out;
 }
