@@ -71,6 +71,12 @@ export {
   probePerfEvent,
 } from "./perf_record.ts";
 export {
+  readSysfsBuffer,
+  SYSFS_BUFFERS,
+  type SysfsBuffer,
+  sysfsStatsPresent,
+} from "./sysfs_stats.ts";
+export {
   DMABUF_GRAPH_FUNCTIONS,
   findTracefs,
   sizeBufferKb,

@@ -63,6 +63,8 @@ export interface WorkloadReport {
   exitCode: number | null;
   /** Last lines of its stderr, for failure-mode matching. */
   stderrTail?: string;
+  /** sysfs buffer stats read during the run (undefined: not looked at). */
+  sysfs?: { present: boolean; buffers: Array<{ inode: number; exporter: string; size: number }> };
   /** /dmabuf: map refs seen while it ran. */
   mapRefs?: Array<{ pid: number } & DmaBufMapRef>;
 }
@@ -566,6 +568,7 @@ export function judge(input: JudgeInput): VerifyResult {
           samples: input.bufinfo.samples,
           inodes_seen: input.bufinfo.inodes.size,
           errors: input.bufinfo.errors.slice(0, 20),
+          ...(input.workload.sysfs ? { sysfs: input.workload.sysfs } : {}),
         },
       perf: perfOut,
       environment: {

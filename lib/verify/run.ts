@@ -14,6 +14,7 @@ import { type BufferLoss, parsePerCpuStats, summarizeLoss } from "../trace/per_c
 import { PerfRecording, perfScript, probePerfEvent } from "../trace/perf_record.ts";
 import { parsePerfScript, type PerfSummary, summarizePerf } from "../trace/perf_script.ts";
 import { sizeBufferKb, TraceSession } from "../trace/tracefs.ts";
+import { readSysfsBuffer, type SysfsBuffer, sysfsStatsPresent } from "../trace/sysfs_stats.ts";
 import { perfettoTrace } from "../report/perfetto.ts";
 import { renderHtmlReport } from "../report/html.ts";
 import type { WorkloadFrame } from "./frames.ts";
@@ -222,9 +223,23 @@ export async function runVerify(
     const running = o.workload.start();
     if (!o.workload.pidsBeforeStart) await startPerf(running.pids);
     const mapRefs = new Map<string, { pid: number } & DmaBufMapRef>();
+    const sysfsPresent = sysfsStatsPresent();
+    const sysfs = new Map<number, SysfsBuffer>();
+    if (!sysfsPresent) {
+      notes.push(
+        "no /sys/kernel/dmabuf/buffers (CONFIG_DMABUF_SYSFS_STATS off): sysfs stats not read",
+      );
+    }
     let scanning = true;
     const scanner = (async () => {
       while (scanning) {
+        if (sysfsPresent && !bufinfoUnavailable) {
+          for (const ino of sampler.summary.inodes.keys()) {
+            if (ino < 0 || sysfs.has(ino)) continue;
+            const b = readSysfsBuffer(ino);
+            if (b) sysfs.set(ino, b);
+          }
+        }
         for (const pid of running.pids) {
           const refs = await scanProcess(pid);
           for (const m of refs.maps) mapRefs.set(`${pid}:${m.inode}:${m.start}`, { pid, ...m });
@@ -295,6 +310,7 @@ export async function runVerify(
       framesSubmitted: outcome.framesSubmitted,
       exitCode: outcome.exitCode,
       mapRefs: [...mapRefs.values()],
+      sysfs: { present: sysfsPresent, buffers: [...sysfs.values()].slice(0, 100) },
       ...(outcome.frames ? { frames: outcome.frames } : {}),
       ...(outcome.stderrTail ? { stderrTail: outcome.stderrTail } : {}),
     };

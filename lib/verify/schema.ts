@@ -126,6 +126,13 @@ export const VerifyResultSchema = z.object({
       samples: z.number().int(),
       inodes_seen: z.number().int(),
       errors: z.array(z.string()),
+      /** /sys/kernel/dmabuf/buffers entries of frame buffers, when the kernel has them. */
+      sysfs: z.object({
+        present: z.boolean(),
+        buffers: z.array(
+          z.object({ inode: z.number().int(), exporter: z.string(), size: z.number() }),
+        ),
+      }).optional(),
     }),
     perf: z.object({
       available: z.boolean(),
