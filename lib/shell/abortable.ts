@@ -6,7 +6,15 @@
  * @module
  */
 
-/** Thrown when the user cancels a running command. */
+/**
+ * Thrown when the user cancels a running command (exit status 130).
+ *
+ * @example
+ * ```ts
+ * import { CancelledError } from "./abortable.ts";
+ * if (new CancelledError().message !== "cancelled") throw new Error();
+ * ```
+ */
 export class CancelledError extends Error {
   /** Creates the error. */
   constructor(message = "cancelled") {

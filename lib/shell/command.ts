@@ -119,7 +119,16 @@ export interface ShellCommand {
   run(ctx: CommandContext, args: ParsedArgs): Promise<CommandOutcome>;
 }
 
-/** Bad usage of a shell command or of the shell itself. */
+/**
+ * Bad usage of a shell command or of the shell itself (exit status 3).
+ *
+ * @example
+ * ```ts
+ * import { UsageError } from "./command.ts";
+ * const err = new UsageError("alloc: expected SIZE");
+ * if (err.name !== "UsageError") throw new Error();
+ * ```
+ */
 export class UsageError extends Error {
   /** Creates the error. */
   constructor(message: string) {

@@ -163,7 +163,7 @@ function positionalAt(specs: readonly PositionalSpec[], index: number): Position
  * import { complete } from "./completer.ts";
  * const [hits, sub] = complete("all", new Session());
  * if (sub !== "all" || !hits.includes("alloc")) throw new Error(hits.join());
- * const [opts] = complete("alloc 4096 --he", new Session());
+ * const [opts] = complete("alloc 4096 --hea", new Session());
  * if (opts.join() !== "--heap") throw new Error(opts.join());
  * ```
  */

@@ -217,7 +217,15 @@ function safe<T>(f: () => T): T | undefined {
   }
 }
 
-/** JSON fields of an error: name, message, and errno/code/op/hint for AxlError. */
+/**
+ * JSON fields of an error: name, message, and errno/code/op/hint for AxlError.
+ *
+ * @example
+ * ```ts
+ * import { errorData } from "./render.ts";
+ * if (errorData(new RangeError("bad")).name !== "RangeError") throw new Error();
+ * ```
+ */
 export function errorData(err: unknown): Record<string, unknown> {
   if (err instanceof AxlError) {
     return {

@@ -113,6 +113,8 @@ export class Session {
   readonly #bufferMeta = new WeakMap<DmaBuf, BufferMeta>();
   readonly #frameOwner = new WeakMap<object, Producer>();
   readonly #done = new WeakSet<object>();
+  // Buffers a producer owns: never adopted as session buffers (the producer frees them).
+  readonly #producerOwned = new WeakSet<object>();
 
   /** Creates an empty session; the device opens on first use. */
   constructor(options: SessionOptions = {}) {
@@ -205,6 +207,7 @@ export class Session {
   /** Records that `frame` came from `producer` (release recycles it). */
   setFrameOwner(frame: Frame, producer: Producer): void {
     this.#frameOwner.set(frame, producer);
+    this.#producerOwned.add(frame.buffer);
   }
 
   /** What kind of session object `value` is, if any. */
@@ -269,6 +272,7 @@ export class Session {
     const visit = (v: unknown, depth: number): void => {
       if (typeof v !== "object" || v === null || seen.has(v)) return;
       seen.add(v);
+      if (this.#producerOwned.has(v)) return;
       const kind = this.kindOf(v);
       if (kind) {
         this.track(kind, v, origin);

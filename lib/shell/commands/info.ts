@@ -6,7 +6,16 @@
 import { Device, type DeviceInfo } from "../../device.ts";
 import type { ShellCommand } from "../command.ts";
 
-/** Text of a device's info, as `axl info` prints it. */
+/**
+ * Text of a device's info, as `axl info` prints it.
+ *
+ * @example
+ * ```ts ignore
+ * import { Device } from "../../device.ts";
+ * using dev = Device.open();
+ * console.log(infoText(dev.info()));
+ * ```
+ */
 export function infoText(info: DeviceInfo): string {
   return [
     `device    ${info.path}`,

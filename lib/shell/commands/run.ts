@@ -13,7 +13,15 @@ import { ExitCode } from "../exit_code.ts";
 import { formatNs } from "../render.ts";
 import { resolveObject } from "../resolve.ts";
 
-/** Text summary of a workload report. */
+/**
+ * Text summary of a workload report.
+ *
+ * @example
+ * ```ts ignore
+ * import { runWorkload } from "../../workload.ts";
+ * console.log(reportText(await runWorkload({ frames: 5 })));
+ * ```
+ */
 export function reportText(r: WorkloadReport): string {
   const l = r.latencyNs;
   return [
