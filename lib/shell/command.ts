@@ -138,6 +138,23 @@ export class UsageError extends Error {
 }
 
 /**
+ * A command could not run here: a missing tool, file or feature (exit status 3).
+ *
+ * @example
+ * ```ts
+ * import { CannotRunError } from "./command.ts";
+ * if (new CannotRunError("no gst-inspect-1.0").name !== "CannotRunError") throw new Error();
+ * ```
+ */
+export class CannotRunError extends Error {
+  /** Creates the error. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "CannotRunError";
+  }
+}
+
+/**
  * The options of `command` (of its subcommand when the first word names one).
  *
  * @example

@@ -202,8 +202,13 @@ export function toPlain(value: unknown, session?: Session, depth = 6): unknown {
   if (value instanceof Set) return [...value].map((v) => toPlain(v, session, depth - 1));
   if (Array.isArray(value)) return value.map((v) => toPlain(v, session, depth - 1));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    const p = toPlain(v, session, depth - 1);
+  for (const k of Object.keys(value)) {
+    let p: unknown;
+    try {
+      p = toPlain((value as Record<string, unknown>)[k], session, depth - 1);
+    } catch (err) {
+      p = `[getter threw: ${err instanceof Error ? err.message : String(err)}]`;
+    }
     if (p !== undefined) out[k] = p;
   }
   return out;
@@ -256,6 +261,7 @@ export function errorLine(err: unknown): string {
   if (err instanceof Error) {
     const first = err.message.split("\n")[0];
     if (err.name === "CancelledError") return "cancelled (Ctrl-C)";
+    if (err.name === "CannotRunError") return `error: ${first}`;
     return err.name === "UsageError" ? `usage: ${first}` : `${err.name}: ${first}`;
   }
   return `Uncaught ${Deno.inspect(err)}`;
@@ -291,9 +297,10 @@ function substitute(value: unknown, session: Session | undefined, depth: number)
   if (s !== undefined) return { [Symbol.for("Deno.customInspect")]: () => `<${s}>` };
   if (Array.isArray(value)) return value.map((v) => substitute(v, session, depth - 1));
   if (Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, substitute(v, session, depth - 1)]),
-    );
+    const props = Object.entries(Object.getOwnPropertyDescriptors(value));
+    // Objects with accessors are shown as they are: substituting would run the getters.
+    if (props.some(([, d]) => !("value" in d))) return value;
+    return Object.fromEntries(props.map(([k, d]) => [k, substitute(d.value, session, depth - 1)]));
   }
   return value;
 }

@@ -286,7 +286,10 @@ export class Session {
       if (depth <= 0) return;
       if (Array.isArray(v)) { for (const x of v) visit(x, depth - 1); }
       else if (Object.getPrototypeOf(v) === Object.prototype) {
-        for (const x of Object.values(v)) visit(x, depth - 1);
+        // Data properties only: adopting must not run getters.
+        for (const d of Object.values(Object.getOwnPropertyDescriptors(v))) {
+          if ("value" in d) visit(d.value, depth - 1);
+        }
       }
     };
     visit(value, 1);

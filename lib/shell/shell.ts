@@ -10,7 +10,13 @@ import { ShimLoadError } from "../../ffi/loader.ts";
 import { AxlError } from "../errors.ts";
 import { abortable, CancelledError } from "./abortable.ts";
 import { splitWords } from "./args.ts";
-import { type CommandOutcome, parseCommandArgs, type ShellCommand, UsageError } from "./command.ts";
+import {
+  CannotRunError,
+  type CommandOutcome,
+  parseCommandArgs,
+  type ShellCommand,
+  UsageError,
+} from "./command.ts";
 import { ExitCode } from "./exit_code.ts";
 import { isIncomplete } from "./js_rewrite.ts";
 import { findShellCommand } from "./registry.ts";
@@ -121,6 +127,7 @@ export function needsMore(buffer: string): boolean {
 export function exitCodeOf(err: unknown): number {
   if (err instanceof CancelledError) return ExitCode.Interrupted;
   if (err instanceof UsageError || err instanceof SyntaxError) return ExitCode.CannotRun;
+  if (err instanceof CannotRunError) return ExitCode.CannotRun;
   if (err instanceof ShimLoadError) return ExitCode.CannotRun;
   if (err instanceof AxlError && /^(device\.open|argus\.open|v4l2\.open)/.test(err.op)) {
     return ExitCode.CannotRun;
@@ -164,25 +171,38 @@ export class Shell {
     const c = classify(input);
     if (c.kind === "empty") return { kind: "empty", code: ExitCode.Ok, names: [] };
     this.#count++;
+    let result: InputResult;
     try {
-      if (c.kind === "command") return this.#report(input, line, await this.#command(c, signal));
-      const value = await this.#javascript(c.source, signal);
-      return this.#report(input, line, { kind: "js", code: ExitCode.Ok, value, names: [] });
-    } catch (error) {
-      // Keep the error for inspection: $err.stack, $err.hint.
-      Object.defineProperty(this.session.scope, "$err", {
-        value: error,
-        writable: true,
-        configurable: true,
-        enumerable: false,
-      });
-      return this.#report(input, line, {
-        kind: c.kind,
-        code: exitCodeOf(error),
+      result = c.kind === "command" ? await this.#command(c, signal) : {
+        kind: "js",
+        code: ExitCode.Ok,
+        value: await this.#javascript(c.source, signal),
         names: [],
-        error,
-      });
+      };
+    } catch (error) {
+      result = this.#failed(c.kind, error);
     }
+    try {
+      return this.#report(input, line, result);
+    } catch (error) {
+      // Showing the value failed (a throwing getter, say): report that instead.
+      return this.#report(input, line, this.#failed(c.kind, error));
+    }
+  }
+
+  #failed(kind: InputResult["kind"], error: unknown): InputResult {
+    // Keep the error for inspection: $err.stack, $err.hint.
+    Object.defineProperty(this.session.scope, "$err", {
+      value: error,
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    });
+    let code: number = ExitCode.Fail;
+    try {
+      code = exitCodeOf(error);
+    } catch { /* a hostile thrown value: keep Fail */ }
+    return { kind, code, names: [], error };
   }
 
   async #command(

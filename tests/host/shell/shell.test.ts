@@ -123,3 +123,36 @@ Deno.test("Shell.execute() cancels a running command and JavaScript on abort", a
   }
   assert.deepEqual(err, ["cancelled (Ctrl-C)", "cancelled (Ctrl-C)"]);
 });
+
+Deno.test("Shell.execute() survives throwing getters and odd thrown values", async () => {
+  const { shell, out, err, signal } = shellWithOutput();
+  const a = await shell.execute('({ get boom() { throw new Error("getter") }, a: 1 })', signal);
+  assert.equal(a.code, 0);
+  assert.equal(out.at(-1), "{ boom: [Getter], a: 1 }");
+  assert.equal((await shell.execute("throw null", signal)).code, 1);
+  assert.equal((await shell.execute("throw { toString() { throw 1 } }", signal)).code, 1);
+  assert.deepEqual(err, ["Uncaught null", "Uncaught { toString: [Function: toString] }"]);
+  const j = shellWithOutput(true);
+  await j.shell.execute('({ get boom() { throw new Error("getter") } })', j.signal);
+  assert.deepEqual(JSON.parse(j.out[0]!).value, { boom: "[getter threw: getter]" });
+});
+
+Deno.test("caps checks links against saved gst-inspect outputs", async () => {
+  const { shell, out, err, signal } = shellWithOutput();
+  const dir = new URL("../../fixtures/gst/gstreamer-1.22", import.meta.url).pathname;
+  const ok = await shell.execute(
+    `r = caps -d ${dir} --no-gst-inspect videotestsrc fakesink`,
+    signal,
+  );
+  assert.equal(ok.code, 0);
+  assert.equal(await shell.execute("r.negotiates", signal).then((x) => x.value), true);
+  const bad = await shell.execute(
+    `caps -d ${dir} --no-gst-inspect videotestsrc ! "video/x-raw(memory:DMABuf)" ! fakesink`,
+    signal,
+  );
+  assert.equal(bad.code, 1);
+  assert.match(out.join("\n"), /caps features \(memory\)/);
+  const missing = await shell.execute(`caps -d ${dir} --no-gst-inspect nosuch fakesink`, signal);
+  assert.equal(missing.code, 3);
+  assert.match(err.at(-1)!, /^error: caps: no saved capabilities for "nosuch"/);
+});
