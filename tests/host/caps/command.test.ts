@@ -166,9 +166,13 @@ Deno.test(
       bad.out,
     );
     // An error unrelated to caps (no EGL display for glupload on a headless machine) is
-    // inconclusive, exit 2; where GL works the pipeline runs and both agree.
+    // inconclusive, exit 2; where GL works the pipeline runs and both agree. glupload's
+    // capabilities come from the fixture: without gstreamer1.0-gl, gst-launch-1.0's
+    // "no element" is inconclusive too.
     const gl = await capture([
       "--launch",
+      "-d",
+      gstDir,
       "-p",
       "videotestsrc num-buffers=1 ! glupload ! fakesink",
     ]);
