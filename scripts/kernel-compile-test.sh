@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Compile-tests axl.ko against Debian's newest 6.1 and 6.12 kernel headers
+# (amd64), with W=1, in copies of kernel/ (the source tree stays clean), then
+# builds it through DKMS with kernel/dkms.conf in a private DKMS tree (nothing
+# is registered with the system's DKMS). Each build is one test: it passes when
+# make succeeds with no compiler warning and axl.ko's vermagic names the kernel.
+#
+#   scripts/kernel-compile-test.sh [--no-install] [--no-dkms] [SERIES...]
+#
+# SERIES: 6.1 and/or 6.12 (default both). Headers that apt knows but are not
+# installed get installed (linux-headers-<abi>-amd64), unless --no-install.
+# --no-dkms leaves out the DKMS builds (they are reported as skipped).
+#
+# Not covered: the Jetson's 5.15 (kernel/axl_compat.h refuses it on purpose)
+# and arm64 headers (Debian's arm64 header packages need a multiarch apt setup).
+#
+# Ends with "ok | N passed | M failed | K skipped" (FAILED when anything
+# failed). Exit: 0 all passed, 1 a build failed, 3 cannot run.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root" || exit 3
+
+install=1 dkms=1 series=()
+for arg; do
+	case $arg in
+	--no-install) install=0 ;;
+	--no-dkms) dkms=0 ;;
+	6.1 | 6.12) series+=("$arg") ;;
+	-h | --help) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}" && exit 0 ;;
+	*) echo "kernel-compile-test: unknown argument '$arg' (see --help)" >&2 && exit 3 ;;
+	esac
+done
+((${#series[@]})) || series=(6.1 6.12)
+
+passed=0 failed=0 skipped=0 problems=()
+say() { printf 'kernel-compile-test: %s\n' "$*"; }
+pass() { passed=$((passed + 1)) && say "ok: $*"; }
+fail() { failed=$((failed + 1)) && problems+=("$1") && say "FAIL: $*"; }
+skip() { skipped=$((skipped + 1)) && say "skip: $*"; }
+
+# abi_regex SERIES — the Debian ABI names of a series: 6.1.0-NN, 6.12.NNN+deb12.
+abi_regex() {
+	case $1 in
+	6.1) echo '6\.1\.0-[0-9]+' ;;
+	6.12) echo '6\.12\.[0-9]+\+deb12' ;;
+	esac
+}
+
+# newest_headers SERIES — newest linux-headers-<abi>-amd64 apt or dpkg knows.
+newest_headers() {
+	local re
+	re="^linux-headers-($(abi_regex "$1"))-amd64\$"
+	{
+		apt-cache pkgnames "linux-headers-$1." 2>/dev/null || true
+		dpkg-query -W -f='${Package}\n' "linux-headers-$1.*" 2>/dev/null || true
+	} | grep -E "$re" | sort -uV | tail -n 1
+}
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+
+apt_install() {
+	local sudo=()
+	[[ $(id -u) == 0 ]] || sudo=(sudo)
+	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "$@" \
+		>/dev/null
+}
+
+for tool in make gcc; do
+	command -v "$tool" >/dev/null || { say "needs $tool (apt-get install make gcc)" && exit 3; }
+done
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+version=$(sed -nE 's/^PACKAGE_VERSION="?([^"]*)"?$/\1/p' kernel/dkms.conf)
+[[ -n $version ]] || { say "kernel/dkms.conf has no PACKAGE_VERSION" && exit 3; }
+
+# fresh_copy DIR — kernel/ without build products.
+fresh_copy() {
+	mkdir -p "$1" && cp -r kernel/. "$1/" &&
+		find "$1" \( -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' \
+			-o -name 'Module.symvers' -o -name 'modules.order' \) -delete
+}
+
+# check_module KO KVER LOG NAME — vermagic and warnings of one build.
+check_module() {
+	local ko=$1 kver=$2 log=$3 name=$4 vermagic warnings
+	if [[ ! -f $ko ]]; then
+		fail "$name: no axl.ko produced (log: see above)"
+		return
+	fi
+	vermagic=$(modinfo -F vermagic "$ko" 2>/dev/null || true)
+	warnings=$(grep -E 'warning:' "$log" || true)
+	if [[ $vermagic != "$kver "* ]]; then
+		fail "$name: vermagic '$vermagic' does not name $kver"
+	elif [[ -n $warnings ]]; then
+		printf '%s\n' "$warnings"
+		fail "$name: compiler warnings"
+	else
+		pass "$name ($(stat -c %s "$ko") bytes, vermagic $vermagic)"
+	fi
+}
+
+for s in "${series[@]}"; do
+	pkg=$(newest_headers "$s")
+	if [[ -z $pkg ]]; then
+		fail "$s: apt knows no linux-headers-$s.*-amd64 (add Debian bookworm(-updates/-backports) and run apt-get update)"
+		continue
+	fi
+	kver=${pkg#linux-headers-}
+	if ! installed "$pkg"; then
+		if ((!install)); then
+			fail "$s: $pkg is not installed (apt-get install $pkg, or drop --no-install)"
+			continue
+		fi
+		say "installing $pkg"
+		apt_install "$pkg" || { fail "$s: apt-get install $pkg failed" && continue; }
+	fi
+	kdir=/usr/src/$pkg
+
+	# 1. Plain out-of-tree build with extra warnings.
+	src=$work/make-$kver
+	fresh_copy "$src"
+	log=$work/make-$kver.log
+	say "make -C kernel KDIR=$kdir W=1 ($kver)"
+	start=$(date +%s)
+	make -s -C "$src" KDIR="$kdir" W=1 >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	if ((rc != 0)); then
+		fail "make $kver: exit $rc"
+	else
+		check_module "$src/axl.ko" "$kver" "$log" "make $kver in $(($(date +%s) - start)) s"
+	fi
+
+	# 2. DKMS build from kernel/dkms.conf, in a private tree.
+	if ((!dkms)); then
+		skip "dkms $kver (--no-dkms)"
+		continue
+	fi
+	if ! command -v dkms >/dev/null; then
+		skip "dkms $kver: dkms is not installed (apt-get install dkms)"
+		continue
+	fi
+	tree=$work/dkms-tree-$kver sources=$work/dkms-src-$kver
+	fresh_copy "$sources/axl-$version"
+	mkdir -p "$tree"
+	say "dkms build -m axl -v $version -k $kver (private tree)"
+	log=$work/dkms-$kver.log
+	dkms build -m axl -v "$version" -k "$kver" --dkmstree "$tree" --sourcetree "$sources" \
+		>"$log" 2>&1
+	rc=$?
+	if ((rc != 0)); then
+		cat "$log"
+		cat "$tree/axl/$version/build/make.log" 2>/dev/null
+		fail "dkms $kver: exit $rc"
+		continue
+	fi
+	ko=$(find "$tree/axl/$version/$kver" -name 'axl.ko*' | head -n 1)
+	make_log=$(find "$tree/axl/$version/$kver" -name make.log | head -n 1)
+	check_module "$ko" "$kver" "${make_log:-/dev/null}" "dkms $kver"
+done
+
+((${#problems[@]})) && say "problems: ${problems[*]}"
+status=ok
+((failed)) && status=FAILED
+echo "$status | $passed passed | $failed failed | $skipped skipped"
+((failed == 0))
