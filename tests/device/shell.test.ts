@@ -11,7 +11,7 @@ const REPO = new URL("../../", import.meta.url).pathname;
 const SHELL = `${REPO}tasks/commands/shell.ts`;
 const README_SESSION = `${REPO}tests/device/fixtures/readme-session.axl`;
 
-interface Record {
+interface ShellRecord {
   n?: number;
   line?: number;
   input?: string;
@@ -48,11 +48,11 @@ async function finish(child: Deno.ChildProcess) {
   return { code: o.code, stdout: dec.decode(o.stdout), stderr: dec.decode(o.stderr) };
 }
 
-function records(stdout: string): Record[] {
-  return stdout.trim().split("\n").map((l) => JSON.parse(l) as Record);
+function records(stdout: string): ShellRecord[] {
+  return stdout.trim().split("\n").map((l) => JSON.parse(l) as ShellRecord);
 }
 
-function byInput(rs: Record[], input: string): Record {
+function byInput(rs: ShellRecord[], input: string): ShellRecord {
   const r = rs.find((x) => x.input === input);
   assert.ok(r, `no record for '${input}'`);
   return r;
@@ -207,4 +207,29 @@ Deno.test("a failing device step stops the script with exit status 1 and a one-l
   assert.match(r.stderr, /^error: device\.import\(inode \d+, GREY 8192x1\) failed: EINVAL .*$/m);
   assert.match(r.stderr, /^stopped at line 2 \(exit status 1\)$/m);
   assert.equal(r.stdout.includes("not reached"), false);
+});
+
+Deno.test("verify runs the I1–I4 check on the session's device and binds result.json", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "axl-shell-verify-" });
+  try {
+    const r = await finish(shell(
+      ["--json"],
+      `v = verify --frames 5 --producer heap --no-graph --no-perf --artifacts ${dir}\n`,
+    ));
+    const rs = records(r.stdout);
+    const v = byInput(
+      rs,
+      `v = verify --frames 5 --producer heap --no-graph --no-perf --artifacts ${dir}`,
+    );
+    const exit: Record<string, number> = { PASS: 0, FAIL: 1, SKIP: 2, INCONCLUSIVE: 2 };
+    assert.equal(v.code, exit[v.value.axl.status], JSON.stringify(v.value.axl.invariants));
+    assert.equal(r.code, v.code);
+    assert.equal(v.value.axl.invariants.I3.status, "PASS");
+    assert.equal(v.value.axl.invariants.I4.status, "SKIP");
+    assert.equal(v.value.detail.imports, 5);
+    const saved = JSON.parse(await Deno.readTextFile(`${dir}/result.json`));
+    assert.equal(saved.axl.status, v.value.axl.status);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
