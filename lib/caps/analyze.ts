@@ -177,6 +177,14 @@ export function analyzePipeline(
           "in its src template, whatever it receives",
       );
     }
+    if (/Decoder|Demuxer|Depayloader/.test(fromInfo.details["Klass"] ?? "")) {
+      notes.push(
+        `${fromName} is a ${
+          /Decoder/.test(fromInfo.details["Klass"]!) ? "decoder" : "demuxer"
+        }: what it outputs depends on the stream; its template lists what it can produce, ` +
+          "so this link can still fail with not-negotiated while streaming",
+      );
+    }
     if (fromInfo.padTemplates.some((t) => t.direction === "src" && t.presence === "sometimes")) {
       notes.push(
         `${fromName} has "sometimes" src pads: gst-launch-1.0 links them only when they appear`,

@@ -224,10 +224,15 @@ export function parseLaunchOutput(
   }
   const link = /could not link (\S+) to (\S+?)(?:,|\s|$)/.exec(output);
   const firstError = output.split("\n").find((l) => /^(ERROR|WARNING: erroneous)/.test(l)) ?? "";
+  // "reason not-negotiated" also follows other failures (an element that could not
+  // start stops the stream); it is a negotiation failure only when the first error
+  // is the generic streaming error that carries it.
+  const streaming = /^ERROR: from element \S+ Internal data stream error/.test(firstError);
   let outcome: LaunchOutcome["outcome"];
   if (link) outcome = "link-failed";
-  else if (/not-negotiated|not negotiated/.test(output)) outcome = "not-negotiated";
-  else if (timedOut) outcome = "timeout";
+  else if (/reason not-negotiated/.test(output) && (streaming || firstError === "")) {
+    outcome = "not-negotiated";
+  } else if (timedOut) outcome = "timeout";
   else if (exitCode === 0 && !/^ERROR/m.test(output)) outcome = "ok";
   else outcome = "error";
   return Object.freeze({

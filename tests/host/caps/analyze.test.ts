@@ -231,3 +231,14 @@ Deno.test("renderCapsReport() and capsReportJson() show verdict, reasons and fix
   ok(good.includes("OK    negotiates in system memory"));
   ok(good.includes("… ("));
 });
+
+Deno.test("links out of a decoder carry a note: its output depends on the stream", async () => {
+  // gst-launch-1.0 links this and then fails with not-negotiated while streaming a
+  // YUV JPEG (tests/fixtures/gst/launch/not-negotiated.txt): the template lists RGB.
+  const r = await analyze("filesrc location=x.jpg ! jpegdec ! video/x-raw,format=RGB ! fakesink");
+  ok(r.negotiates);
+  ok(
+    r.links[1]!.notes.some((n) => n.startsWith("jpegdec0 is a decoder")),
+    r.links[1]!.notes.join("\n"),
+  );
+});

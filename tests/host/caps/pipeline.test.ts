@@ -1,5 +1,11 @@
 import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
-import { CapsSyntaxError, launchArgs, parsePipeline, printCaps } from "../../../lib/caps/mod.ts";
+import {
+  CapsSyntaxError,
+  launchArgs,
+  parseLaunchOutput,
+  parsePipeline,
+  printCaps,
+} from "../../../lib/caps/mod.ts";
 import { intIn, pick, seededRandom } from "../formats/_rand.ts";
 
 Deno.test("parsePipeline() reads elements, properties and caps filters", () => {
@@ -124,4 +130,29 @@ Deno.test("launchArgs() splits like a shell and compacts caps for gst-launch-1.0
     "b",
   ]);
   throws(() => launchArgs("a 'b"), RangeError);
+});
+
+const LAUNCH = new URL("../../fixtures/gst/launch/", import.meta.url);
+
+Deno.test("parseLaunchOutput() classifies real gst-launch-1.0 outputs", async () => {
+  const read = (name: string) => Deno.readTextFile(new URL(`${name}.txt`, LAUNCH));
+  const ok1 = parseLaunchOutput(await read("ok"), 0);
+  strictEqual(ok1.outcome, "ok");
+  ok(
+    ok1.padCaps.get("videoconvert0.sink")!.startsWith(
+      "video/x-raw, format=(string)NV12, width=(int)64",
+    ),
+  );
+  ok(ok1.padCaps.has("fakesink0.sink"));
+  const link = parseLaunchOutput(await read("link-failed"), 1);
+  strictEqual(link.outcome, "link-failed");
+  deepStrictEqual(link.failedLink, { from: "videotestsrc0", to: "fakesink0" });
+  const nn = parseLaunchOutput(await read("not-negotiated"), 1);
+  strictEqual(nn.outcome, "not-negotiated");
+  ok(nn.message.includes("Internal data stream error"));
+  // The stream also stops with not-negotiated after EGL fails: that is not a caps failure.
+  const egl = parseLaunchOutput(await read("egl-error"), 1);
+  strictEqual(egl.outcome, "error");
+  ok(egl.message.includes("EGL_NOT_INITIALIZED"));
+  strictEqual(parseLaunchOutput("", 0, true).outcome, "timeout");
 });
