@@ -4,7 +4,8 @@
  * the tests which cannot work under qemu-user are registered as ignored — reported
  * as ignored, never as passed:
  *
- * - "deno task compile ...": they spawn `Deno.execPath()`, the arm64 deno, which
+ * - "deno task compile ...", "... under deno run ...": they spawn `Deno.execPath()`,
+ *   the arm64 deno, which
  *   the host kernel cannot exec without binfmt_misc;
  * - "... -ENOTTY ...": ioctls on non-device fds; qemu-user answers ioctl numbers
  *   it does not know with ENOSYS instead of passing them to the kernel.
@@ -20,7 +21,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 /** Names of tests that cannot pass under qemu-user (see the module doc). */
-export const QEMU_USER_EXCLUDE = /deno task compile|-ENOTTY/;
+export const QEMU_USER_EXCLUDE = /deno task compile|under deno run|-ENOTTY/;
 
 type TestArgs = Parameters<typeof Deno.test>;
 

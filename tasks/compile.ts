@@ -53,20 +53,11 @@ export const TARGETS: readonly Target[] = [
 ];
 
 /**
- * Permissions baked into the binary: FFI for the shim, read/write for /dev,
- * /proc, /sys, tracefs and results, env for AXL_* settings, run for perf and
- * gst-launch, sys for host facts. No network. `--no-prompt`: a headless board
- * must fail, not wait for an answer.
+ * Permissions baked into the binary: all of them. axl reads /proc and /sys
+ * (doctor, verify's fdinfo/maps and bufinfo), and Deno (2.9) allows that only
+ * with `--allow-all`; granular flags make every such read fail.
  */
-export const PERMISSIONS: readonly string[] = [
-  "--allow-ffi",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-run",
-  "--allow-sys",
-  "--no-prompt",
-];
+export const PERMISSIONS: readonly string[] = ["--allow-all"];
 
 /** The program compiled: the CLI entry point. */
 export const ENTRY = "tasks/axl.ts";

@@ -4,6 +4,10 @@
  * file system, either `/` or a tree captured by `tests/fixtures/doctor/capture.sh`,
  * so the checks are pure functions of what the view returns.
  *
+ * Deno (2.9) lets a program read `/proc` and `/sys` only with `--allow-all`;
+ * without it every method throws `Deno.errors.NotCapable` rather than report
+ * the files as missing.
+ *
  * @module
  */
 
@@ -35,10 +39,15 @@ function join(root: string, path: string): string {
   return root === "/" ? path : root.replace(/\/+$/, "") + path;
 }
 
+/**
+ * `fn()`, or `fallback` when the file system says no. A denial by Deno's own
+ * permissions (`NotCapable`) is rethrown: it says nothing about the machine.
+ */
 function tryOr<T>(fn: () => T, fallback: T): T {
   try {
     return fn();
-  } catch {
+  } catch (err) {
+    if (err instanceof Deno.errors.NotCapable) throw err;
     return fallback;
   }
 }
@@ -83,6 +92,7 @@ export function systemAt(root = "/"): SystemView {
         if (st.isCharDevice || st.isBlockDevice) return "device";
         return "other";
       } catch (err) {
+        if (err instanceof Deno.errors.NotCapable) throw err;
         return err instanceof Deno.errors.PermissionDenied ? "denied" : "missing";
       }
     },

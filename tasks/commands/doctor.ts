@@ -23,6 +23,19 @@ function positiveNumber(name: string, text: string | undefined, fallback: number
   return n;
 }
 
+/** Runs `fn`, turning a denial by Deno's permissions into a usage error that says why. */
+function withAllAccess<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotCapable)) throw err;
+    throw new UsageError(
+      `doctor: Deno denied access (${err.message.split(",")[0]}): run it with ` +
+        "--allow-all; Deno requires that for reading /proc and /sys",
+    );
+  }
+}
+
 /** The `doctor` command. */
 export const command: Command = {
   name: "doctor",
@@ -41,7 +54,8 @@ FAIL, with the fix under every WARN and FAIL:
   the NPU's PCI function (Metis 1f9d:1100, or metis-sim on QEMU's edu), its
     link against Gen3 x4 and its IOMMU group;
   axl.ko loaded, the device node, the shim, and driver/shim ABI versions.
-Run it as root: debugfs, perf and the device need it.
+Run it as root (debugfs, perf and the device need it) and, under deno run, with
+--allow-all (Deno requires it for reading /proc and /sys).
 
 Options:
   --json          print {release, arch, root, counts, checks: [...]} as JSON
@@ -72,20 +86,22 @@ Exit codes: 0 no FAIL (WARNs allowed), 1 at least one FAIL, 3 bad usage.`,
           throw new UsageError(`doctor: --root ${values.root} is not a directory`);
         }
       }
-      const ctx = doctorContext({
-        root,
-        ...(values.device !== undefined ? { devicePath: values.device } : {}),
-        expect: {
-          cmaMiB: positiveNumber("cma-mib", values["cma-mib"], DEFAULT_EXPECTATIONS.cmaMiB),
-          linkGTs: positiveNumber("link-gts", values["link-gts"], DEFAULT_EXPECTATIONS.linkGTs),
-          linkWidth: positiveNumber(
-            "link-width",
-            values["link-width"],
-            DEFAULT_EXPECTATIONS.linkWidth,
-          ),
-        },
-      });
-      const checks = runDoctor(ctx);
+      const ctx = withAllAccess(() =>
+        doctorContext({
+          root,
+          ...(values.device !== undefined ? { devicePath: values.device } : {}),
+          expect: {
+            cmaMiB: positiveNumber("cma-mib", values["cma-mib"], DEFAULT_EXPECTATIONS.cmaMiB),
+            linkGTs: positiveNumber("link-gts", values["link-gts"], DEFAULT_EXPECTATIONS.linkGTs),
+            linkWidth: positiveNumber(
+              "link-width",
+              values["link-width"],
+              DEFAULT_EXPECTATIONS.linkWidth,
+            ),
+          },
+        })
+      );
+      const checks = withAllAccess(() => runDoctor(ctx));
       const counts = countStatuses(checks);
       if (values.json) {
         printJson({ release: ctx.release, arch: ctx.arch, root, counts, checks });
@@ -100,3 +116,7 @@ Exit codes: 0 no FAIL (WARNs allowed), 1 at least one FAIL, 3 bad usage.`,
     });
   },
 };
+
+if (import.meta.main) {
+  Deno.exit(await command.run(Deno.args));
+}

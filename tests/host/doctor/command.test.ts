@@ -71,3 +71,15 @@ Deno.test("doctor on this machine agrees with what the file system shows", async
   assert.equal(byId.get("device-node")!.status === "ok", exists("/dev/axl"));
   assert.equal(report.release, Deno.readTextFileSync("/proc/sys/kernel/osrelease").trim());
 });
+
+Deno.test("doctor under deno run without --allow-all says so instead of reporting /proc as missing", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-read", "--allow-env", "--allow-ffi", "tasks/commands/doctor.ts"],
+    cwd: new URL("../../../", import.meta.url).pathname,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 3, stderr);
+  assert.match(stderr, /Deno denied access \(Requires all access to "\/proc\/.*--allow-all/);
+});
