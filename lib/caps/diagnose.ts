@@ -200,6 +200,11 @@ function featuresReason(mediaType: string, up: Caps, down: Caps, sides: Sides): 
     fix = `make the caps features match: ${sides.upstream} offers ${list(u)}, ` +
       `${sides.downstream} accepts ${list(d)}`;
   }
+  if (uMem.has("memory:DMABuf") !== dMem.has("memory:DMABuf")) {
+    fix += "; note that GStreamer lets LINEAR dma-bufs travel under plain system-memory caps, " +
+      "where an element that looks at the buffer's memory (e.g. a v4l2 element with " +
+      "io-mode=dmabuf-import) can still import it without a copy";
+  }
   return {
     kind: "features",
     upstream: u.join("; "),
