@@ -99,7 +99,8 @@ export async function runCaps(args: string[]): Promise<number> {
   let pipeline = values.pipeline;
   let upstream: string | undefined;
   let downstream: string | undefined;
-  if (positionals.includes("!")) {
+  // A description may come as words (`a ! b`) or as one quoted argument.
+  if (positionals.some((p) => p === "!" || /(^|\s)!(\s|$)/.test(p))) {
     if (pipeline !== undefined) {
       return usage("give the pipeline either with --pipeline or as arguments");
     }

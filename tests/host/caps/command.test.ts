@@ -88,6 +88,15 @@ Deno.test("axl caps <pipeline> --json reports each link and exits 1 when one fai
   ok(json.sources["nvvidconv"].endsWith("nvvidconv.txt"));
 });
 
+Deno.test("axl caps takes a pipeline quoted as one argument", async () => {
+  const r = await capture([
+    ...offline,
+    "videotestsrc ! video/x-raw,format=NV12 ! videoconvert ! fakesink",
+  ]);
+  strictEqual(r.code, 0, r.err);
+  ok(r.out.includes("verdict: OK: all 2 link(s) negotiate"), r.out);
+});
+
 Deno.test("axl caps --require-memory fails a pipeline that negotiates in the wrong memory", async () => {
   const r = await capture([
     ...offline,
