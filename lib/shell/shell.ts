@@ -292,7 +292,7 @@ export class Shell {
     }
     const summary = summarize(r.value, this.session);
     if (text !== undefined) {
-      const names = summary === undefined ? r.names.join(" ") : "";
+      const names = r.names.join(" ");
       this.#io.out(names ? `${names} =${text.includes("\n") ? "\n" : " "}${text}` : text);
     } else if (summary !== undefined) {
       this.#io.out(summary);

@@ -172,8 +172,14 @@ Deno.test("SIGINT stops 'run' between frames, the session releases everything, e
   assert.ok(!left.some((n) => n.startsWith("axl-frame-") || n === "axl-result"), left.join());
 });
 
-Deno.test("objects made by JavaScript are listed and released on exit, jobs before imports", async () => {
+Deno.test("producers, frames and JavaScript-made objects are tracked and released in order", async () => {
   const script = [
+    "p = produce heap --size 320x240 --buffers 2",
+    "f = produce next p",
+    "fi = import f",
+    "submit fi",
+    "w = wait",
+    "release fi f",
     "b = alloc 4096 --name shell-js-result",
     'const extra = Heap.open("system").allocate(8192, { name: "shell-js-frame" })',
     'const imp2 = dev.import(extra, { width: 4096, height: 2, format: "GREY" })',
@@ -185,19 +191,47 @@ Deno.test("objects made by JavaScript are listed and released on exit, jobs befo
   const r = await finish(shell(["--json"], script + "\n"));
   assert.equal(r.code, 0, r.stdout + r.stderr);
   const rs = records(r.stdout);
+  // A heap producer's frame knows its reference: wait checks the engine against it.
+  const w = byInput(rs, "w = wait").value;
+  assert.equal(w.matches, true);
+  assert.deepEqual([w.result.width, w.result.height], [320, 240]);
+  assert.deepEqual(byInput(rs, "release fi f").code, 0);
+
   const kinds = byInput(rs, "objects").value.map((o: { kind: string }) => o.kind).sort();
-  assert.deepEqual(kinds, ["buffer", "buffer", "device", "import", "job"]);
+  assert.deepEqual(kinds, [
+    "buffer",
+    "buffer",
+    "buffer",
+    "device",
+    "import",
+    "job",
+    "job",
+    "producer",
+  ]);
   // The mapped buffer shows a map ref of this shell; the imported one the NPU attachment.
   const all = byInput(rs, "ls --all").value.buffers;
   const frame = all.find((x: { name: string }) => x.name === "shell-js-frame");
   assert.equal(frame.mapRefs.length, 1);
   assert.equal(frame.attached.length, 1);
+
   const end = rs.at(-1)!;
   assert.deepEqual(end.releaseErrors, []);
   const order = end.released!.map((l) => /^#\d+ (\w+)/.exec(l)![1]);
-  assert.deepEqual(order, ["job", "import", "buffer", "buffer", "device"]);
+  assert.deepEqual(order, [
+    "job",
+    "job",
+    "import",
+    "producer",
+    "buffer",
+    "buffer",
+    "buffer",
+    "device",
+  ]);
   const left = liveBufferNames();
-  assert.ok(!left.some((n) => n.startsWith("shell-js-")), left.join());
+  assert.ok(
+    !left.some((n) => n.startsWith("shell-js-") || n.startsWith("axl-frame-")),
+    left.join(),
+  );
 });
 
 Deno.test("a failing device step stops the script with exit status 1 and a one-line error", async () => {
