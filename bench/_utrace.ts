@@ -173,9 +173,17 @@ export class UserTimeTracer implements AsyncDisposable {
     return this.#session.info.events;
   }
 
-  /** Reads the window's trace, accounts `tids`, checks for overruns and clears the buffer. */
-  async collect(tids: ReadonlySet<number>): Promise<TracedUserTime & { overrun: number }> {
-    const t = await tracedUserTime(await this.#session.readTrace(), tids);
+  /**
+   * Reads the window's trace, accounts `tids`, checks for overruns and clears the buffer;
+   * `save` keeps the raw trace in that file.
+   */
+  async collect(
+    tids: ReadonlySet<number>,
+    save?: string,
+  ): Promise<TracedUserTime & { overrun: number }> {
+    const text = await new Response(await this.#session.readTrace()).text();
+    if (save) await Deno.writeTextFile(save, text);
+    const t = await tracedUserTime(text, tids);
     let overrun = 0;
     for (const s of this.#session.stats().values()) overrun += s.overrun + (s.droppedEvents ?? 0);
     Deno.writeTextFileSync(`${this.#session.info.dir}/trace`, "");

@@ -119,6 +119,7 @@ async function main(): Promise<number> {
       loops: { type: "string", default: DENO_LOOPS.join(",") },
       "call-batches": { type: "string", default: "15" },
       calls: { type: "string", default: "2000" },
+      "keep-traces": { type: "string" },
     },
   });
   const rounds = Number(values.rounds), tracedRounds = Number(values["traced-rounds"]);
@@ -129,13 +130,14 @@ async function main(): Promise<number> {
     height: Number(values.height),
   };
   if (
-    ![rounds, shape.frames, shape.warmup, shape.width, shape.height].every((n) =>
+    ![shape.frames, shape.warmup, shape.width, shape.height].every((n) =>
       Number.isInteger(n) && n >= 1
-    ) || !Number.isInteger(tracedRounds) || tracedRounds < 0
+    ) || ![rounds, tracedRounds].every((n) => Number.isInteger(n) && n >= 0) ||
+    rounds + tracedRounds < 1
   ) {
     console.error(
-      "frame_loop_vm.ts: --rounds, --frames, --warmup, --width, --height want integers >= 1, " +
-        "--traced-rounds >= 0",
+      "frame_loop_vm.ts: --frames, --warmup, --width, --height want integers >= 1, " +
+        "--rounds and --traced-rounds integers >= 0, not both 0",
     );
     return 3;
   }
@@ -188,7 +190,13 @@ async function main(): Promise<number> {
       const run: MeasuredRun = { ...await step(), round };
       if (traced) {
         const tids = run.impl === "c" ? new Set([run.pid]) : threadIds(run.pid);
-        run.traced = await tracer!.collect(tids);
+        const keep = values["keep-traces"];
+        if (keep) await Deno.mkdir(keep, { recursive: true });
+        run.traced = await tracer!.collect(
+          tids,
+          keep ? `${keep}/${round}-${run.impl}-${run.mode}.trace` : undefined,
+        );
+        (run.traced as { tids?: number[] }).tids = [...tids];
       }
       results.runs.push(run);
       const us = (ns: number) => (ns / run.frames / 1e3).toFixed(2);

@@ -368,23 +368,6 @@ interface LoopRatio {
   extraCpuUsPerFrame: number;
 }
 
-async function qemuIcountWrapper(): Promise<string> {
-  const real = (await sh(["bash", "-c", "command -v qemu-system-x86_64"])).stdout.trim();
-  if (!real) {
-    throw new Error("qemu-system-x86_64 not found (the VM rig installs it: scripts/vm/ensure.sh)");
-  }
-  const dir = `${work}/qemu-icount`;
-  await Deno.mkdir(dir, { recursive: true });
-  // Guest time then counts guest instructions (1 ns each): CPU times measured inside the
-  // guest do not depend on how busy the host is.
-  await Deno.writeTextFile(
-    `${dir}/qemu-system-x86_64`,
-    `#!/bin/sh\nexec ${real} -icount shift=0,sleep=on "$@"\n`,
-  );
-  await Deno.chmod(`${dir}/qemu-system-x86_64`, 0o755);
-  return dir;
-}
-
 function loopRows(vm: FrameLoopVmResults): { rows: LoopRow[]; ratios: LoopRatio[] } {
   const key = (r: MeasuredRun) => `${r.impl} ${r.mode}`;
   const groups = new Map<string, MeasuredRun[]>();
@@ -439,11 +422,15 @@ function loopRows(vm: FrameLoopVmResults): { rows: LoopRow[]; ratios: LoopRatio[
 
 async function vmSection(quick: boolean, icount: boolean): Promise<void> {
   const out = `${work}/vm`;
-  const env: Record<string, string> = {};
-  if (icount) env.PATH = `${await qemuIcountWrapper()}:${Deno.env.get("PATH") ?? ""}`;
+  // With icount, guest time counts guest instructions (1 ns each): CPU times measured inside
+  // the guest then do not depend on how busy the host is. The guest TSC then ticks at 1 GHz;
+  // the rig's tsc_early_khz (the host's TSC rate) would make sched_clock, and with it every
+  // CPU time, run slow against CLOCK_MONOTONIC, so it is overridden (the last one wins).
+  const icountArgs = ["--qemu-arg", "-icount", "--qemu-arg", "shift=0,sleep=on"];
+  const qemuArgs = icount ? [...icountArgs, "--append", "tsc_early_khz=1000000"] : [];
   const loopArgs = quick
-    ? "--rounds 1 --traced-rounds 1 --frames 150 --warmup 20 --calls 500 --call-batches 5"
-    : "--rounds 3 --traced-rounds 2 --frames 400 --warmup 50 --calls 2000 --call-batches 15";
+    ? "--rounds 1 --traced-rounds 1 --frames 100 --warmup 20 --calls 500 --call-batches 5"
+    : "--rounds 2 --traced-rounds 1 --frames 300 --warmup 30 --calls 2000 --call-batches 15";
   const frames = quick ? 30 : 60;
   const guest = [
     "set -u",
@@ -466,11 +453,12 @@ async function vmSection(quick: boolean, icount: boolean): Promise<void> {
     "latency_us=200",
     "--append",
     "nohz_full=1",
+    ...qemuArgs,
     "--",
     "bash",
     "-c",
     guest,
-  ], { env, inherit: true });
+  ], { inherit: true });
   if (r.code !== 0) throw new Error(`VM run exited ${r.code} (console log: ${out}/console.log)`);
   const vm = JSON.parse(await Deno.readTextFile(`${out}/frame_loop.json`)) as FrameLoopVmResults;
   const { rows, ratios } = loopRows(vm);
