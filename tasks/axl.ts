@@ -15,6 +15,7 @@ export function usage(): string {
     `axl ${denoJson.version}: drive and verify the zero-copy camera → NPU frame path`,
     "",
     "Usage: axl <command> [options]      axl <command> --help for its options",
+    "       axl                          the device shell",
     "",
     "Commands:",
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
@@ -26,9 +27,11 @@ export function usage(): string {
 /** Runs `axl` with `args`; resolves to the exit code. */
 export async function main(args: string[]): Promise<number> {
   const [name, ...rest] = args;
-  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+  // No command: the device shell (a REPL on a terminal, a script on piped stdin).
+  if (name === undefined) return await findCommand("shell")!.run([]);
+  if (name === "--help" || name === "-h" || name === "help") {
     console.log(usage());
-    return name === undefined ? ExitCode.CannotRun : ExitCode.Ok;
+    return ExitCode.Ok;
   }
   if (name === "--version") {
     console.log(`axl ${denoJson.version}`);

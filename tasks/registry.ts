@@ -5,12 +5,16 @@
  * @module
  */
 import type { Command } from "./command.ts";
+import { capsCommand as caps } from "./commands/caps.ts";
+import { command as doctor } from "./commands/doctor.ts";
 import { command as heaps } from "./commands/heaps.ts";
 import { command as info } from "./commands/info.ts";
 import { command as run } from "./commands/run.ts";
+import { command as shell } from "./commands/shell.ts";
+import { command as verify } from "./commands/verify.ts";
 
 /** All commands, in the order `axl --help` lists them. */
-export const COMMANDS: readonly Command[] = [info, heaps, run];
+export const COMMANDS: readonly Command[] = [verify, run, shell, doctor, info, heaps, caps];
 
 /** Looks a command up by name. */
 export function findCommand(name: string): Command | undefined {

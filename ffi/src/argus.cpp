@@ -19,6 +19,7 @@
 #include <Argus/Argus.h>
 #include <EGLStream/EGLStream.h>
 #include <EGLStream/NV/ImageNativeBuffer.h>
+#include <NvBufSurface.h>
 #include <nvbufsurface.h>
 
 extern "C" {
@@ -106,7 +107,10 @@ err_busy:
 	return -EBUSY;
 }
 
-/* out: [0] dma-buf fd [1] pitch of plane 0 [2] capture time in ns */
+/*
+ * out: [0] dma-buf fd [1] pitch of plane 0 [2] capture time in ns
+ *      [3] dataSize [4] NvBufSurfaceColorFormat [5] dataPtr
+ */
 extern "C" int32_t axl_shim_argus_acquire_fd(int32_t id, int32_t timeout_ms, uint64_t *out)
 {
 	Session *s = lookup(id);
@@ -128,11 +132,16 @@ extern "C" int32_t axl_shim_argus_acquire_fd(int32_t id, int32_t timeout_ms, uin
 	if (fd < 0)
 		return -EIO;
 	NvBufSurface *surf = nullptr;
-	if (NvBufSurfaceFromFd(fd, (void **)&surf) != 0 || !surf)
+	if (NvBufSurfaceFromFd(fd, (void **)&surf) != 0 || !surf) {
+		NvBufSurf::NvDestroy(fd);
 		return -EIO;
+	}
 	out[0] = (uint64_t)fd;
 	out[1] = surf->surfaceList[0].planeParams.pitch[0];
 	out[2] = iframe->getTime();
+	out[3] = surf->surfaceList[0].dataSize;
+	out[4] = surf->surfaceList[0].colorFormat;
+	out[5] = (uint64_t)(uintptr_t)surf->surfaceList[0].dataPtr;
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 import { DmaBuf } from "../dmabuf.ts";
 import { AxlError, hintFor, unwrap } from "../errors.ts";
 import { type Frame, frameLayout } from "../frame.ts";
+import { nvmmImportParams, parseNvmmHandle } from "../nvmm/mod.ts";
 import { shim } from "../_shim.ts";
 import type { Producer } from "./producer.ts";
 
@@ -72,17 +73,35 @@ export class ArgusProducer implements Producer {
     return new ArgusProducer(session, o);
   }
 
-  /** Acquires the next frame as a dma-buf. */
+  /**
+   * Acquires the next frame as a dma-buf. Its NvBufSurface metadata is checked against
+   * the NVMM handle contract (pitch, size, NV12 plane arithmetic) before it is used.
+   */
   next(): Promise<Frame> {
-    const out = new BigUint64Array(3);
+    const out = new BigUint64Array(6);
     unwrap(
       shim().symbols.axl_shim_argus_acquire_fd(this.#session, this.#timeoutMs, out),
       "argus.acquire",
       "argus",
     );
     const buffer = DmaBuf.fromFd(Number(out[0]));
-    const layout = frameLayout("NV12", this.#width, this.#height, Number(out[1]));
-    return Promise.resolve({ ...layout, buffer, sequence: this.#sequence++, timestampNs: out[2]! });
+    try {
+      const handle = parseNvmmHandle({
+        gpu_ptr: out[5]!,
+        width: this.#width,
+        height: this.#height,
+        pitch: Number(out[1]),
+        color_format: Number(out[4]),
+        size: Number(out[3]),
+        batch_size: 1,
+      });
+      const { width, height, stride } = nvmmImportParams(handle);
+      const layout = frameLayout("NV12", width, height, stride);
+      return Promise.resolve({ ...layout, buffer, sequence: this.#sequence++, timestampNs: out[2]! });
+    } catch (err) {
+      buffer.close();
+      throw err;
+    }
   }
 
   /** Closes the frame's fd (the NvBufSurface goes back to Argus). */
