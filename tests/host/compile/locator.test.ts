@@ -22,7 +22,7 @@ Deno.test("shimCandidates() in a compiled binary: env, beside the binary, then t
   ]);
 });
 
-Deno.test("shimCandidates() under deno run: no beside-binary rule, the local build last", () => {
+Deno.test("shimCandidates() for the deno runtime: no beside-binary rule, the local build last", () => {
   const c = shimCandidates({
     execPath: "/usr/local/bin/deno",
     moduleUrl: "file:///src/axl/ffi/loader.ts",
