@@ -370,7 +370,21 @@ export class TraceSession {
 
   #setBufferSize(dir: string, kb: number): void {
     const path = `${dir}/buffer_size_kb`;
-    const before = bufferKb(read(path));
+    const text = read(path);
+    const before = bufferKb(text);
+    if (dir === this.#info.tracefs && /expanded/.test(text)) {
+      // A top-level buffer that was never used is kept at a minimal size until tracing
+      // starts; the kernel cannot go back to that state once it has expanded.
+      this.#info.notes.push(
+        `the top-level trace buffer was not yet expanded (${text.trim()}); tracing expands it ` +
+          `for good, so it is restored to ${before} KiB, not to the unexpanded state`,
+      );
+    }
+    if (dir === this.#info.tracefs && before >= kb) {
+      // Big enough already: leave the shared buffer alone.
+      this.#info.bufferSizeKb = before;
+      return;
+    }
     write(path, String(kb));
     if (!Number.isNaN(before)) {
       this.#changes.push({
