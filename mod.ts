@@ -25,8 +25,8 @@ export { DmaBuf } from "./lib/dmabuf.ts";
 export type { AccessOptions, CpuAccess } from "./lib/dmabuf.ts";
 export { dmaBufFdInfo, parseFdinfo } from "./lib/fdinfo.ts";
 export type { DmaBufFdInfo } from "./lib/fdinfo.ts";
-export { Heap, HEAP_DIR } from "./lib/heap.ts";
-export type { AllocateOptions } from "./lib/heap.ts";
+export { allocateFor, defaultFrameAccessors, Heap, HEAP_DIR } from "./lib/heap.ts";
+export type { AllocateOptions, ReconciledBuffer } from "./lib/heap.ts";
 export { Fence } from "./lib/fence.ts";
 export type { FenceInfo } from "./lib/fence.ts";
 export {
@@ -47,5 +47,19 @@ export type {
   JobDone,
   PixelFormat,
 } from "./lib/device.ts";
+export { frameLayout } from "./lib/frame.ts";
+export type { Frame, FrameLayout, Plane } from "./lib/frame.ts";
+export { crc32, referenceResult } from "./lib/reference.ts";
+export type { ReferenceResult } from "./lib/reference.ts";
+export {
+  ArgusProducer,
+  fillPattern,
+  HeapProducer,
+  listCaptureDevices,
+  V4l2Producer,
+} from "./lib/producers/mod.ts";
+export type { Producer } from "./lib/producers/mod.ts";
+export { copyFrame, percentiles, runWorkload } from "./lib/workload.ts";
+export type { FrameStat, WorkloadMode, WorkloadOptions, WorkloadReport } from "./lib/workload.ts";
 export { loadShim, ShimLoadError } from "./ffi/loader.ts";
 export type { Shim } from "./ffi/loader.ts";

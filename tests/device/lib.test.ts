@@ -1,7 +1,7 @@
 // The typed device API against the real kernel in the VM rig: axl.ko with the
 // metis-sim engine on QEMU's edu PCI device behind the Intel IOMMU.
 import assert from "node:assert/strict";
-import { AxlError, Device, Heap } from "../../mod.ts";
+import { allocateFor, AxlError, Device, Heap } from "../../mod.ts";
 import { frameLayout } from "../../lib/frame.ts";
 import { referenceResult } from "../../lib/reference.ts";
 import { HeapProducer } from "../../lib/producers/mod.ts";
@@ -201,4 +201,14 @@ Deno.test({
       cam.recycle(frame);
     }
   },
+});
+
+Deno.test("allocateFor() reconciles camera and NPU constraints into a system-heap frame the NPU imports", () => {
+  using frame = allocateFor({ kind: "image", format: "NV12", width: 640, height: 480 });
+  assert.equal(frame.allocation.heap, "system");
+  assert.ok(frame.buffer.size >= 640 * 480 * 3 / 2);
+  assert.equal(frame.buffer.exporter, "system");
+  using dev = Device.open();
+  using imp = dev.import(frame.buffer, { width: 640, height: 480, format: "NV12" });
+  assert.equal(imp.inode, frame.buffer.inode);
 });
