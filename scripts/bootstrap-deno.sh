@@ -23,7 +23,10 @@ fi
 cache=${AXL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/axl}
 dest=$cache/deno-$version-${pkg#@deno/}
 bin=$dest/package/deno
-if [[ -x $bin ]] && "$bin" --version 2>/dev/null | grep -q "^deno $version "; then
+# A foreign-architecture build is checked through qemu-user.
+run=("$bin")
+[[ $pkg == *arm64* && $(uname -m) != aarch64 ]] && run=(qemu-aarch64-static -L /usr/aarch64-linux-gnu "$bin")
+if [[ -x $bin ]] && "${run[@]}" --version 2>/dev/null | grep -q "^deno $version "; then
 	echo "$bin"
 	exit 0
 fi

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The whole test suite: host tests, then the device suite in the VM rig.
+# The whole test suite: host tests (x86_64, then aarch64 under qemu-user), the
+# module compile test against 6.1 and 6.12 headers, then the device suite in the VM rig.
 # Ends with one line adding up every part: "total: N passed, M failed".
 #
-#   scripts/test-all.sh [--host-only]
+#   scripts/test-all.sh [--host-only]   (--host-only: x86_64 host tests only)
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -37,6 +38,8 @@ bash ffi/build.sh || exit 3
 
 part host deno test --allow-all --parallel tests/host
 if [[ ${1:-} != --host-only ]]; then
+	part aarch64 bash scripts/test-aarch64.sh
+	part kernel bash scripts/kernel-compile-test.sh
 	part vm bash scripts/vm/run.sh --vivid --env AXL_EXPECT_VIVID=1 --results build/vm-results -- bash tests/device/run-suite.sh
 fi
 
