@@ -97,7 +97,12 @@ export class ArgusProducer implements Producer {
       });
       const { width, height, stride } = nvmmImportParams(handle);
       const layout = frameLayout("NV12", width, height, stride);
-      return Promise.resolve({ ...layout, buffer, sequence: this.#sequence++, timestampNs: out[2]! });
+      return Promise.resolve({
+        ...layout,
+        buffer,
+        sequence: this.#sequence++,
+        timestampNs: out[2]!,
+      });
     } catch (err) {
       buffer.close();
       throw err;
