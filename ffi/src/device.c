@@ -7,16 +7,7 @@
 #include <linux/axl.h>
 
 #include "axl_shim.h"
-
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	int ret;
-
-	do {
-		ret = ioctl(fd, req, arg);
-	} while (ret < 0 && (errno == EINTR || errno == EAGAIN));
-	return ret < 0 ? -errno : ret;
-}
+#include "shim_private.h"
 
 /*
  * nums: [0] abi_version [1] caps [2] max_imports [3] max_jobs
@@ -31,7 +22,7 @@ int32_t axl_shim_dev_info(int32_t dev, uint64_t *nums, char *strings, uint64_t s
 	if (!nums)
 		return -EINVAL;
 	memset(&info, 0, sizeof(info));
-	ret = xioctl(dev, AXL_IOCTL_GET_INFO, &info);
+	ret = axl_xioctl(dev, AXL_IOCTL_GET_INFO, &info);
 	if (ret < 0)
 		return ret;
 	nums[0] = info.abi_version;
@@ -70,7 +61,7 @@ int32_t axl_shim_dev_import(int32_t dev, int32_t buf_fd, uint32_t width, uint32_
 
 	if (!out)
 		return -EINVAL;
-	ret = xioctl(dev, AXL_IOCTL_IMPORT_FD, &req);
+	ret = axl_xioctl(dev, AXL_IOCTL_IMPORT_FD, &req);
 	if (ret < 0)
 		return ret;
 	out[0] = req.handle;
@@ -98,7 +89,7 @@ int32_t axl_shim_dev_submit(int32_t dev, uint32_t handle, int32_t result_fd, uin
 
 	if (!out)
 		return -EINVAL;
-	ret = xioctl(dev, AXL_IOCTL_SUBMIT, &req);
+	ret = axl_xioctl(dev, AXL_IOCTL_SUBMIT, &req);
 	if (ret < 0)
 		return ret;
 	out[0] = (uint64_t)(int64_t)req.fence_fd;
@@ -111,7 +102,7 @@ int32_t axl_shim_dev_release(int32_t dev, uint32_t handle)
 {
 	struct axl_release req = { .handle = handle };
 
-	return xioctl(dev, AXL_IOCTL_RELEASE_IMPORT, &req);
+	return axl_xioctl(dev, AXL_IOCTL_RELEASE_IMPORT, &req);
 }
 
 /*

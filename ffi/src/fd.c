@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "axl_shim.h"
+#include "shim_private.h"
 
 int32_t axl_shim_open(const char *path, int32_t flags)
 {
@@ -61,15 +62,20 @@ int32_t axl_shim_fstat(int32_t fd, uint64_t *out)
 	return 0;
 }
 
-/* Escape hatch for ioctls without a typed wrapper; @arg is passed as is. */
-int64_t axl_shim_ioctl(int32_t fd, uint64_t request, void *arg)
+int axl_xioctl(int fd, unsigned long req, void *arg)
 {
 	int ret;
 
 	do {
-		ret = ioctl(fd, (unsigned long)request, arg);
-	} while (ret < 0 && (errno == EINTR || errno == EAGAIN));
+		ret = ioctl(fd, req, arg);
+	} while (ret < 0 && errno == EINTR);
 	return ret < 0 ? -errno : ret;
+}
+
+/* Escape hatch for ioctls without a typed wrapper; @arg is passed as is. */
+int64_t axl_shim_ioctl(int32_t fd, uint64_t request, void *arg)
+{
+	return axl_xioctl(fd, (unsigned long)request, arg);
 }
 
 /* Time of @clock_id (CLOCK_MONOTONIC = 1, CLOCK_PROCESS_CPUTIME_ID = 2, ...) in ns. */

@@ -10,16 +10,7 @@
 #include <linux/dma-heap.h>
 
 #include "axl_shim.h"
-
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	int ret;
-
-	do {
-		ret = ioctl(fd, req, arg);
-	} while (ret < 0 && (errno == EINTR || errno == EAGAIN));
-	return ret < 0 ? -errno : ret;
-}
+#include "shim_private.h"
 
 /* Allocates @len bytes from /dev/dma_heap/@heap; returns the dma-buf fd. */
 int32_t axl_shim_heap_alloc(const char *heap, uint64_t len, uint32_t fd_flags, uint64_t heap_flags)
@@ -38,7 +29,7 @@ int32_t axl_shim_heap_alloc(const char *heap, uint64_t len, uint32_t fd_flags, u
 	heap_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (heap_fd < 0)
 		return -errno;
-	ret = xioctl(heap_fd, DMA_HEAP_IOCTL_ALLOC, &data);
+	ret = axl_xioctl(heap_fd, DMA_HEAP_IOCTL_ALLOC, &data);
 	close(heap_fd);
 	return ret < 0 ? ret : (int32_t)data.fd;
 }
@@ -48,12 +39,12 @@ int32_t axl_shim_dmabuf_sync(int32_t fd, uint64_t flags)
 {
 	struct dma_buf_sync sync = { .flags = flags };
 
-	return xioctl(fd, DMA_BUF_IOCTL_SYNC, &sync);
+	return axl_xioctl(fd, DMA_BUF_IOCTL_SYNC, &sync);
 }
 
 int32_t axl_shim_dmabuf_set_name(int32_t fd, const char *name)
 {
 	if (!name)
 		return -EINVAL;
-	return xioctl(fd, DMA_BUF_SET_NAME_B, (void *)name);
+	return axl_xioctl(fd, DMA_BUF_SET_NAME_B, (void *)name);
 }

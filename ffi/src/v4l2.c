@@ -10,16 +10,7 @@
 #include <linux/videodev2.h>
 
 #include "axl_shim.h"
-
-static int xioctl(int fd, unsigned long req, void *arg)
-{
-	int ret;
-
-	do {
-		ret = ioctl(fd, req, arg);
-	} while (ret < 0 && errno == EINTR);
-	return ret < 0 ? -errno : ret;
-}
+#include "shim_private.h"
 
 /* caps[0] = device_caps (or capabilities), strings: "driver\0card\0bus_info\0". */
 int32_t axl_shim_v4l2_querycap(int32_t fd, uint32_t *caps, char *strings, uint64_t strings_len)
@@ -30,7 +21,7 @@ int32_t axl_shim_v4l2_querycap(int32_t fd, uint32_t *caps, char *strings, uint64
 	if (!caps)
 		return -EINVAL;
 	memset(&cap, 0, sizeof(cap));
-	ret = xioctl(fd, VIDIOC_QUERYCAP, &cap);
+	ret = axl_xioctl(fd, VIDIOC_QUERYCAP, &cap);
 	if (ret < 0)
 		return ret;
 	caps[0] = cap.capabilities & V4L2_CAP_DEVICE_CAPS ? cap.device_caps : cap.capabilities;
@@ -60,7 +51,7 @@ int32_t axl_shim_v4l2_set_format(int32_t fd, uint32_t width, uint32_t height, ui
 	fmt.fmt.pix.height = height;
 	fmt.fmt.pix.pixelformat = fourcc;
 	fmt.fmt.pix.field = V4L2_FIELD_NONE;
-	ret = xioctl(fd, VIDIOC_S_FMT, &fmt);
+	ret = axl_xioctl(fd, VIDIOC_S_FMT, &fmt);
 	if (ret < 0)
 		return ret;
 	out[0] = fmt.fmt.pix.width;
@@ -79,7 +70,7 @@ int32_t axl_shim_v4l2_reqbufs(int32_t fd, uint32_t count)
 		.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
 		.memory = V4L2_MEMORY_DMABUF,
 	};
-	int ret = xioctl(fd, VIDIOC_REQBUFS, &req);
+	int ret = axl_xioctl(fd, VIDIOC_REQBUFS, &req);
 
 	return ret < 0 ? ret : (int32_t)req.count;
 }
@@ -94,7 +85,7 @@ int32_t axl_shim_v4l2_qbuf(int32_t fd, uint32_t index, int32_t dmabuf_fd, uint32
 	buf.index = index;
 	buf.m.fd = dmabuf_fd;
 	buf.length = length;
-	return xioctl(fd, VIDIOC_QBUF, &buf);
+	return axl_xioctl(fd, VIDIOC_QBUF, &buf);
 }
 
 /*
@@ -111,7 +102,7 @@ int32_t axl_shim_v4l2_dqbuf(int32_t fd, uint64_t *out)
 	memset(&buf, 0, sizeof(buf));
 	buf.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
 	buf.memory = V4L2_MEMORY_DMABUF;
-	ret = xioctl(fd, VIDIOC_DQBUF, &buf);
+	ret = axl_xioctl(fd, VIDIOC_DQBUF, &buf);
 	if (ret < 0)
 		return ret;
 	out[0] = buf.index;
@@ -126,5 +117,5 @@ int32_t axl_shim_v4l2_stream(int32_t fd, int32_t on)
 {
 	int type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
 
-	return xioctl(fd, on ? VIDIOC_STREAMON : VIDIOC_STREAMOFF, &type);
+	return axl_xioctl(fd, on ? VIDIOC_STREAMON : VIDIOC_STREAMOFF, &type);
 }

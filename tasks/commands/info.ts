@@ -5,6 +5,7 @@
  */
 import { type Command, ExitCode } from "../command.ts";
 import { Device } from "../../lib/device.ts";
+import { infoText } from "../../lib/shell/commands/info.ts";
 import { parseOptions, printJson, runCommand } from "../_cli.ts";
 
 /** The `info` command. */
@@ -33,17 +34,7 @@ Exit codes: 0 ok, 3 the device could not be opened (the message says why).`,
       if (values.json) {
         printJson(info);
       } else {
-        console.log(
-          [
-            `device    ${info.path}`,
-            `driver    ${info.driver} (ABI ${info.abiVersion})`,
-            `engine    ${info.engine}`,
-            `attaches  ${info.device}`,
-            `timeline  ${info.timeline}`,
-            `caps      ${info.caps.join(" ") || "-"}`,
-            `limits    ${info.maxImports} imports, ${info.maxJobs} jobs per open file`,
-          ].join("\n"),
-        );
+        console.log(infoText(info));
       }
       return ExitCode.Ok;
     });
