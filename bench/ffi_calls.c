@@ -11,6 +11,8 @@
  *   ioctl_null    axl_shim_ioctl(/dev/null, AXL_IOCTL_GET_INFO, buf): one
  *                 system call that fails with ENOTTY
  *   dev_info      axl_shim_dev_info(/dev/axl): AXL_IOCTL_GET_INFO on the driver
+ *   close_badf    axl_shim_close(-1): a system call failing with EBADF (int args)
+ *   sync_badf     axl_shim_dmabuf_sync(-1, flags): the same with a uint64_t argument
  *
  * For each CALL it times B batches of K calls with CLOCK_MONOTONIC and prints
  * one JSON line with the per-call ns of every batch. With --tracing-on PATH
@@ -44,6 +46,7 @@ struct ctx {
 	int null_fd;
 	int dev_fd;
 	uint64_t get_info;
+	uint64_t sync_flags;
 	unsigned char arg[256];
 	uint64_t nums[6];
 	char strings[128];
@@ -60,6 +63,12 @@ static int64_t run_batch(const char *call, struct ctx *c, long k)
 	} else if (!strcmp(call, "clock_ns")) {
 		for (i = 0; i < k; i++)
 			sink += axl_shim_clock_ns(CLOCK_MONOTONIC);
+	} else if (!strcmp(call, "close_badf")) {
+		for (i = 0; i < k; i++)
+			sink += axl_shim_close(-1);
+	} else if (!strcmp(call, "sync_badf")) {
+		for (i = 0; i < k; i++)
+			sink += axl_shim_dmabuf_sync(-1, c->sync_flags);
 	} else if (!strcmp(call, "ioctl_null")) {
 		for (i = 0; i < k; i++)
 			sink += axl_shim_ioctl(c->null_fd, c->get_info, c->arg);
@@ -87,7 +96,8 @@ static long number(const char *flag, const char *v)
 static int known(const char *call)
 {
 	return !strcmp(call, "api_version") || !strcmp(call, "clock_ns") ||
-	       !strcmp(call, "ioctl_null") || !strcmp(call, "dev_info");
+	       !strcmp(call, "ioctl_null") || !strcmp(call, "dev_info") ||
+	       !strcmp(call, "close_badf") || !strcmp(call, "sync_badf");
 }
 
 int main(int argc, char **argv)
@@ -114,10 +124,13 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!first) {
-		fprintf(stderr, "ffi_calls: name at least one call (api_version clock_ns ioctl_null dev_info)\n");
+		fprintf(stderr, "ffi_calls: name at least one call (api_version clock_ns ioctl_null "
+			"dev_info close_badf sync_badf)\n");
 		return 3;
 	}
 	c.get_info = (uint64_t)axl_shim_const("AXL_IOCTL_GET_INFO");
+	c.sync_flags = (uint64_t)(axl_shim_const("DMA_BUF_SYNC_START") |
+				  axl_shim_const("DMA_BUF_SYNC_READ"));
 	c.null_fd = axl_shim_open("/dev/null", (int32_t)axl_shim_const("O_RDWR"));
 	if (c.null_fd < 0) {
 		fprintf(stderr, "ffi_calls: /dev/null: %s\n", axl_shim_errno_name(-c.null_fd));

@@ -14,7 +14,14 @@ import { parseArgs } from "node:util";
 import { loadShim } from "../ffi/loader.ts";
 
 /** The calls both harnesses know. */
-export const CALLS = ["api_version", "clock_ns", "ioctl_null", "dev_info"] as const;
+export const CALLS = [
+  "api_version",
+  "clock_ns",
+  "ioctl_null",
+  "dev_info",
+  "close_badf",
+  "sync_badf",
+] as const;
 /** One of {@linkcode CALLS}. */
 export type CallName = typeof CALLS[number];
 
@@ -78,6 +85,22 @@ export function batchRunner(
         return now() - t0;
       };
       break;
+    case "close_badf":
+      run = (k) => {
+        const t0 = now();
+        for (let i = 0; i < k; i++) sink += sym.axl_shim_close(-1);
+        return now() - t0;
+      };
+      break;
+    case "sync_badf": {
+      const flags = BigInt(s.constant("DMA_BUF_SYNC_START") | s.constant("DMA_BUF_SYNC_READ"));
+      run = (k) => {
+        const t0 = now();
+        for (let i = 0; i < k; i++) sink += sym.axl_shim_dmabuf_sync(-1, flags);
+        return now() - t0;
+      };
+      break;
+    }
     case "ioctl_null": {
       const fd = openFd("/dev/null");
       const req = BigInt(s.constant("AXL_IOCTL_GET_INFO"));

@@ -138,7 +138,7 @@ interface CallComparison {
 }
 
 async function ffiSection(quick: boolean): Promise<void> {
-  const calls = ["api_version", "clock_ns", "ioctl_null"];
+  const calls = ["api_version", "clock_ns", "close_badf", "sync_badf", "ioctl_null"];
   const batches = quick ? 7 : 15, k = quick ? 20_000 : 100_000;
   const per = new Map<string, { c: number[]; deno: number[] }>();
   // C and Deno alternate twice so that a burst of load hits both.
@@ -189,8 +189,9 @@ async function ffiSection(quick: boolean): Promise<void> {
     "--allow-read",
     "--allow-env",
     "bench/ffi.bench.ts",
+    "bench/lib.bench.ts",
     "bench/trace.bench.ts",
-  ], { env: { NO_COLOR: "1" } });
+  ]);
   let denoBench: unknown = undefined;
   if (bench.code === 0) {
     const doc = JSON.parse(bench.stdout) as {
@@ -430,7 +431,7 @@ async function vmSection(quick: boolean, icount: boolean): Promise<void> {
   const qemuArgs = icount ? [...icountArgs, "--append", "tsc_early_khz=1000000"] : [];
   const loopArgs = quick
     ? "--rounds 1 --traced-rounds 1 --frames 100 --warmup 20 --calls 500 --call-batches 5"
-    : "--rounds 2 --traced-rounds 1 --frames 300 --warmup 30 --calls 2000 --call-batches 15";
+    : "--rounds 3 --traced-rounds 2 --frames 400 --warmup 40 --calls 2000 --call-batches 15";
   const frames = quick ? 30 : 60;
   const guest = [
     "set -u",
@@ -586,6 +587,25 @@ function printTable(): void {
       p(`  ${c.call.padEnd(13)} ${spread(c.cNs, 1, 1).padEnd(20)} ${
         spread(c.denoNs, 1, 1).padEnd(20)
       } ${fmt(c.ratio, 2)}`);
+    }
+  }
+  const db = (results.ffi as { denoBench?: Record<string, number | string>[] } | undefined)
+    ?.denoBench;
+  if (db?.length) {
+    p();
+    p("deno bench (host; per iteration: avg, min, p75, p99)");
+    const t = (ns: unknown) =>
+      typeof ns !== "number"
+        ? "-"
+        : ns >= 1e6
+        ? `${fmt(ns / 1e6, 2)} ms`
+        : ns >= 1e3
+        ? `${fmt(ns / 1e3, 2)} µs`
+        : `${fmt(ns, 1)} ns`;
+    for (const b of db) {
+      p(`  ${String(b.name).slice(0, 72).padEnd(72)} ${t(b.avgNs).padStart(9)} ${
+        t(b.minNs).padStart(9)
+      } ${t(b.p75Ns).padStart(9)} ${t(b.p99Ns).padStart(9)}`);
     }
   }
   const fl = results.frameLoop as
