@@ -17,6 +17,11 @@
  * console.log(job.readResult());
  * ```
  *
+ * The sub-modules' own `mod.ts` files pick the names re-exported here: `lib/trace`
+ * (ftrace/perf/bufinfo parsers and the tracefs capture session), `lib/verify` (the I1–I4
+ * judge, result schema, diagnosis), `lib/report` (Perfetto trace, HTML report),
+ * `lib/formats`, `lib/caps`, `lib/constraints` and `lib/nvmm`.
+ *
  * @module
  */
 export { AxlError, errnoName, hintFor, unwrap } from "./lib/errors.ts";
@@ -63,3 +68,10 @@ export { copyFrame, percentiles, runWorkload } from "./lib/workload.ts";
 export type { FrameStat, WorkloadMode, WorkloadOptions, WorkloadReport } from "./lib/workload.ts";
 export { loadShim, ShimLoadError } from "./ffi/loader.ts";
 export type { Shim } from "./ffi/loader.ts";
+export * from "./lib/trace/mod.ts";
+export * from "./lib/verify/mod.ts";
+export * from "./lib/report/mod.ts";
+export * from "./lib/formats/mod.ts";
+export * from "./lib/caps/mod.ts";
+export * from "./lib/constraints/mod.ts";
+export * from "./lib/nvmm/mod.ts";
