@@ -26,6 +26,8 @@ export const UTRACE_EVENTS: readonly string[] = [
 export interface TracedUserTime {
   /** User-space ns, summed over the threads. */
   userNs: number;
+  /** User-space ns per thread id. */
+  userNsByTid: Record<string, number>;
   /** Interrupt ns taken while one of the threads was in user space (excluded). */
   irqNs: number;
   /** User page faults of the threads (their handling time counts as user: no exit event). */
@@ -41,6 +43,7 @@ export interface TracedUserTime {
 interface ThreadState {
   userSince?: number;
   preemptedInUser?: boolean;
+  userNs: number;
 }
 
 /**
@@ -64,6 +67,7 @@ export async function tracedUserTime(
 ): Promise<TracedUserTime> {
   const out: TracedUserTime = {
     userNs: 0,
+    userNsByTid: {},
     irqNs: 0,
     pageFaults: 0,
     syscalls: 0,
@@ -73,7 +77,7 @@ export async function tracedUserTime(
   const threads = new Map<number, ThreadState>();
   const state = (tid: number): ThreadState => {
     let s = threads.get(tid);
-    if (!s) threads.set(tid, s = {});
+    if (!s) threads.set(tid, s = { userNs: 0 });
     return s;
   };
   // Per CPU: nesting depth of interrupt handlers, and the user-mode thread they interrupted.
@@ -84,7 +88,12 @@ export async function tracedUserTime(
     out.events++;
     step(r as FtraceEvent & { ts: number });
   }
-  out.threads = [...threads.keys()].filter((t) => tids.has(t)).length;
+  for (const [tid, s] of threads) {
+    if (!tids.has(tid)) continue;
+    out.threads++;
+    out.userNs += s.userNs;
+    out.userNsByTid[String(tid)] = s.userNs;
+  }
   return out;
 
   function step(e: FtraceEvent & { ts: number }): void {
@@ -96,14 +105,14 @@ export async function tracedUserTime(
       if (!tids.has(pid)) return;
       const s = state(pid);
       out.syscalls++;
-      if (s.userSince !== undefined) out.userNs += e.ts - s.userSince;
+      if (s.userSince !== undefined) s.userNs += e.ts - s.userSince;
       s.userSince = undefined;
     } else if (n === "sched_switch") {
       const prev = Number(e.fields.prev_pid), next = Number(e.fields.next_pid);
       if (tids.has(prev)) {
         const s = state(prev);
         if (s.userSince !== undefined) {
-          out.userNs += e.ts - s.userSince;
+          s.userNs += e.ts - s.userSince;
           s.userSince = undefined;
           s.preemptedInUser = true;
         }

@@ -357,8 +357,10 @@ interface LoopRow {
   rusageUserNsPerFrame: Summary;
   tracedUserNsPerFrame?: Summary;
   syscallsPerFrame?: number;
-  /** Traced user time minus the calibrated per-syscall boundary cost. */
+  /** Traced user time minus the calibrated per-syscall boundary cost, all threads. */
   userNsPerFrame?: Summary;
+  /** The same for the thread that runs the loop alone (no GC or worker threads). */
+  mainUserNsPerFrame?: Summary;
 }
 
 interface LoopRatio {
@@ -366,6 +368,8 @@ interface LoopRatio {
   c: string;
   cpuRatio: number;
   userRatio?: number;
+  /** Loop thread only. */
+  mainUserRatio?: number;
   extraCpuUsPerFrame: number;
 }
 
@@ -394,6 +398,11 @@ function loopRows(vm: FrameLoopVmResults): { rows: LoopRow[]; ratios: LoopRatio[
           Math.max(0, (r.traced!.userNs - r.traced!.syscalls * boundary) / r.frames)
         ),
       );
+      // The loop thread makes nearly all the system calls: all are charged to it.
+      row.mainUserNsPerFrame = summarize(traced.map((r) => {
+        const main = r.traced!.userNsByTid?.[String(r.pid)] ?? 0;
+        return Math.max(0, (main - r.traced!.syscalls * boundary) / r.frames);
+      }));
     }
     rows.push(row);
   }
@@ -415,6 +424,9 @@ function loopRows(vm: FrameLoopVmResults): { rows: LoopRow[]; ratios: LoopRatio[
     };
     if (dr.userNsPerFrame && cr.userNsPerFrame && cr.userNsPerFrame.median > 0) {
       ratio.userRatio = dr.userNsPerFrame.median / cr.userNsPerFrame.median;
+    }
+    if (dr.mainUserNsPerFrame && cr.mainUserNsPerFrame && cr.mainUserNsPerFrame.median > 0) {
+      ratio.mainUserRatio = dr.mainUserNsPerFrame.median / cr.mainUserNsPerFrame.median;
     }
     ratios.push(ratio);
   }
@@ -518,10 +530,11 @@ function judgeTargets(): void {
   const lean = fl?.ratios.find((r) => r.deno === "lean-full");
   if (wl) {
     t.push({
-      name: "frame loop: builtin loop (runWorkload) / C, per-frame user-space CPU",
+      name: "frame loop: builtin loop (runWorkload) / C, per-frame user-space CPU (loop thread)",
       target: "≤ 1.10",
-      value: wl.userRatio === undefined ? "n/a" : `${fmt(wl.userRatio, 1)}×`,
-      met: wl.userRatio === undefined ? null : wl.userRatio <= 1.1,
+      value: wl.mainUserRatio === undefined ? "n/a" : `${fmt(wl.mainUserRatio, 1)}×` +
+        (wl.userRatio === undefined ? "" : ` (all threads, GC included: ${fmt(wl.userRatio, 1)}×)`),
+      met: wl.mainUserRatio === undefined ? null : wl.mainUserRatio <= 1.1,
     });
     t.push({
       name: "frame loop: builtin loop (runWorkload) / C, per-frame process CPU (user+sys)",
@@ -624,22 +637,35 @@ function printTable(): void {
       `Frame loop (VM ${c.kernel}, TCG${c.icount ? " icount: 1 ns = 1 guest instruction" : ""}, ` +
         `NV12 ${c.width}×${c.height}, ${c.frames} frames × ${c.rounds} rounds + ${c.tracedRounds} traced; µs per frame, median [min–max])`,
     );
-    p("  loop                 process CPU          user (traced)        user (rusage)       syscalls");
+    p(
+      "  loop                 process CPU          user: loop thread    user: all threads    " +
+        "user (rusage)       syscalls",
+    );
+    const cell = (x: Summary | undefined, w: number) => (x ? spread(x, 1e-3, 2) : "-").padEnd(w);
     for (const r of fl.rows) {
-      p(`  ${`${r.impl} ${r.mode}`.padEnd(20)} ${spread(r.cpuNsPerFrame, 1e-3).padEnd(20)} ${
-        (r.userNsPerFrame ? spread(r.userNsPerFrame, 1e-3, 2) : "-").padEnd(20)
-      } ${spread(r.rusageUserNsPerFrame, 1e-3).padEnd(19)} ${
-        r.syscallsPerFrame ? fmt(r.syscallsPerFrame, 1) : "-"
-      }`);
+      p(
+        `  ${`${r.impl} ${r.mode}`.padEnd(20)} ${cell(r.cpuNsPerFrame, 20)} ` +
+          `${cell(r.mainUserNsPerFrame, 20)} ${cell(r.userNsPerFrame, 20)} ` +
+          `${cell(r.rusageUserNsPerFrame, 19)} ${
+            r.syscallsPerFrame ? fmt(r.syscallsPerFrame, 1) : "-"
+          }`,
+      );
     }
-    p(`  (traced user = time between sys_exit and sys_enter, minus ${
-      fmt((fl.syscallBoundaryNs ?? 0) / 1e3, 2)
-    } µs per syscall of kernel entry/exit and tracing measured on a syscall-only C loop)`);
-    p("  ratio                    process CPU   user        extra CPU µs/frame");
+    p(
+      `  (user = traced time from sys_exit to the next sys_enter, less ${
+        fmt((fl.syscallBoundaryNs ?? 0) / 1e3, 2)
+      } µs per system call of kernel entry/exit and tracing, calibrated on a C loop of system ` +
+        "calls; rusage user is quantized to 4 ms ticks per window)",
+    );
+    p("  ratio                    process CPU   user: loop thread   all threads   extra CPU µs/frame");
+    const x = (v: number | undefined) => (v ? `${fmt(v, 1)}×` : "-");
     for (const r of fl.ratios) {
-      p(`  ${`${r.deno} / C ${r.c}`.padEnd(24)} ${fmt(r.cpuRatio, 2).padEnd(13)} ${
-        (r.userRatio ? `${fmt(r.userRatio, 1)}×` : "-").padEnd(11)
-      } ${fmt(r.extraCpuUsPerFrame, 1)}`);
+      p(
+        `  ${`${r.deno} / C ${r.c}`.padEnd(24)} ${fmt(r.cpuRatio, 2).padEnd(13)} ` +
+          `${x(r.mainUserRatio).padEnd(19)} ${x(r.userRatio).padEnd(13)} ${
+            fmt(r.extraCpuUsPerFrame, 1)
+          }`,
+      );
     }
     for (const g of fl.getInfoPerCall) {
       p(`  AXL_IOCTL_GET_INFO per call, ${g.impl}: ${spread(g.ns, 1e-3, 2)} µs`);
