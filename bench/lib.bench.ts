@@ -25,6 +25,14 @@ Deno.bench({
     parseOptions(ImportOptions, { width: 640, height: 480, format: "NV12", stride: 640 }, "import");
   },
 });
+const reused = { width: 640, height: 480, format: "NV12", stride: 640 } as const;
+Deno.bench({
+  name: "Device.import options: the same object again (validated once, cached)",
+  group: "per frame",
+  fn: () => {
+    parseOptions(ImportOptions, reused, "import");
+  },
+});
 Deno.bench({
   name: "Device.submit options: zod parse",
   group: "per frame",

@@ -72,14 +72,32 @@ export const SubmitOptions = z.object({
 /** Input type of {@linkcode SubmitOptions}. */
 export type SubmitOptions = z.input<typeof SubmitOptions>;
 
-/** Parses options, turning schema failures into TypeError/RangeError. */
+// Options objects already validated, per schema, so a frame loop that reuses one
+// object pays for zod once. Keyed by identity: mutating a validated object is not
+// supported (the cached result would be returned).
+const validated = new Map<z.ZodType, WeakMap<object, unknown>>();
+
+/**
+ * Parses options, turning schema failures into TypeError/RangeError. The result for an
+ * object is cached by identity, so reusing one options object in a frame loop validates
+ * it once.
+ */
 export function parseOptions<S extends z.ZodType>(
   schema: S,
   value: unknown,
   what: string,
 ): z.output<S> {
+  const isObject = typeof value === "object" && value !== null;
+  let cache = validated.get(schema);
+  if (isObject && cache?.has(value)) return cache.get(value) as z.output<S>;
   const r = schema.safeParse(value);
-  if (r.success) return r.data;
+  if (r.success) {
+    if (isObject) {
+      if (!cache) validated.set(schema, cache = new WeakMap());
+      cache.set(value, r.data);
+    }
+    return r.data;
+  }
   const issue = r.error.issues[0]!;
   const where = issue.path.length ? issue.path.join(".") : what;
   const msg = `${what}: ${where}: ${issue.message}`;
@@ -87,6 +105,13 @@ export function parseOptions<S extends z.ZodType>(
     ? new RangeError(msg)
     : new TypeError(msg);
 }
+
+// Out-slots for the shim, reused by every call: JS is single-threaded and each call
+// copies the slots out before returning, so no call sees another's values.
+const importOut = new BigUint64Array(6);
+const submitOut = new BigUint64Array(3);
+const resultNums = new BigInt64Array(12);
+const NO_HISTOGRAM = new Uint32Array(0);
 
 /** Default device node paths, in the order {@linkcode Device.discover} tries them. */
 export function devicePaths(): string[] {
@@ -222,7 +247,7 @@ export class Device implements Disposable {
       "from-device": "AXL_IMPORT_FROM_DEVICE",
       "bidirectional": "AXL_IMPORT_BIDIRECTIONAL",
     }[o.direction];
-    const out = new BigUint64Array(6);
+    const out = importOut;
     unwrap(
       s.symbols.axl_shim_dev_import(
         this.fd,
@@ -259,7 +284,7 @@ export class Device implements Disposable {
     if (imp.device !== this || imp.released) {
       throw new TypeError("Device.submit: the import is released or belongs to another Device");
     }
-    const out = new BigUint64Array(3);
+    const out = submitOut;
     unwrap(
       shim().symbols.axl_shim_dev_submit(
         this.fd,
@@ -436,7 +461,7 @@ export interface EngineResult {
   lumaSum: bigint;
   /** CRC-32 over the planes' payload bytes. */
   crc32: number;
-  /** 256-bin luma histogram. */
+  /** 256-bin luma histogram (empty when read with `{ histogram: false }`). */
   histogram: Uint32Array;
 }
 
@@ -525,16 +550,20 @@ export class Job implements Disposable {
     return this.#done;
   }
 
-  /** Decodes the engine's result from the result buffer (CPU access, read). */
-  readResult(): EngineResult {
-    const nums = new BigInt64Array(12);
-    const histogram = new Uint32Array(256);
+  /**
+   * Decodes the engine's result from the result buffer (CPU access, read). With
+   * `{ histogram: false }` the 256 bins are not copied (an empty array is returned):
+   * for frame loops that only compare CRCs.
+   */
+  readResult(options: { histogram?: boolean } = {}): EngineResult {
+    const nums = resultNums;
+    const histogram = options.histogram === false ? NO_HISTOGRAM : new Uint32Array(256);
     using access = this.result.cpuAccess({ read: true });
     const ret = shim().symbols.axl_shim_result_decode(
       this.result.mappedAddress(),
       BigInt(access.bytes.length),
       nums,
-      histogram,
+      histogram.length ? histogram : null,
     );
     unwrap(ret, `job ${this.seqno}: decode result (inode ${this.result.inode})`, "device");
     const status = Number(nums[7]);

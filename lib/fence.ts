@@ -21,6 +21,11 @@ export interface FenceInfo {
   timeline: string;
 }
 
+// Reused out-slots and decoder (see lib/device.ts for why sharing is safe).
+const infoOut = new BigInt64Array(4);
+const infoName = new Uint8Array(96);
+const decoder = new TextDecoder();
+
 const leaks = new FinalizationRegistry<number>((fd) => {
   shim().symbols.axl_shim_close(fd);
 });
@@ -61,8 +66,8 @@ export class Fence implements Disposable {
 
   /** Reads status and timestamp without waiting. */
   info(): FenceInfo {
-    const out = new BigInt64Array(4);
-    const name = new Uint8Array(96);
+    const out = infoOut;
+    const name = infoName;
     unwrap(
       shim().symbols.axl_shim_fence_info(this.fd, out, name, BigInt(name.length)),
       `fence.info(fd ${this.#fd})`,
@@ -73,7 +78,7 @@ export class Fence implements Disposable {
     const info: FenceInfo = {
       status: status === 1 ? "signaled" : status === 0 ? "active" : "error",
       fences: Number(out[1]),
-      timeline: new TextDecoder().decode(name.subarray(0, end < 0 ? name.length : end)),
+      timeline: decoder.decode(name.subarray(0, end < 0 ? name.length : end)),
     };
     if (status < 0) info.error = errnoName(status);
     if (status !== 0 && out[2]! > 0n) info.timestampNs = out[2]!;
