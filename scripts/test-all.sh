@@ -36,7 +36,7 @@ part() {
 scripts/setup.sh || exit 3
 bash ffi/build.sh || exit 3
 
-part host deno test --allow-all --parallel tests/host
+part host deno test --allow-all --parallel --doc tests/host lib ffi tasks mod.ts
 if [[ ${1:-} != --host-only ]]; then
 	part aarch64 bash scripts/test-aarch64.sh
 	part kernel bash scripts/kernel-compile-test.sh
