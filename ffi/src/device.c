@@ -31,15 +31,13 @@ int32_t axl_shim_dev_info(int32_t dev, uint64_t *nums, char *strings, uint64_t s
 	nums[3] = info.max_jobs;
 	nums[4] = info.file_imports;
 	nums[5] = info.file_jobs;
-	if (strings && strings_len) {
-		/* %.*s: the kernel NUL-terminates, but never trust a length. */
-		int n = snprintf(strings, strings_len, "%.*s%c%.*s%c%.*s%c%.*s",
-				 (int)sizeof(info.driver), info.driver, 0,
-				 (int)sizeof(info.engine), info.engine, 0,
-				 (int)sizeof(info.device), info.device, 0,
-				 (int)sizeof(info.timeline), info.timeline);
-		(void)n;
-	}
+	/* %.*s: the kernel NUL-terminates, but never trust a length. */
+	if (strings && strings_len)
+		snprintf(strings, strings_len, "%.*s%c%.*s%c%.*s%c%.*s",
+			 (int)sizeof(info.driver), info.driver, 0,
+			 (int)sizeof(info.engine), info.engine, 0,
+			 (int)sizeof(info.device), info.device, 0,
+			 (int)sizeof(info.timeline), info.timeline);
 	return 0;
 }
 
