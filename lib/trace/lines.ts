@@ -2,14 +2,25 @@
  * Streaming line splitting for kernel text files that can be large (a trace of a long run)
  * or endless (`trace_pipe`): lines are yielded as they arrive, never buffered whole.
  *
+ * Two ways in: {@linkcode readLines} (an async iterator of numbered lines, convenient) and
+ * {@linkcode forEachLine} (a synchronous callback per line, awaiting only once per chunk: an
+ * `await` per line costs more than parsing a trace line does).
+ *
  * @module
  */
 
-/** What {@linkcode readLines} accepts. */
+/** Something that reads bytes into a buffer, as `Deno.FsFile` does. */
+export interface ByteReader {
+  /** Reads into `buffer`; resolves to the byte count, or `null` at the end. */
+  read(buffer: Uint8Array): Promise<number | null>;
+}
+
+/** What {@linkcode readLines} and {@linkcode forEachLine} accept. */
 export type LineSource =
   | ReadableStream<Uint8Array>
   | AsyncIterable<Uint8Array | string>
-  | Iterable<string>;
+  | Iterable<string>
+  | ByteReader;
 
 /** One line and its 1-based number. */
 export interface NumberedLine {
@@ -20,9 +31,178 @@ export interface NumberedLine {
 }
 
 /**
+ * Called per line with the line's place in a larger string: the line is
+ * `text.slice(start, end)`. Taking the span instead of a sliced string lets a scanner look at
+ * a few characters of a line without making a string of it. When the text around the line is
+ * one byte per character (ASCII), `bytes` holds it at the same indices (`bytes[i]` is
+ * `text.charCodeAt(i)`), which is faster to read; `bytes[end]` is then the line's `\r` or
+ * `\n`. Both are only valid during the call.
+ */
+export type LineVisitor = (
+  text: string,
+  start: number,
+  end: number,
+  line: number,
+  bytes: Uint8Array | undefined,
+) => void;
+
+/** Bytes read at once from a {@linkcode ByteReader}: big enough that per-read costs vanish. */
+export const READ_CHUNK_BYTES = 256 * 1024;
+
+const NL = 10, CR = 13;
+
+/**
+ * Splits text into numbered lines across chunk boundaries, synchronously. Invalid UTF-8
+ * becomes U+FFFD instead of failing: kernel strings (task names, buffer names) are bytes.
+ * Byte chunks are cut at their last newline and decoded up to it in one piece, so that a
+ * character is never split and the text of an all-ASCII chunk lines up with its bytes.
+ *
+ * @example
+ * ```ts
+ * import { LineSplitter } from "./lines.ts";
+ * const s = new LineSplitter();
+ * const got: string[] = [];
+ * const keep = (t: string, a: number, b: number, n: number) => got.push(`${n}:${t.slice(a, b)}`);
+ * s.push("a\nb", keep);
+ * s.push(new TextEncoder().encode("\r\nc"), keep);
+ * s.end(keep);
+ * if (got.join(" ") !== "1:a 2:b 3:c") throw new Error(got.join(" "));
+ * ```
+ */
+export class LineSplitter {
+  #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  #encoder = new TextEncoder();
+  /** Bytes of the unfinished last line, then of the chunk being split. */
+  #work = new Uint8Array(0);
+  #carried = 0;
+  /** The unfinished last line of string chunks. */
+  #pendingText = "";
+  #started = false;
+  #line = 0;
+
+  /** Lines handed out so far (the number of the last one). */
+  get line(): number {
+    return this.#line;
+  }
+
+  /** Calls `visit` for every line that `chunk` completes. */
+  push(chunk: Uint8Array | string, visit: LineVisitor): void {
+    if (typeof chunk === "string") return this.#pushText(chunk, visit);
+    if (this.#pendingText !== "") {
+      this.#carry(this.#encoder.encode(this.#pendingText));
+      this.#pendingText = "";
+    }
+    if (!this.#started) {
+      this.#started = true;
+      // A byte-order mark starts the stream at most, as a streaming TextDecoder would see it.
+      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
+    }
+    const total = this.#carried + chunk.length;
+    this.#reserve(total + 1);
+    this.#work.set(chunk, this.#carried);
+    const last = this.#work.lastIndexOf(NL, total - 1);
+    if (last === -1) {
+      this.#carried = total;
+      return;
+    }
+    const text = this.#decoder.decode(this.#work.subarray(0, last + 1));
+    this.#split(text, text.length === last + 1 ? this.#work : undefined, visit);
+    this.#work.copyWithin(0, last + 1, total);
+    this.#carried = total - last - 1;
+  }
+
+  /** Calls `visit` for a last line that had no newline. */
+  end(visit: LineVisitor): void {
+    let text = this.#pendingText;
+    let bytes: Uint8Array | undefined;
+    if (this.#carried > 0) {
+      text = this.#decoder.decode(this.#work.subarray(0, this.#carried));
+      // A newline after the data, so that a scanner looking one past the end sees an end.
+      this.#work[this.#carried] = NL;
+      if (text.length === this.#carried) bytes = this.#work;
+    } else if (text !== "") {
+      bytes = asciiBytes(this.#encoder, text + "\n");
+    }
+    this.#pendingText = "";
+    this.#carried = 0;
+    if (text.length === 0) return;
+    const end = text.charCodeAt(text.length - 1) === CR ? text.length - 1 : text.length;
+    visit(text, 0, end, ++this.#line, bytes);
+  }
+
+  #pushText(chunk: string, visit: LineVisitor): void {
+    if (this.#carried > 0) {
+      this.#pendingText = this.#decoder.decode(this.#work.subarray(0, this.#carried));
+      this.#carried = 0;
+    }
+    this.#started = true;
+    const text = this.#pendingText + chunk;
+    const last = text.lastIndexOf("\n");
+    if (last === -1) {
+      this.#pendingText = text;
+      return;
+    }
+    const done = last === text.length - 1 ? text : text.slice(0, last + 1);
+    this.#split(done, asciiBytes(this.#encoder, done), visit);
+    this.#pendingText = text.slice(last + 1);
+  }
+
+  #split(text: string, bytes: Uint8Array | undefined, visit: LineVisitor): void {
+    let start = 0;
+    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
+      const end = nl > start && text.charCodeAt(nl - 1) === CR ? nl - 1 : nl;
+      visit(text, start, end, ++this.#line, bytes);
+      start = nl + 1;
+    }
+  }
+
+  #carry(bytes: Uint8Array): void {
+    this.#reserve(this.#carried + bytes.length + 1);
+    this.#work.set(bytes, this.#carried);
+    this.#carried += bytes.length;
+  }
+
+  #reserve(size: number): void {
+    if (size <= this.#work.length) return;
+    const grown = new Uint8Array(
+      Math.max(size, READ_CHUNK_BYTES + 64 * 1024, this.#work.length * 2),
+    );
+    grown.set(this.#work.subarray(0, this.#carried));
+    this.#work = grown;
+  }
+}
+
+/** The UTF-8 of `text` when it is all ASCII (one byte per character), else undefined. */
+function asciiBytes(encoder: TextEncoder, text: string): Uint8Array | undefined {
+  const bytes = encoder.encode(text);
+  return bytes.length === text.length ? bytes : undefined;
+}
+
+/**
+ * Calls `visit` for every line of `source` and resolves to the number of lines. A
+ * {@linkcode ByteReader} (an open `Deno.FsFile`) is read into one reused buffer, so reading
+ * allocates nothing per chunk; the caller closes it.
+ *
+ * @example
+ * ```ts
+ * import { forEachLine } from "./lines.ts";
+ * let longest = 0;
+ * const n = await forEachLine(["ab\nc", "de\n"], (_t, a, b) => {
+ *   longest = Math.max(longest, b - a);
+ * });
+ * if (n !== 2 || longest !== 3) throw new Error(`${n} ${longest}`);
+ * ```
+ */
+export async function forEachLine(source: LineSource, visit: LineVisitor): Promise<number> {
+  const splitter = new LineSplitter();
+  for await (const chunk of readChunks(source)) splitter.push(chunk, visit);
+  splitter.end(visit);
+  return splitter.line;
+}
+
+/**
  * Yields the lines of `source` with their numbers. A final line without a newline is yielded
- * too. Invalid UTF-8 becomes U+FFFD instead of failing: kernel strings (task names, buffer
- * names) are bytes.
+ * too. Invalid UTF-8 becomes U+FFFD instead of failing.
  *
  * @example
  * ```ts
@@ -33,27 +213,50 @@ export interface NumberedLine {
  * ```
  */
 export async function* readLines(source: LineSource): AsyncGenerator<NumberedLine> {
-  const decoder = new TextDecoder();
-  let pending = "";
-  let line = 0;
-  for await (const chunk of chunks(source)) {
-    pending += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
-    let start = 0;
-    for (let nl = pending.indexOf("\n"); nl !== -1; nl = pending.indexOf("\n", start)) {
-      const end = nl > start && pending.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-      yield { text: pending.slice(start, end), line: ++line };
-      start = nl + 1;
-    }
-    pending = pending.slice(start);
+  const splitter = new LineSplitter();
+  let batch: NumberedLine[] = [];
+  const keep: LineVisitor = (text, start, end, line) => {
+    batch.push({ text: text.slice(start, end), line });
+  };
+  // Lines are gathered per chunk and handed out after it, so that one await serves a chunk.
+  for await (const chunk of readChunks(source)) {
+    splitter.push(chunk, keep);
+    yield* batch;
+    batch = [];
   }
-  pending += decoder.decode();
-  if (pending.length > 0) {
-    yield { text: pending.endsWith("\r") ? pending.slice(0, -1) : pending, line: ++line };
-  }
+  splitter.end(keep);
+  yield* batch;
 }
 
 /**
- * Yields the lines of the file at `path`, reading it in chunks.
+ * The chunks of `source`. A {@linkcode ByteReader} is read into one reused buffer of
+ * {@linkcode READ_CHUNK_BYTES}: each chunk it yields is valid until the next is asked for.
+ *
+ * @example
+ * ```ts
+ * import { readChunks } from "./lines.ts";
+ * const tmp = await Deno.makeTempFile();
+ * await Deno.writeTextFile(tmp, "x\ny\n");
+ * using file = await Deno.open(tmp);
+ * let bytes = 0;
+ * for await (const c of readChunks(file)) bytes += c.length;
+ * await Deno.remove(tmp);
+ * if (bytes !== 4) throw new Error(String(bytes));
+ * ```
+ */
+export async function* readChunks(source: LineSource): AsyncGenerator<Uint8Array | string> {
+  if (isByteReader(source)) {
+    const buffer = new Uint8Array(READ_CHUNK_BYTES);
+    for (let n = await source.read(buffer); n !== null; n = await source.read(buffer)) {
+      yield buffer.subarray(0, n);
+    }
+    return;
+  }
+  yield* source as AsyncIterable<Uint8Array | string> | Iterable<string>;
+}
+
+/**
+ * Yields the lines of the file at `path`, reading it in chunks into one buffer.
  *
  * @example
  * ```ts
@@ -67,12 +270,11 @@ export async function* readLines(source: LineSource): AsyncGenerator<NumberedLin
  * ```
  */
 export async function* readFileLines(path: string | URL): AsyncGenerator<NumberedLine> {
-  const file = await Deno.open(path, { read: true });
-  // readable closes the file when the stream ends or is cancelled.
-  yield* readLines(file.readable);
+  using file = await Deno.open(path, { read: true });
+  yield* readLines(file);
 }
 
-function chunks(source: LineSource): AsyncIterable<Uint8Array | string> | Iterable<string> {
-  if (source instanceof ReadableStream) return source as AsyncIterable<Uint8Array>;
-  return source;
+function isByteReader(source: LineSource): source is ByteReader {
+  return typeof source === "object" && source !== null && !(source instanceof ReadableStream) &&
+    typeof (source as Partial<ByteReader>).read === "function";
 }

@@ -1,10 +1,18 @@
 /**
- * Per-frame records (import → submit → signal → release) joined from the trace, and
- * completed with the workload's own fence timestamps where the trace lacks them.
+ * Per-frame records (import → submit → signal → release) joined from the trace as it streams
+ * past, and completed with the workload's own fence timestamps where the trace lacks them.
+ *
+ * The join keeps only what frames still in flight need: the last import per buffer handle
+ * until its release, and the last {@linkcode FrameJoinOptions.window} frames open to late
+ * events (fence signal, completion, release). Older frames are closed into columns of a few
+ * numbers each (sequence number, latency), which is what the latency statistics and the
+ * workload's timestamps need; only the first {@linkcode FrameJoinOptions.listLimit} frames
+ * are kept whole, for the report's frame list. A trace of a long run therefore costs a few
+ * bytes per frame, not the events' text.
  *
  * @module
  */
-import type { AxlBufferEvent, TraceFacts } from "./trace_facts.ts";
+import type { TraceFacts } from "./trace_facts.ts";
 
 /** One frame's path through the driver; times are ns of the trace clock. */
 export interface Frame {
@@ -38,9 +46,531 @@ export interface WorkloadFrame {
   signalNs?: number;
 }
 
+/** Frames kept whole by default: every frame of any ordinary verification run. */
+export const FRAME_LIST_LIMIT = 10_000;
+
+/** Frames open to late events by default: far deeper than any camera or NPU queue. */
+export const FRAME_WINDOW = 4096;
+
+/** Options of {@linkcode FrameJoin}. */
+export interface FrameJoinOptions {
+  /** Frames kept whole for the frame list: the first N (default {@linkcode FRAME_LIST_LIMIT}). */
+  listLimit?: number;
+  /**
+   * Frames still joined with later events, counted in frames submitted since (default
+   * {@linkcode FRAME_WINDOW}); a fence signal, completion or release arriving later than that
+   * is not joined to its frame. `Infinity` keeps every frame open until the end.
+   */
+  window?: number;
+}
+
+/** The frames of a finished join. */
+export interface JoinedFrames {
+  /** Frames: jobs traced, else imports traced, else frames the workload reported. */
+  count: number;
+  /** The first frames (at most the list limit), with workload latencies filled in. */
+  list: Frame[];
+  /** Latency in ns of every frame that has one, in frame order. */
+  latencyNs: Float64Array;
+  /** Where those latencies came from. */
+  sources: Set<"trace" | "workload">;
+  /** Inodes of imports and of frames. */
+  inodes: Set<number>;
+  /** Earliest import or submit time of any frame (for relative times); Infinity without. */
+  t0: number;
+}
+
+/** A frame still open to late events. */
+interface OpenFrame {
+  frame: Frame;
+  /** `context:seqno` of a job frame. */
+  key: FenceKey | undefined;
+  fenceSignal: number | undefined;
+  completed: boolean;
+  released: boolean;
+  /** Other open frames of the same fence, or awaiting a release of the same handle. */
+  sameKey: OpenFrame | undefined;
+  sameHandle: OpenFrame | undefined;
+}
+
+/** A fence or buffer identity as one Map key: a number when exact, else a string. */
+type FenceKey = number | string;
+
+/** Fence events seen before the job that owns them. */
+interface EarlyFence {
+  signaled?: number;
+  completed?: { ts: number | undefined; status: number };
+}
+
+const NONE = 0, FROM_TRACE = 1, FROM_WORKLOAD = 2;
+
 /**
- * Joins the trace's axl and dma_fence events into frames. With `axl_job_submit` events a
- * frame is a job; without them, each import is a frame.
+ * `a:b` as a Map key: one exact number while both are small non-negative integers (no string
+ * per event), else the string the unjoined trace would have used.
+ */
+function pairKey(a: number, b: number): FenceKey {
+  return Number.isInteger(a) && Number.isInteger(b) && a >= 0 && b >= 0 && a < 2 ** 20 &&
+      b < 2 ** 32
+    ? a * 2 ** 32 + b
+    : `${a}:${b}`;
+}
+
+/** Per-frame numbers of closed frames, in frame order. */
+class FrameColumns {
+  seqno = new Float64Array(1024);
+  latencyNs = new Float64Array(1024);
+  source = new Uint8Array(1024);
+
+  set(index: number, f: Frame): void {
+    if (index >= this.seqno.length) this.#grow(index + 1);
+    this.seqno[index] = f.seqno ?? NaN;
+    this.latencyNs[index] = f.latencyNs ?? NaN;
+    this.source[index] = f.latencySource === "trace"
+      ? FROM_TRACE
+      : f.latencySource === "workload"
+      ? FROM_WORKLOAD
+      : NONE;
+  }
+
+  #grow(size: number): void {
+    const n = Math.max(size, this.seqno.length * 2);
+    const seqno = new Float64Array(n), latency = new Float64Array(n), source = new Uint8Array(n);
+    seqno.set(this.seqno);
+    latency.set(this.latencyNs);
+    source.set(this.source);
+    this.seqno = seqno;
+    this.latencyNs = latency;
+    this.source = source;
+  }
+}
+
+/** Frames of one kind (jobs, or imports while no job has been seen). */
+class FrameTable {
+  count = 0;
+  t0 = Infinity;
+  readonly list: Frame[] = [];
+  readonly columns = new FrameColumns();
+  /** Open frames, oldest first, from `head` on. */
+  open: OpenFrame[] = [];
+  head = 0;
+  /** Open frames awaiting a release, by buffer handle. */
+  readonly awaitingRelease = new Map<number, OpenFrame>();
+
+  constructor(readonly listLimit: number, readonly window: number) {}
+
+  add(frame: Frame, key: FenceKey | undefined): OpenFrame {
+    const o: OpenFrame = {
+      frame,
+      key,
+      fenceSignal: undefined,
+      completed: false,
+      released: false,
+      sameKey: undefined,
+      sameHandle: undefined,
+    };
+    if (frame.index < this.listLimit) this.list.push(frame);
+    if (frame.importTs !== undefined && frame.importTs < this.t0) this.t0 = frame.importTs;
+    if (frame.submitTs !== undefined && frame.submitTs < this.t0) this.t0 = frame.submitTs;
+    // A handle that did not parse (NaN) matches no release, as NaN equals nothing.
+    if (frame.handle !== undefined && !Number.isNaN(frame.handle)) {
+      o.sameHandle = this.awaitingRelease.get(frame.handle);
+      this.awaitingRelease.set(frame.handle, o);
+    }
+    this.open.push(o);
+    return o;
+  }
+
+  /** Closes the oldest open frame while more than `window` are open. */
+  trim(close: (o: OpenFrame) => void): void {
+    while (this.open.length - this.head > this.window) close(this.open[this.head++]!);
+    // Drop closed slots now and then instead of shifting the array per frame.
+    if (this.head > 4096 && this.head * 2 > this.open.length) {
+      this.open = this.open.slice(this.head);
+      this.head = 0;
+    }
+  }
+}
+
+/**
+ * Joins axl and dma_fence events into frames as they stream past, in trace order. With
+ * `axl_job_submit` events a frame is a job (matched with the last import of its buffer, its
+ * fence's first signal, its completion and the next release of its buffer); without them,
+ * each import is a frame. Also counts the events and keeps what the invariants need about
+ * buffers: exporters per inode and handles imported but not released.
+ *
+ * @example
+ * ```ts
+ * import { FrameJoin } from "./frames.ts";
+ * const j = new FrameJoin();
+ * j.addImport(1, 9, "system", 10, 42);
+ * j.addSubmit(5, 1, 1, 9, 20, 42);
+ * j.addFenceSignaled(5, 1, 70);
+ * j.addRelease(1, 9, 90);
+ * const { list: [frame] } = j.frames();
+ * if (frame?.latencyNs !== 50 || frame.releaseTs !== 90) throw new Error(JSON.stringify(frame));
+ * ```
+ */
+export class FrameJoin {
+  /** `axl_dmabuf_import` events. */
+  imports = 0;
+  /** `axl_dmabuf_release` events. */
+  releases = 0;
+  /** `axl_job_submit` events. */
+  submits = 0;
+  /** `axl_job_complete` events. */
+  completes = 0;
+  /** Inodes of imported buffers and of submitted jobs (finite ones). */
+  readonly inodes = new Set<number>();
+  /** Exporter per imported inode: the last import that named one. */
+  readonly exporterOf = new Map<number, string>();
+  /** Every exporter an import named. */
+  readonly exporters = new Set<string>();
+
+  readonly #listLimit: number;
+  readonly #window: number;
+  /** Imports minus releases per handle, where not zero. */
+  readonly #balance = new Map<number, number>();
+  /** The last import of each buffer (handle and inode) not yet released. */
+  readonly #lastImport = new Map<FenceKey, { exporter: string; ts: number | undefined }>();
+  /** Fence signals and completions seen before their job, by `context:seqno`. */
+  readonly #early = new Map<FenceKey, EarlyFence>();
+  /** Open job frames by `context:seqno`. */
+  readonly #byKey = new Map<FenceKey, OpenFrame>();
+  /** Strings kept by frames: fresh copies, not slices of the text they were read from. */
+  readonly #strings = new Map<string, string>();
+  #jobs: FrameTable;
+  /** Frames made from imports while no job has been seen. */
+  #importFrames: FrameTable | undefined;
+  #ended = false;
+
+  /** A join; see {@linkcode FrameJoinOptions}. */
+  constructor(options: FrameJoinOptions = {}) {
+    const listLimit = options.listLimit ?? FRAME_LIST_LIMIT;
+    const window = options.window ?? FRAME_WINDOW;
+    if (!(listLimit >= 0)) throw new RangeError(`FrameJoin: listLimit must be >= 0: ${listLimit}`);
+    if (!(window >= 1)) throw new RangeError(`FrameJoin: window must be >= 1: ${window}`);
+    this.#listLimit = listLimit;
+    this.#window = window;
+    this.#jobs = new FrameTable(listLimit, window);
+    this.#importFrames = new FrameTable(listLimit, window);
+  }
+
+  /**
+   * The join of hand-made event lists (`imports`, `releases`, `submits`, `completes` and
+   * `fences` of a {@linkcode TraceFacts}), taken in line order, every frame open to the end.
+   *
+   * @example
+   * ```ts
+   * import { FrameJoin } from "./frames.ts";
+   * import { emptyTraceFacts } from "./trace_facts.ts";
+   * const f = emptyTraceFacts();
+   * f.imports.push({ line: 1, handle: 1, inode: 5, exporter: "system" });
+   * if (FrameJoin.fromEvents(f).frames().count !== 1) throw new Error();
+   * ```
+   */
+  static fromEvents(facts: TraceFacts, options: FrameJoinOptions = {}): FrameJoin {
+    const join = new FrameJoin({ window: Infinity, ...options });
+    // The event lists carry no fence lines: their signals count wherever they happened.
+    for (const life of facts.fences.values()) {
+      if (life.signaled !== undefined) {
+        join.addFenceSignaled(life.context, life.seqno, life.signaled);
+      }
+    }
+    const events = [
+      ...facts.imports.map((e) => ({
+        e,
+        add: () => join.addImport(e.handle, e.inode, e.exporter, e.ts, e.pid),
+      })),
+      ...facts.releases.map((e) => ({ e, add: () => join.addRelease(e.handle, e.inode, e.ts) })),
+      ...facts.submits.map((e) => ({
+        e,
+        add: () => join.addSubmit(e.context, e.seqno, e.handle, e.inode, e.ts, e.pid),
+      })),
+      ...facts.completes.map((e) => ({
+        e,
+        add: () => join.addComplete(e.context, e.seqno, e.status, e.ts),
+      })),
+    ].sort((a, b) => a.e.line - b.e.line);
+    for (const { add } of events) add();
+    return join;
+  }
+
+  /** An `axl_dmabuf_import`. */
+  addImport(
+    handle: number,
+    inode: number,
+    exporter: string,
+    ts: number | undefined,
+    pid: number | undefined,
+  ): void {
+    this.imports++;
+    exporter = this.#keep(exporter);
+    if (Number.isFinite(inode)) this.inodes.add(inode);
+    if (exporter) {
+      this.exporterOf.set(inode, exporter);
+      this.exporters.add(exporter);
+    }
+    this.#balance.set(handle, (this.#balance.get(handle) ?? 0) + 1);
+    if (!Number.isNaN(handle) && !Number.isNaN(inode)) {
+      const key = pairKey(handle, inode);
+      // Re-inserted so that the Map's order is the order of the last imports.
+      this.#lastImport.delete(key);
+      this.#lastImport.set(key, { exporter, ts });
+      if (this.#lastImport.size > this.#window) {
+        this.#lastImport.delete(this.#lastImport.keys().next().value!);
+      }
+    }
+    const table = this.#importFrames;
+    if (table === undefined) return;
+    const frame: Frame = { index: table.count++, handle, inode, exporter };
+    if (pid !== undefined) frame.pid = pid;
+    if (ts !== undefined) frame.importTs = ts;
+    table.add(frame, undefined);
+    table.trim((o) => this.#close(table, o));
+  }
+
+  /** An `axl_dmabuf_release`. */
+  addRelease(handle: number, inode: number, ts: number | undefined): void {
+    this.releases++;
+    const n = (this.#balance.get(handle) ?? 0) - 1;
+    if (n === 0) this.#balance.delete(handle);
+    else this.#balance.set(handle, n);
+    this.#lastImport.delete(pairKey(handle, inode));
+    this.#release(this.#jobs, handle, ts);
+    if (this.#importFrames) this.#release(this.#importFrames, handle, ts);
+  }
+
+  #release(table: FrameTable, handle: number, ts: number | undefined): void {
+    for (let o = table.awaitingRelease.get(handle); o !== undefined; o = o.sameHandle) {
+      o.released = true;
+      if (ts !== undefined) o.frame.releaseTs = ts;
+    }
+    table.awaitingRelease.delete(handle);
+  }
+
+  /** An `axl_job_submit`: a frame. */
+  addSubmit(
+    context: number,
+    seqno: number,
+    handle: number,
+    inode: number,
+    ts: number | undefined,
+    pid: number | undefined,
+  ): void {
+    this.submits++;
+    // The first job decides: frames are jobs, the frames made from imports go.
+    this.#importFrames = undefined;
+    if (Number.isFinite(inode)) this.inodes.add(inode);
+    const table = this.#jobs;
+    const frame: Frame = { index: table.count++, context, seqno, handle, inode };
+    if (pid !== undefined) frame.pid = pid;
+    if (ts !== undefined) frame.submitTs = ts;
+    const imp = this.#lastImport.get(pairKey(handle, inode));
+    if (imp) {
+      frame.exporter = imp.exporter;
+      if (imp.ts !== undefined) frame.importTs = imp.ts;
+    }
+    const key = pairKey(context, seqno);
+    const o = table.add(frame, key);
+    o.sameKey = this.#byKey.get(key);
+    this.#byKey.set(key, o);
+    const early = this.#early.get(key);
+    if (early?.signaled !== undefined) o.fenceSignal = early.signaled;
+    if (early?.completed) this.#complete(o, early.completed.status, early.completed.ts);
+    table.trim((old) => this.#close(table, old));
+  }
+
+  /** An `axl_job_complete`. */
+  addComplete(context: number, seqno: number, status: number, ts: number | undefined): void {
+    this.completes++;
+    const key = pairKey(context, seqno);
+    const o = this.#byKey.get(key);
+    if (o === undefined) {
+      this.#remember(key).completed = { ts, status };
+      return;
+    }
+    for (let x: OpenFrame | undefined = o; x !== undefined; x = x.sameKey) {
+      this.#complete(x, status, ts);
+    }
+  }
+
+  /** A `dma_fence_signaled`: the first one of a fence counts. */
+  addFenceSignaled(context: number, seqno: number, ts: number | undefined): void {
+    if (ts === undefined) return;
+    const key = pairKey(context, seqno);
+    const o = this.#byKey.get(key);
+    if (o === undefined) {
+      const early = this.#remember(key);
+      early.signaled ??= ts;
+      return;
+    }
+    for (let x: OpenFrame | undefined = o; x !== undefined; x = x.sameKey) x.fenceSignal ??= ts;
+  }
+
+  /** A `dma_fence_destroy`: nothing more will happen to that fence. */
+  addFenceDestroyed(context: number, seqno: number): void {
+    this.#early.delete(pairKey(context, seqno));
+  }
+
+  /** Handles imported more often than released, in the order of their last import. */
+  unreleasedHandles(): number[] {
+    return [...this.#balance].filter(([, n]) => n > 0).map(([h]) => h);
+  }
+
+  /**
+   * Ends the join (open frames are closed: later events are counted but join no frame) and
+   * returns the frames, with `workload`'s own fence timestamps filling frames the trace could
+   * not time (matched by sequence number, else by position). Without traced frames, the
+   * workload's frames are the frames.
+   */
+  frames(workload: readonly WorkloadFrame[] = []): JoinedFrames {
+    const table = this.#end();
+    if (table.count === 0) return this.#workloadFrames(workload);
+    const latency = table.columns.latencyNs.slice(0, table.count);
+    const source = table.columns.source.slice(0, table.count);
+    const list = table.list.map((f) => ({ ...f }));
+    // The first frame of each sequence number the workload names.
+    const bySeq = new Map(workload.filter((w) => w.seqno !== undefined).map((w) => [w.seqno!, w]));
+    const firstOf = new Map<number, number>();
+    if (bySeq.size > 0) {
+      const seqno = table.columns.seqno;
+      for (let i = 0; i < table.count; i++) {
+        const s = seqno[i]!;
+        if (bySeq.has(s) && !firstOf.has(s) && !Number.isNaN(s)) firstOf.set(s, i);
+      }
+    }
+    workload.forEach((w, i) => {
+      const at = (w.seqno !== undefined ? firstOf.get(w.seqno) : undefined) ?? i;
+      if (at >= table.count || !Number.isNaN(latency[at]!)) return;
+      const src = w.seqno !== undefined ? bySeq.get(w.seqno) ?? w : w;
+      if (
+        src.submitNs !== undefined && src.signalNs !== undefined && src.signalNs >= src.submitNs
+      ) {
+        latency[at] = src.signalNs - src.submitNs;
+        source[at] = FROM_WORKLOAD;
+        if (at < list.length) {
+          list[at]!.latencyNs = latency[at];
+          list[at]!.latencySource = "workload";
+        }
+      }
+    });
+    const sources = new Set<"trace" | "workload">();
+    let n = 0;
+    for (let i = 0; i < table.count; i++) {
+      if (source[i] === FROM_TRACE) sources.add("trace");
+      else if (source[i] === FROM_WORKLOAD) sources.add("workload");
+      if (!Number.isNaN(latency[i]!)) latency[n++] = latency[i]!;
+    }
+    return {
+      count: table.count,
+      list,
+      latencyNs: latency.slice(0, n),
+      sources,
+      inodes: new Set(this.inodes),
+      t0: table.t0,
+    };
+  }
+
+  #workloadFrames(workload: readonly WorkloadFrame[]): JoinedFrames {
+    const list: Frame[] = [];
+    const latency: number[] = [];
+    const inodes = new Set(this.inodes);
+    let t0 = Infinity;
+    workload.forEach((w, index) => {
+      const f: Frame = { index };
+      if (w.seqno !== undefined) f.seqno = w.seqno;
+      if (w.inode !== undefined) f.inode = w.inode;
+      if (w.submitNs !== undefined) f.submitTs = w.submitNs;
+      if (w.signalNs !== undefined) f.signalTs = w.signalNs;
+      if (w.submitNs !== undefined && w.signalNs !== undefined && w.signalNs >= w.submitNs) {
+        f.latencyNs = w.signalNs - w.submitNs;
+        f.latencySource = "workload";
+        latency.push(f.latencyNs);
+      }
+      if (f.inode !== undefined && Number.isFinite(f.inode)) inodes.add(f.inode);
+      if (f.submitTs !== undefined && f.submitTs < t0) t0 = f.submitTs;
+      if (index < this.#listLimit) list.push(f);
+    });
+    return {
+      count: workload.length,
+      list,
+      latencyNs: Float64Array.from(latency),
+      sources: new Set(latency.length > 0 ? ["workload"] : []),
+      inodes,
+      t0,
+    };
+  }
+
+  /** Closes every open frame (once) and returns the table the frames come from. */
+  #end(): FrameTable {
+    const table = this.#importFrames ?? this.#jobs;
+    if (!this.#ended) {
+      this.#ended = true;
+      for (let i = table.head; i < table.open.length; i++) this.#close(table, table.open[i]!);
+      table.open = [];
+      table.head = 0;
+    }
+    return table;
+  }
+
+  #complete(o: OpenFrame, status: number, ts: number | undefined): void {
+    o.completed = true;
+    o.frame.status = status;
+    if (ts !== undefined) o.frame.completeTs = ts;
+    else delete o.frame.completeTs;
+  }
+
+  #close(table: FrameTable, o: OpenFrame): void {
+    const f = o.frame;
+    if (o.fenceSignal !== undefined) f.signalTs = o.fenceSignal;
+    else if (o.completed && f.completeTs !== undefined) f.signalTs = f.completeTs;
+    if (f.submitTs !== undefined && f.signalTs !== undefined && f.signalTs >= f.submitTs) {
+      f.latencyNs = f.signalTs - f.submitTs;
+      f.latencySource = "trace";
+    }
+    table.columns.set(f.index, f);
+    if (o.key !== undefined) this.#unlink(this.#byKey, o.key, o, "sameKey");
+    if (!o.released && f.handle !== undefined) {
+      this.#unlink(table.awaitingRelease, f.handle, o, "sameHandle");
+    }
+  }
+
+  #unlink<K>(map: Map<K, OpenFrame>, key: K, o: OpenFrame, link: "sameKey" | "sameHandle"): void {
+    let prev: OpenFrame | undefined;
+    for (let x = map.get(key); x !== undefined; prev = x, x = x[link]) {
+      if (x !== o) continue;
+      if (prev) prev[link] = x[link];
+      else if (x[link]) map.set(key, x[link]!);
+      else map.delete(key);
+      return;
+    }
+  }
+
+  #remember(key: FenceKey): EarlyFence {
+    let early = this.#early.get(key);
+    if (early === undefined) {
+      early = {};
+      this.#early.set(key, early);
+      if (this.#early.size > this.#window) this.#early.delete(this.#early.keys().next().value!);
+    }
+    return early;
+  }
+
+  #keep(text: string): string {
+    let kept = this.#strings.get(text);
+    if (kept === undefined) {
+      // A slice of a big chunk of trace text would keep all of it alive: copy.
+      kept = (" " + text).slice(1);
+      if (this.#strings.size < 1024) this.#strings.set(kept, kept);
+    }
+    return kept;
+  }
+}
+
+/**
+ * Joins the trace's axl and dma_fence events into frames (see {@linkcode FrameJoin}): every
+ * frame, with workload latencies filled in. Facts folded from a trace carry their join; facts
+ * made by hand are joined from their event lists.
  *
  * @example
  * ```ts
@@ -56,96 +586,6 @@ export interface WorkloadFrame {
  * ```
  */
 export function buildFrames(facts: TraceFacts, workload: readonly WorkloadFrame[] = []): Frame[] {
-  const frames: Frame[] = [];
-  const imports = [...facts.imports].sort((a, b) => a.line - b.line);
-  const releases = [...facts.releases].sort((a, b) => a.line - b.line);
-  const findImport = (handle: number, inode: number, beforeLine: number) => {
-    let best: AxlBufferEvent | undefined;
-    for (const i of imports) {
-      if (i.line > beforeLine) break;
-      if (i.handle === handle && i.inode === inode) best = i;
-    }
-    return best;
-  };
-  const findRelease = (handle: number, afterLine: number) =>
-    releases.find((r) => r.line > afterLine && r.handle === handle);
-  if (facts.submits.length > 0) {
-    const completes = new Map(facts.completes.map((c) => [`${c.context}:${c.seqno}`, c]));
-    for (const s of [...facts.submits].sort((a, b) => a.line - b.line)) {
-      const key = `${s.context}:${s.seqno}`;
-      const frame: Frame = {
-        index: frames.length,
-        context: s.context,
-        seqno: s.seqno,
-        handle: s.handle,
-        inode: s.inode,
-      };
-      if (s.pid !== undefined) frame.pid = s.pid;
-      if (s.ts !== undefined) frame.submitTs = s.ts;
-      const imp = findImport(s.handle, s.inode, s.line);
-      if (imp) {
-        frame.exporter = imp.exporter;
-        if (imp.ts !== undefined) frame.importTs = imp.ts;
-      }
-      const fence = facts.fences.get(key);
-      if (fence?.signaled !== undefined) frame.signalTs = fence.signaled;
-      const done = completes.get(key);
-      if (done) {
-        frame.status = done.status;
-        if (done.ts !== undefined) frame.completeTs = done.ts;
-        frame.signalTs ??= done.ts;
-      }
-      const rel = findRelease(s.handle, s.line);
-      if (rel?.ts !== undefined) frame.releaseTs = rel.ts;
-      frames.push(frame);
-    }
-  } else {
-    for (const imp of imports) {
-      const frame: Frame = {
-        index: frames.length,
-        handle: imp.handle,
-        inode: imp.inode,
-        exporter: imp.exporter,
-      };
-      if (imp.pid !== undefined) frame.pid = imp.pid;
-      if (imp.ts !== undefined) frame.importTs = imp.ts;
-      const rel = findRelease(imp.handle, imp.line);
-      if (rel?.ts !== undefined) frame.releaseTs = rel.ts;
-      frames.push(frame);
-    }
-  }
-  for (const f of frames) {
-    if (f.submitTs !== undefined && f.signalTs !== undefined && f.signalTs >= f.submitTs) {
-      f.latencyNs = f.signalTs - f.submitTs;
-      f.latencySource = "trace";
-    }
-  }
-  // The workload's own fence timestamps fill frames the trace could not time.
-  const bySeq = new Map(workload.filter((w) => w.seqno !== undefined).map((w) => [w.seqno!, w]));
-  workload.forEach((w, i) => {
-    let f = w.seqno !== undefined ? frames.find((x) => x.seqno === w.seqno) : frames[i];
-    if (!f && frames.length === 0) return;
-    f ??= frames[i];
-    if (!f || f.latencyNs !== undefined) return;
-    const src = w.seqno !== undefined ? bySeq.get(w.seqno) ?? w : w;
-    if (src.submitNs !== undefined && src.signalNs !== undefined && src.signalNs >= src.submitNs) {
-      f.latencyNs = src.signalNs - src.submitNs;
-      f.latencySource = "workload";
-    }
-  });
-  if (frames.length === 0) {
-    for (const w of workload) {
-      const f: Frame = { index: frames.length };
-      if (w.seqno !== undefined) f.seqno = w.seqno;
-      if (w.inode !== undefined) f.inode = w.inode;
-      if (w.submitNs !== undefined) f.submitTs = w.submitNs;
-      if (w.signalNs !== undefined) f.signalTs = w.signalNs;
-      if (w.submitNs !== undefined && w.signalNs !== undefined && w.signalNs >= w.submitNs) {
-        f.latencyNs = w.signalNs - w.submitNs;
-        f.latencySource = "workload";
-      }
-      frames.push(f);
-    }
-  }
-  return frames;
+  const join = facts.join ?? FrameJoin.fromEvents(facts, { listLimit: Infinity });
+  return join.frames(workload).list;
 }

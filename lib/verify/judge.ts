@@ -17,7 +17,7 @@ import type { BufferLoss } from "../trace/per_cpu_stats.ts";
 import type { PerfSummary } from "../trace/perf_script.ts";
 import type { DmaBufMapRef } from "../trace/dmabuf_refs.ts";
 import { diagnosis } from "./diagnosis.ts";
-import { buildFrames, type Frame, type WorkloadFrame } from "./frames.ts";
+import { type Frame, FrameJoin, type WorkloadFrame } from "./frames.ts";
 import { histogram, latencyStats } from "./latency.ts";
 import {
   type Diagnosis,
@@ -196,12 +196,16 @@ export function judge(input: JudgeInput): VerifyResult {
     diag.push(diagnosis("gst-import-mode"));
   }
 
-  const frames = buildFrames(t, input.workload.frames ?? []);
-  const frameInodes = new Set<number>(
-    [...t.imports.map((i) => i.inode), ...frames.map((f) => f.inode)].filter((x): x is number =>
-      x !== undefined && Number.isFinite(x)
-    ),
-  );
+  // Facts folded from a trace carry their frame join; facts made by hand are joined here.
+  const join = t.join ?? FrameJoin.fromEvents(t);
+  const frames = join.frames(input.workload.frames ?? []);
+  const frameInodes = frames.inodes;
+  if (frames.list.length < frames.count) {
+    notes.push(
+      `the frame list holds the first ${frames.list.length} of ${frames.count} frames; counts ` +
+        "and latency statistics cover all of them",
+    );
+  }
 
   // I1 — attachments, from bufinfo samples taken during the run.
   let i1: Invariant;
@@ -271,8 +275,7 @@ export function judge(input: JudgeInput): VerifyResult {
   }
 
   // I2 — exporters of the multi-attached frame inodes (or of all frames when none).
-  const exporterOf = new Map<number, string>();
-  for (const i of t.imports) if (i.exporter) exporterOf.set(i.inode, i.exporter);
+  const exporterOf = new Map(join.exporterOf);
   for (const x of seenFrames) if (!exporterOf.has(x.inode)) exporterOf.set(x.inode, x.exporter);
   const basis = multi.length > 0 ? multi.map((x) => x.inode) : [...frameInodes];
   const exporters = [
@@ -309,21 +312,20 @@ export function judge(input: JudgeInput): VerifyResult {
   }
 
   // I3 — per-frame import and release accounting.
-  const imports = t.imports.length, releases = t.releases.length;
-  const submitted = input.workload.framesSubmitted ??
-    (t.submits.length > 0 ? t.submits.length : null);
-  const openHandles = unreleased(t);
+  const imports = join.imports, releases = join.releases;
+  const submitted = input.workload.framesSubmitted ?? (join.submits > 0 ? join.submits : null);
+  const openHandles = join.unreleasedHandles();
   const i3ev = {
     imports,
     releases,
     frames_submitted: submitted,
     submitted_source: input.workload.framesSubmitted !== null
       ? "workload"
-      : t.submits.length > 0
+      : join.submits > 0
       ? "axl_job_submit"
       : "unknown",
-    job_submits: t.submits.length,
-    job_completes: t.completes.length,
+    job_submits: join.submits,
+    job_completes: join.completes,
     unreleased_handles: openHandles.slice(0, 20),
     axl_events_missing: input.setup.missingEvents.filter((e) => e.startsWith("axl:")),
   };
@@ -452,9 +454,9 @@ export function judge(input: JudgeInput): VerifyResult {
   }
 
   // Latency from fence timestamps.
-  const lat = frames.filter((f) => f.latencyNs !== undefined).map((f) => f.latencyNs! / 1000);
+  const lat = frames.latencyNs.map((ns) => ns / 1000);
   const stats = latencyStats(lat);
-  const sources = new Set(frames.map((f) => f.latencySource).filter(Boolean));
+  const sources = frames.sources;
   if (stats && stats.p99 > slowMs * 1000) {
     diag.push(diagnosis("fence-wait-slow", `p99 ${round(stats.p99 / 1000)} ms`));
   }
@@ -477,9 +479,7 @@ export function judge(input: JudgeInput): VerifyResult {
     : "INCONCLUSIVE";
   if (status === "PASS" && (lossy || workloadFailed)) status = "INCONCLUSIVE";
   const multiInodes = multi.map((x) => String(x.inode));
-  const t0 = Math.min(
-    ...frames.flatMap((f) => [f.importTs, f.submitTs].filter((x): x is number => x !== undefined)),
-  );
+  const t0 = frames.t0;
 
   const result: VerifyResult = {
     I1_attach_count_ge2: i1.status === "PASS",
@@ -492,10 +492,7 @@ export function judge(input: JudgeInput): VerifyResult {
       fence_wait_lines: t.fenceWaitLines,
       multi_attach_inodes: multiInodes,
       exporters: [
-        ...new Set([
-          ...t.imports.map((i) => i.exporter).filter(Boolean),
-          ...seenFrames.map((x) => x.exporter),
-        ]),
+        ...new Set([...join.exporters, ...seenFrames.map((x) => x.exporter)]),
       ].sort(),
       memcpy_hot: hot,
     },
@@ -507,8 +504,8 @@ export function judge(input: JudgeInput): VerifyResult {
       invariants,
       frames: {
         submitted,
-        traced: frames.length,
-        list: frames.map((f) => frameOut(f, Number.isFinite(t0) ? t0 : 0)),
+        traced: frames.count,
+        list: frames.list.map((f) => frameOut(f, Number.isFinite(t0) ? t0 : 0)),
       },
       latency: {
         source: sources.size === 0
@@ -597,20 +594,6 @@ export function judge(input: JudgeInput): VerifyResult {
     },
   };
   return VerifyResultSchema.parse(result);
-}
-
-function unreleased(t: TraceFacts): number[] {
-  const open = new Map<number, number>();
-  for (
-    const e of [
-      ...t.imports.map((i) => ({ ...i, d: 1 })),
-      ...t.releases.map((r) => ({ ...r, d: -1 })),
-    ]
-      .sort((a, b) => a.line - b.line)
-  ) {
-    open.set(e.handle, (open.get(e.handle) ?? 0) + e.d);
-  }
-  return [...open].filter(([, n]) => n > 0).map(([h]) => h);
 }
 
 function round(x: number): number {

@@ -1,5 +1,7 @@
 /**
- * Latency statistics of per-frame durations: percentiles and a histogram.
+ * Latency statistics of per-frame durations: percentiles and a histogram. Samples may be
+ * large (one per frame of a long run) and typed arrays: nothing here spreads them into
+ * arguments or sorts them more than once.
  *
  * @module
  */
@@ -24,13 +26,30 @@ export interface LatencyStats {
  * if (percentile([1, 2, 3, 4], 50) !== 2.5) throw new Error();
  * ```
  */
-export function percentile(values: readonly number[], p: number): number {
+export function percentile(values: ArrayLike<number>, p: number): number {
   if (!(p >= 0 && p <= 100)) throw new RangeError(`percentile(): p must be in [0, 100], got ${p}`);
   if (values.length === 0) throw new RangeError("percentile(): no values");
-  const sorted = [...values].sort((a, b) => a - b);
+  return ofSorted(Float64Array.from(values).sort(), p);
+}
+
+function ofSorted(sorted: Float64Array, p: number): number {
   const rank = (p / 100) * (sorted.length - 1);
   const lo = Math.floor(rank), hi = Math.ceil(rank);
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (rank - lo);
+}
+
+/** The finite values, and their extremes. */
+function finite(values: ArrayLike<number>): { v: Float64Array; min: number; max: number } {
+  const v = new Float64Array(values.length);
+  let n = 0, min = Infinity, max = -Infinity;
+  for (let i = 0; i < values.length; i++) {
+    const x = values[i]!;
+    if (!Number.isFinite(x)) continue;
+    v[n++] = x;
+    if (x < min) min = x;
+    if (x > max) max = x;
+  }
+  return { v: v.subarray(0, n), min, max };
 }
 
 /**
@@ -43,17 +62,20 @@ export function percentile(values: readonly number[], p: number): number {
  * if (s?.p50 !== 20 || s.max !== 30) throw new Error();
  * ```
  */
-export function latencyStats(values: readonly number[]): LatencyStats | undefined {
-  const v = values.filter((x) => Number.isFinite(x));
+export function latencyStats(values: ArrayLike<number>): LatencyStats | undefined {
+  const { v, min, max } = finite(values);
   if (v.length === 0) return undefined;
+  let sum = 0;
+  for (let i = 0; i < v.length; i++) sum += v[i]!;
+  const sorted = v.slice().sort();
   return {
     count: v.length,
-    min: Math.min(...v),
-    max: Math.max(...v),
-    mean: v.reduce((a, b) => a + b, 0) / v.length,
-    p50: percentile(v, 50),
-    p90: percentile(v, 90),
-    p99: percentile(v, 99),
+    min,
+    max,
+    mean: sum / v.length,
+    p50: ofSorted(sorted, 50),
+    p90: ofSorted(sorted, 90),
+    p99: ofSorted(sorted, 99),
   };
 }
 
@@ -74,13 +96,12 @@ export interface HistogramBin {
  * if (h.length !== 4 || h.reduce((a, b) => a + b.count, 0) !== 4) throw new Error();
  * ```
  */
-export function histogram(values: readonly number[], bins = 20): HistogramBin[] {
+export function histogram(values: ArrayLike<number>, bins = 20): HistogramBin[] {
   if (!Number.isInteger(bins) || bins < 1) {
     throw new RangeError(`histogram(): bins must be >= 1, got ${bins}`);
   }
-  const v = values.filter((x) => Number.isFinite(x));
+  const { v, min, max } = finite(values);
   if (v.length === 0) return [];
-  const min = Math.min(...v), max = Math.max(...v);
   const width = max > min ? (max - min) / bins : 1;
   const out: HistogramBin[] = Array.from({ length: bins }, (_, i) => ({
     lo: min + i * width,

@@ -7,13 +7,12 @@
  */
 import { join } from "node:path";
 import { parseBufinfoSamples } from "../trace/bufinfo_sampler.ts";
-import { parseFtrace } from "../trace/ftrace.ts";
 import { type BufferLoss, parsePerCpuStats, summarizeLoss } from "../trace/per_cpu_stats.ts";
 import { parsePerfScript, summarizePerf } from "../trace/perf_script.ts";
 import { judge, type JudgeOptions } from "./judge.ts";
 import type { CaptureRecord } from "./run.ts";
 import type { VerifyResult } from "./schema.ts";
-import { collectTraceFacts } from "./trace_facts.ts";
+import { readTraceFacts } from "./trace_facts.ts";
 
 /**
  * Parses `### cpuN` sections of a saved `per_cpu_stats.txt`.
@@ -60,12 +59,9 @@ async function openMaybeGzip(path: string): Promise<ReadableStream<Uint8Array>> 
  */
 export async function judgeArtifacts(dir: string, options?: JudgeOptions): Promise<VerifyResult> {
   const capture = JSON.parse(await Deno.readTextFile(join(dir, "capture.json"))) as CaptureRecord;
-  const facts = await collectTraceFacts(
-    parseFtrace((await Deno.open(join(dir, "trace.txt"))).readable, {
-      source: join(dir, "trace.txt"),
-      strict: false,
-    }),
-  );
+  // Read into one reused buffer and folded as it goes: memory does not grow with the trace.
+  using trace = await Deno.open(join(dir, "trace.txt"));
+  const facts = await readTraceFacts(trace, { source: join(dir, "trace.txt"), strict: false });
   let loss: BufferLoss | undefined;
   try {
     loss = parseSavedStats(await Deno.readTextFile(join(dir, "per_cpu_stats.txt")));

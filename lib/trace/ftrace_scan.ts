@@ -1,0 +1,686 @@
+/**
+ * A hand-written scanner for the line shapes that make up nearly all of a trace: event lines
+ * (`task-pid [cpu] flags ts: name: body`) and function_graph lines (optional abstime, CPU,
+ * optional task column, duration, call or `/* event *\/` comment, context-switch markers).
+ *
+ * It exists for speed: the regular expressions of `ftrace.ts` cost microseconds per line,
+ * this costs a fraction of that. It answers only when it is sure: for every line it accepts
+ * it returns exactly the record the regular expressions would (a test compares the two on
+ * every captured line and on mutations of them); for anything else — markers, headers,
+ * non-ASCII or control characters, unusual spacing, malformed lines — it returns
+ * {@linkcode NOT_SCANNED} and the regular expressions decide.
+ *
+ * Lines are given as a span of a larger string (`s`, from `a` to `b`), so that a chunk of a
+ * file can be scanned without cutting it into line strings first, together with that string's
+ * bytes `u` at the same indices (ASCII text: `u[i] === s.charCodeAt(i)`). The scanner reads
+ * the bytes — a typed-array read costs a third of a `charCodeAt` — and slices the string.
+ *
+ * @module
+ */
+import type { FtraceEvent, FtraceGraphCall, FtraceRecord, FtraceSwitch } from "./ftrace.ts";
+
+/** Returned for lines the scanner leaves to the regular-expression parser. */
+export const NOT_SCANNED = null;
+
+const SPACE = 32, DASH = 45, BAR = 124, COLON = 58, DOT = 46, QUOTE = 34, BACKSLASH = 92;
+const OPEN_PAREN = 40, CLOSE_PAREN = 41, OPEN_BRACKET = 91, CLOSE_BRACKET = 93;
+const HASH = 35, EQUALS = 61, SLASH = 47, STAR = 42, SEMICOLON = 59;
+const OPEN_BRACE = 123, CLOSE_BRACE = 125;
+
+// Printable ASCII only: everything else (tabs, CR, U+2028, non-breaking spaces) is whitespace
+// or a line terminator to the regular expressions in ways not worth copying.
+const printable = (c: number): boolean => c >= 33 && c <= 126;
+// A character a regular expression might take for whitespace: the scanner gives up on those.
+const odd = (c: number): boolean => c !== SPACE && !printable(c);
+const digit = (c: number): boolean => c >= 48 && c <= 57;
+// [\w.$] of function names.
+const funcChar = (c: number): boolean =>
+  (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || digit(c) || c === 95 || c === DOT || c === 36;
+// [A-Za-z_] and [\w.] of field keys.
+const keyStart = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+const keyChar = (c: number): boolean => keyStart(c) || digit(c) || c === DOT;
+// The duration column's markers ("!", "#", "+", ...).
+const durationMark = (c: number): boolean =>
+  c === 33 || c === HASH || c === STAR || c === 64 || c === 36 || c === 43;
+
+function skipSpaces(u: Uint8Array, i: number, b: number): number {
+  while (i < b && u[i]! === SPACE) i++;
+  return i;
+}
+
+function skipDigits(u: Uint8Array, i: number, b: number): number {
+  while (i < b && digit(u[i]!)) i++;
+  return i;
+}
+
+/** Digits `s[a..b)` as a number; -1 when too long to be exact in a double. */
+function digitsValue(u: Uint8Array, a: number, b: number): number {
+  if (b - a > 15) return -1;
+  let v = 0;
+  for (let i = a; i < b; i++) v = v * 10 + (u[i]! - 48);
+  return v;
+}
+
+/**
+ * `seconds.fraction` as ns, as `timestampNs()` computes it (fraction cut to 9 digits); -1 when
+ * not exact. `dot` is the index of the dot or `end` when there is none.
+ */
+function timestampValue(u: Uint8Array, a: number, dot: number, end: number): number {
+  const sec = digitsValue(u, a, dot);
+  if (sec < 0) return -1;
+  if (dot === end) return sec;
+  const last = Math.min(end, dot + 10);
+  let frac = 0;
+  for (let i = dot + 1; i < last; i++) frac = frac * 10 + (u[i]! - 48);
+  for (let i = last - dot - 1; i < 9; i++) frac *= 10;
+  return sec * 1e9 + frac;
+}
+
+/** True when every character of `s[a..b)` is printable ASCII or a space. */
+function plain(u: Uint8Array, a: number, b: number): boolean {
+  for (let i = a; i < b; i++) {
+    const c = u[i]!;
+    if (c !== SPACE && !printable(c)) return false;
+  }
+  return true;
+}
+
+/**
+ * Scans one line; `undefined` for blank lines and separator rules (as the parser), the record,
+ * or {@linkcode NOT_SCANNED}.
+ *
+ * @example
+ * ```ts
+ * import { NOT_SCANNED, scanLine } from "./ftrace_scan.ts";
+ * const line = "  x-1 [000] ..... 1.000000: axl_job_submit: context=2 seqno=9";
+ * const r = scanLine(line, new TextEncoder().encode(line), 0, line.length, 1);
+ * if (r === NOT_SCANNED || r?.kind !== "event" || r.fields.seqno !== "9") throw new Error();
+ * const h = "# tracer: nop";
+ * if (scanLine(h, new TextEncoder().encode(h), 0, h.length, 2) !== NOT_SCANNED) throw new Error();
+ * ```
+ */
+export function scanLine(
+  s: string,
+  u: Uint8Array,
+  a: number,
+  b: number,
+  line: number,
+): FtraceRecord | undefined | typeof NOT_SCANNED {
+  const i = skipSpaces(u, a, b);
+  if (i === b) return undefined;
+  let j = b;
+  while (u[j - 1]! === SPACE) j--;
+  const first = u[i]!;
+  if (!printable(first) || !printable(u[j - 1]!)) return NOT_SCANNED;
+  if (first === DASH) return j - i >= 4 && dashesOnly(u, i, j) ? undefined : NOT_SCANNED;
+  if (digit(first)) return scanGraph(s, u, i, b, j, line);
+  if (first === HASH || (first === 67 && u[i + 1] === 80 && u[i + 2] === 85)) return NOT_SCANNED;
+  return scanEvent(s, u, i, b, j, line);
+}
+
+function dashesOnly(u: Uint8Array, i: number, j: number): boolean {
+  for (; i < j; i++) if (u[i]! !== DASH) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// function_graph lines
+
+function scanGraph(
+  s: string,
+  u: Uint8Array,
+  i: number,
+  b: number,
+  j: number,
+  line: number,
+): FtraceRecord | typeof NOT_SCANNED {
+  // `[abstime |] cpu)` — the first digits are the CPU when a ')' follows them.
+  const q = skipDigits(u, i, b);
+  let ts: number | undefined;
+  let cpuStart = i, cpuEnd = q;
+  if (u[q]! !== CLOSE_PAREN) {
+    let tsEnd = q;
+    if (u[q]! === DOT) {
+      tsEnd = skipDigits(u, q + 1, b);
+      if (tsEnd === q + 1) return NOT_SCANNED;
+    }
+    let k = tsEnd;
+    if (u[k]! !== SPACE) return NOT_SCANNED;
+    k = skipSpaces(u, k, b);
+    if (u[k]! !== BAR || u[k + 1]! !== SPACE) return NOT_SCANNED;
+    cpuStart = skipSpaces(u, k + 1, b);
+    cpuEnd = skipDigits(u, cpuStart, b);
+    if (cpuEnd === cpuStart || u[cpuEnd]! !== CLOSE_PAREN) return NOT_SCANNED;
+    ts = timestampValue(u, i, q, tsEnd);
+    if (ts < 0) return NOT_SCANNED;
+  }
+  const cpu = digitsValue(u, cpuStart, cpuEnd);
+  if (cpu < 0) return NOT_SCANNED;
+  const rest = cpuEnd + 1;
+  const bar = s.indexOf("|", rest);
+  if (bar === -1 || bar >= b) return scanSwitch(s, u, rest, j, line, cpu);
+
+  // The funcgraph-proc column: `  task-pid  |`, the task as short as possible.
+  let task: string | undefined, pid: number | undefined;
+  let from = rest;
+  if (u[rest]! === SPACE) {
+    const t0 = skipSpaces(u, rest, b);
+    if (u[t0]! === DASH) return NOT_SCANNED;
+    for (let d = s.indexOf("-", t0 + 1); d !== -1 && d < b; d = s.indexOf("-", d + 1)) {
+      const e = skipDigits(u, d + 1, b);
+      if (e === d + 1) continue;
+      if (u[e]! !== SPACE) {
+        if (odd(u[e]!)) return NOT_SCANNED;
+        continue;
+      }
+      const f = skipSpaces(u, e, b);
+      if (u[f]! !== BAR) {
+        if (odd(u[f]!)) return NOT_SCANNED;
+        continue;
+      }
+      if (!plain(u, t0, d)) return NOT_SCANNED;
+      task = s.slice(t0, d);
+      pid = digitsValue(u, d + 1, e);
+      if (pid < 0) return NOT_SCANNED;
+      from = f + 1;
+      break;
+    }
+  }
+  if (task === undefined && !durationCellThenBar(u, rest, b)) return NOT_SCANNED;
+
+  // Duration column, then the call column.
+  const bar2 = s.indexOf("|", from);
+  if (bar2 === -1 || bar2 >= b) return NOT_SCANNED;
+  let duration: number | undefined;
+  const d0 = skipSpaces(u, from, bar2);
+  if (d0 < bar2) {
+    duration = durationValue(s, u, d0, bar2);
+    if (duration < 0) return NOT_SCANNED;
+  }
+  const c0 = skipSpaces(u, bar2 + 1, b);
+  if (c0 >= j) return NOT_SCANNED;
+  const indent = c0 - bar2 - 1;
+  const depth = Math.max(0, Math.floor((indent - 2) / 2));
+  const head = u[c0]!;
+  if (head === SLASH) {
+    const ev = graphComment(s, u, c0, j, line);
+    if (ev === NOT_SCANNED) return NOT_SCANNED;
+    const out: FtraceEvent = { kind: "event", line, cpu } as FtraceEvent;
+    if (ts !== undefined) out.ts = ts;
+    if (task !== undefined) {
+      out.task = task;
+      out.pid = pid!;
+    }
+    out.flags = "";
+    out.name = ev.name;
+    out.body = ev.body;
+    out.fields = ev.fields;
+    return out;
+  }
+  const rec = { kind: "graph", line, cpu } as FtraceGraphCall;
+  if (ts !== undefined) rec.ts = ts;
+  if (task !== undefined) {
+    rec.task = task;
+    rec.pid = pid!;
+  }
+  if (head === CLOSE_BRACE) {
+    const func = exitName(s, u, c0, j);
+    if (func === NOT_SCANNED) return NOT_SCANNED;
+    rec.call = "exit";
+    rec.depth = depth;
+    if (duration !== undefined) rec.duration = duration;
+    if (func !== undefined) rec.func = func;
+    return rec;
+  }
+  let n = c0;
+  while (n < j && funcChar(u[n]!)) n++;
+  if (n === c0 || u[n]! !== OPEN_PAREN || u[n + 1]! !== CLOSE_PAREN) {
+    return NOT_SCANNED;
+  }
+  const k = skipSpaces(u, n + 2, j);
+  const tail = u[k]!;
+  if (k !== j - 1 || (tail !== SEMICOLON && tail !== OPEN_BRACE)) return NOT_SCANNED;
+  rec.call = tail === SEMICOLON ? "leaf" : "entry";
+  rec.depth = depth;
+  if (duration !== undefined) rec.duration = duration;
+  rec.func = s.slice(c0, n);
+  return rec;
+}
+
+/** `^\s*(?:[!#*@$+ ]?\s*\d+(?:\.\d+)?\s*us\s*)?\|` on `s[i..)`. */
+function durationCellThenBar(u: Uint8Array, i: number, b: number): boolean {
+  let k = skipSpaces(u, i, b);
+  if (u[k]! === BAR) return true;
+  if (durationMark(u[k]!)) k = skipSpaces(u, k + 1, b);
+  const e = skipDigits(u, k, b);
+  if (e === k) return false;
+  k = e;
+  if (u[k]! === DOT) {
+    k = skipDigits(u, k + 1, b);
+    if (k === e + 1) return false;
+  }
+  k = skipSpaces(u, k, b);
+  if (u[k] !== 117 || u[k + 1] !== 115) return false;
+  return u[skipSpaces(u, k + 2, b)]! === BAR;
+}
+
+/** `[mark] N[.N] us` filling `s[a..bar)` (a is not a space) as ns; -1 when it is not that. */
+function durationValue(
+  s: string,
+  u: Uint8Array,
+  a: number,
+  bar: number,
+): number {
+  let k = a;
+  if (durationMark(u[k]!)) k = skipSpaces(u, k + 1, bar);
+  const intStart = k, intEnd = skipDigits(u, k, bar);
+  if (intEnd === intStart) return -1;
+  let fracEnd = intEnd;
+  if (u[intEnd]! === DOT) {
+    fracEnd = skipDigits(u, intEnd + 1, bar);
+    if (fracEnd === intEnd + 1) return -1;
+  }
+  k = skipSpaces(u, fracEnd, bar);
+  if (u[k] !== 117 || u[k + 1] !== 115 || skipSpaces(u, k + 2, bar) !== bar) return -1;
+  const fracLen = fracEnd === intEnd ? 0 : fracEnd - intEnd - 1;
+  if (intEnd - intStart > 9 || fracLen > 3) {
+    return Math.round(Number(s.slice(intStart, fracEnd)) * 1000);
+  }
+  // Exact for these sizes: what Math.round(Number(text) * 1000) gives, without the string.
+  let v = digitsValue(u, intStart, intEnd) * 1000;
+  let scale = 100;
+  for (let i = intEnd + 1; i < fracEnd; i++, scale /= 10) v += (u[i]! - 48) * scale;
+  return v;
+}
+
+/** `/* name: body *\/` on `s[c0..j)`. */
+function graphComment(
+  s: string,
+  u: Uint8Array,
+  c0: number,
+  j: number,
+  line: number,
+): { name: string; body: string; fields: Record<string, string> } | typeof NOT_SCANNED {
+  if (j - c0 < 4 || u[c0 + 1]! !== STAR) return NOT_SCANNED;
+  if (u[j - 2]! !== STAR || u[j - 1]! !== SLASH) return NOT_SCANNED;
+  const n0 = skipSpaces(u, c0 + 2, j);
+  let n = n0;
+  while (n < j && printable(u[n]!) && u[n]! !== COLON) n++;
+  if (n === n0 || u[n]! !== COLON || n >= j - 2) return NOT_SCANNED;
+  let k = n + 1;
+  if (u[k]! === SPACE && k < j - 2) k++;
+  let e = j - 2;
+  while (e > k && u[e - 1]! === SPACE) e--;
+  const fields = scanFields(s, u, k, e);
+  if (fields === NOT_SCANNED) return NOT_SCANNED;
+  void line;
+  return { name: s.slice(n0, n), body: s.slice(k, e), fields };
+}
+
+/** The function of `}` / `} /* name *\/` (undefined without a name), or NOT_SCANNED. */
+function exitName(
+  s: string,
+  u: Uint8Array,
+  c0: number,
+  j: number,
+): string | undefined | typeof NOT_SCANNED {
+  if (c0 + 1 === j) return undefined;
+  let k = skipSpaces(u, c0 + 1, j);
+  if (u[k]! !== SLASH || u[k + 1]! !== STAR) return NOT_SCANNED;
+  const n0 = skipSpaces(u, k + 2, j);
+  k = n0;
+  while (k < j && funcChar(u[k]!)) k++;
+  if (k === n0) return NOT_SCANNED;
+  const n1 = k;
+  k = skipSpaces(u, k, j);
+  if (k !== j - 2 || u[k]! !== STAR || u[k + 1]! !== SLASH) return NOT_SCANNED;
+  return s.slice(n0, n1);
+}
+
+/** `  a-1  =>  b-2  ` after the CPU column of a line without `|`. */
+function scanSwitch(
+  s: string,
+  u: Uint8Array,
+  rest: number,
+  j: number,
+  line: number,
+  cpu: number,
+): FtraceSwitch | typeof NOT_SCANNED {
+  const a = skipSpaces(u, rest, j);
+  if (a >= j || !plain(u, a, j)) return NOT_SCANNED;
+  for (let q = s.indexOf("=>", a + 1); q !== -1 && q < j; q = s.indexOf("=>", q + 1)) {
+    let fromEnd = q;
+    while (fromEnd > a && u[fromEnd - 1]! === SPACE) fromEnd--;
+    if (fromEnd === q || fromEnd === a || u[q + 2]! !== SPACE) continue;
+    const t = skipSpaces(u, q + 2, j);
+    if (t >= j) continue;
+    return { kind: "switch", line, cpu, from: s.slice(a, fromEnd), to: s.slice(t, j) };
+  }
+  return NOT_SCANNED;
+}
+
+// ---------------------------------------------------------------------------------------------
+// event lines
+
+function scanEvent(
+  s: string,
+  u: Uint8Array,
+  t0: number,
+  b: number,
+  j: number,
+  line: number,
+): FtraceEvent | typeof NOT_SCANNED {
+  // The task is as short as possible: the first "-pid  [cpu] " (or "-pid (tgid) [cpu] ").
+  for (let d = s.indexOf("-", t0 + 1); d !== -1 && d < b; d = s.indexOf("-", d + 1)) {
+    const e = skipDigits(u, d + 1, b);
+    if (e === d + 1) continue;
+    // Where \s+ would take a tab or the like, the scanner cannot tell: it gives up.
+    if (u[e]! !== SPACE) {
+      if (odd(u[e]!)) return NOT_SCANNED;
+      continue;
+    }
+    let k = skipSpaces(u, e, b);
+    let tgid: number | undefined;
+    if (u[k]! === OPEN_PAREN) {
+      const g = skipSpaces(u, k + 1, b);
+      let h = skipDigits(u, g, b);
+      const digits = h > g;
+      if (!digits) { while (h < b && u[h]! === DASH) h++; }
+      if (odd(u[g]!) || odd(u[h + 1]!)) return NOT_SCANNED;
+      if (h === g || u[h]! !== CLOSE_PAREN || u[h + 1]! !== SPACE) continue;
+      if (digits) {
+        tgid = digitsValue(u, g, h);
+        if (tgid < 0) return NOT_SCANNED;
+      }
+      k = skipSpaces(u, h + 1, b);
+    }
+    if (odd(u[k]!)) return NOT_SCANNED;
+    if (u[k]! !== OPEN_BRACKET) continue;
+    const c0 = k + 1, c1 = skipDigits(u, c0, b);
+    if (odd(u[c1 + 1]!)) return NOT_SCANNED;
+    if (c1 === c0 || u[c1]! !== CLOSE_BRACKET || u[c1 + 1]! !== SPACE) continue;
+    // From here on the regular expression could still pick a later "-pid": leave it to it.
+    let t1 = d;
+    while (u[t1 - 1]! === SPACE) t1--;
+    if (!plain(u, t0, t1)) return NOT_SCANNED;
+    return eventTail(s, u, skipSpaces(u, c1 + 1, b), b, j, line, {
+      task: s.slice(t0, t1),
+      pid: digitsValue(u, d + 1, e),
+      cpu: digitsValue(u, c0, c1),
+      tgid,
+    });
+  }
+  return NOT_SCANNED;
+}
+
+function eventTail(
+  s: string,
+  u: Uint8Array,
+  f: number,
+  b: number,
+  j: number,
+  line: number,
+  head: { task: string; pid: number; cpu: number; tgid: number | undefined },
+): FtraceEvent | typeof NOT_SCANNED {
+  if (head.pid < 0 || head.cpu < 0) return NOT_SCANNED;
+  // Flags are as short as possible: none when a timestamp starts right here.
+  let flags = "";
+  let t = f;
+  let tsEnd = timestampEnd(u, t, b);
+  if (tsEnd < 0) {
+    let g = f;
+    while (g < b && u[g]! !== SPACE) {
+      const c = u[g]!;
+      if (!printable(c) || c === COLON) return NOT_SCANNED;
+      g++;
+    }
+    flags = s.slice(f, g);
+    t = skipSpaces(u, g, b);
+    tsEnd = timestampEnd(u, t, b);
+    if (tsEnd < 0) return NOT_SCANNED;
+  }
+  const dot = s.indexOf(".", t);
+  const ts = timestampValue(u, t, dot !== -1 && dot < tsEnd ? dot : tsEnd, tsEnd);
+  if (ts < 0) return NOT_SCANNED;
+  // ": name:" then nothing, or one space and the body.
+  if (u[tsEnd + 1]! !== SPACE) return NOT_SCANNED;
+  const n0 = skipSpaces(u, tsEnd + 1, b);
+  let n = n0;
+  while (n < b && printable(u[n]!) && u[n]! !== COLON) n++;
+  if (n === n0 || u[n]! !== COLON) return NOT_SCANNED;
+  let body = "", fields: Record<string, string> | typeof NOT_SCANNED = {};
+  if (n + 1 < b) {
+    if (u[n + 1]! !== SPACE) return NOT_SCANNED;
+    const b0 = skipSpaces(u, n + 2, b);
+    if (b0 < j) {
+      fields = scanFields(s, u, b0, j);
+      if (fields === NOT_SCANNED) return NOT_SCANNED;
+      body = s.slice(b0, j);
+    }
+  }
+  const event: FtraceEvent = {
+    kind: "event",
+    line,
+    task: head.task,
+    pid: head.pid,
+    cpu: head.cpu,
+    flags,
+    ts,
+    name: s.slice(n0, n),
+    body,
+    fields,
+  };
+  if (head.tgid !== undefined) event.tgid = head.tgid;
+  return event;
+}
+
+/** End of `\d+(\.\d+)?` at `t` when a ':' follows it (the index of the ':'), else -1. */
+function timestampEnd(u: Uint8Array, t: number, b: number): number {
+  const e = skipDigits(u, t, b);
+  if (e === t) return -1;
+  if (u[e]! === COLON) return e;
+  if (u[e]! !== DOT) return -1;
+  const f = skipDigits(u, e + 1, b);
+  return f > e + 1 && u[f]! === COLON ? f : -1;
+}
+
+/**
+ * Strings made from bytes once and handed out again for the same bytes (function names,
+ * field keys), as internalized strings, which are the cheapest keys for objects and Maps. At
+ * most `limit` are kept; past that, strings are made afresh each time.
+ *
+ * @example
+ * ```ts
+ * import { Interned } from "./ftrace_scan.ts";
+ * const t = "a=1 a=2";
+ * const u = new TextEncoder().encode(t);
+ * const k = new Interned();
+ * if (k.get(t, u, 0, 1) !== k.get(t, u, 4, 5)) throw new Error();
+ * ```
+ */
+export class Interned {
+  /** The string of the last {@linkcode callColumn} entry or leaf. */
+  last = "";
+  readonly #limit: number;
+  readonly #strings: string[] = [];
+  readonly #bytes: Uint8Array[] = [];
+  /** First entry per hash of the bytes, and the next entry with the same hash. */
+  readonly #byHash = new Map<number, number>();
+  readonly #next: number[] = [];
+
+  /** Keeps at most `limit` strings (default 4096). */
+  constructor(limit = 4096) {
+    this.#limit = limit;
+  }
+
+  /** The string of `s[a..b)`, whose bytes are `u[a..b)`. */
+  get(s: string, u: Uint8Array, a: number, b: number): string {
+    const len = b - a;
+    // A few bytes make the hash: names differ early, late or in length; the chain does the rest.
+    const h = len === 0 ? 0 : (len << 24) ^ (u[a]! << 16) ^ (u[b - 1]! << 8) ^
+      u[a + (len >> 1)]! ^ (u[a + (len >> 2)]! << 4) ^ (u[b - 2 - (len >> 3)]! << 12);
+    for (let k = this.#byHash.get(h) ?? -1; k !== -1; k = this.#next[k]!) {
+      const known = this.#bytes[k]!;
+      if (known.length !== len) continue;
+      let i = 0;
+      while (i < len && known[i] === u[a + i]) i++;
+      if (i === len) return this.#strings[k]!;
+    }
+    // A property key is internalized: the string no longer points into the chunk it came from.
+    const text = Object.keys({ [s.slice(a, b)]: 0 })[0]!;
+    if (this.#strings.length < this.#limit) {
+      this.#next.push(this.#byHash.get(h) ?? -1);
+      this.#byHash.set(h, this.#strings.length);
+      this.#strings.push(text);
+      this.#bytes.push(u.slice(a, b));
+    }
+    return text;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// key=value fields
+
+// Field keys are few (driver, context, seqno...): made into strings once.
+const fieldKeys = new Interned();
+
+/**
+ * The `key=value` pairs of `s[a..b)` as `parseFields()` finds them (keys are the leftmost
+ * `[A-Za-z_][\w.]*` before an `=`; values are a quoted string, unquoted, or the run up to the
+ * next space), or NOT_SCANNED when the span holds anything but printable ASCII and spaces.
+ *
+ * @example
+ * ```ts
+ * import { scanFields } from "./ftrace_scan.ts";
+ * const body = 'driver=axl seqno=7 name="a b"';
+ * const f = scanFields(body, new TextEncoder().encode(body), 0, body.length);
+ * if (f === null || f.seqno !== "7" || f.name !== "a b") throw new Error();
+ * ```
+ */
+export function scanFields(
+  s: string,
+  u: Uint8Array,
+  a: number,
+  b: number,
+): Record<string, string> | typeof NOT_SCANNED {
+  const out: Record<string, string> = {};
+  let i = a;
+  // Where the current run of [\w.] characters may start a key (-1: no letter seen in it yet).
+  let keyAt = -1;
+  while (i < b) {
+    const c = u[i]!;
+    if (c === EQUALS && keyAt !== -1) {
+      const key = fieldKeys.get(s, u, keyAt, i);
+      const v0 = i + 1;
+      let v1 = quotedEnd(u, v0, b);
+      if (v1 === -2) return NOT_SCANNED;
+      if (v1 === -1) {
+        v1 = v0;
+        while (v1 < b && u[v1]! !== SPACE) {
+          if (!printable(u[v1]!)) return NOT_SCANNED;
+          v1++;
+        }
+      }
+      const quoted = v1 - v0 >= 2 && u[v0]! === QUOTE && u[v1 - 1]! === QUOTE;
+      out[key] = quoted ? s.slice(v0 + 1, v1 - 1) : s.slice(v0, v1);
+      i = v1;
+      keyAt = -1;
+      continue;
+    }
+    if (keyChar(c)) {
+      if (keyAt === -1 && keyStart(c)) keyAt = i;
+    } else if (c === SPACE || printable(c)) {
+      keyAt = -1;
+    } else {
+      return NOT_SCANNED;
+    }
+    i++;
+  }
+  return out;
+}
+
+/** End (exclusive) of a `"..."` value with `\x` escapes at `v0`; -1 if none; -2 if unsure. */
+function quotedEnd(u: Uint8Array, v0: number, b: number): number {
+  if (u[v0]! !== QUOTE) return -1;
+  for (let k = v0 + 1; k < b; k++) {
+    const c = u[k]!;
+    if (c === QUOTE) return k + 1;
+    if (c === BACKSLASH) {
+      if (k + 1 >= b) return -1;
+      k++;
+      if (u[k]! !== SPACE && !printable(u[k]!)) return -2;
+    } else if (c !== SPACE && !printable(c)) return -2;
+  }
+  return -1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// function_graph call lines, recognised by their call column only
+
+/** What {@linkcode callColumn} recognised: not a call line, or an entry, leaf or exit. */
+export const NOT_A_CALL = 0, CALL_ENTRY = 1, CALL_LEAF = 2, CALL_EXIT = 3;
+
+/** The kinds of function_graph call lines. */
+export type CallKind = "entry" | "leaf" | "exit";
+
+/** {@linkcode CALL_ENTRY}, {@linkcode CALL_LEAF}, {@linkcode CALL_EXIT} as names. */
+export const CALL_KINDS: readonly CallKind[] = ["entry", "entry", "leaf", "exit"];
+
+/**
+ * Recognises a function_graph call line (`f() {`, `f();`, `}`, `} /* f *\/`) from its call
+ * column alone — the columns before the last `|` are not read — for folds that only count
+ * calls per function. Returns {@linkcode NOT_A_CALL} when the line is not one of these (parse
+ * it properly then), else the kind; the function of an entry or leaf is then `names.last`,
+ * always the same string for the same function. Nothing is allocated per line.
+ *
+ * @example
+ * ```ts
+ * import { CALL_LEAF, callColumn, Interned } from "./ftrace_scan.ts";
+ * const l = " 1.000 |   0)  a-1  | + 3.2 us   |    dma_buf_attach();";
+ * const names = new Interned();
+ * const kind = callColumn(l, new TextEncoder().encode(l), 0, l.length, names);
+ * if (kind !== CALL_LEAF || names.last !== "dma_buf_attach") throw new Error();
+ * ```
+ */
+export function callColumn(
+  s: string,
+  u: Uint8Array,
+  a: number,
+  b: number,
+  names: Interned,
+): number {
+  if (b - a < 6 || !digit(u[skipSpaces(u, a, b)]!)) return NOT_A_CALL;
+  const last = u[b - 1]!;
+  let end: number, kind: number;
+  if (last === OPEN_BRACE) {
+    if (u[b - 2]! !== SPACE || u[b - 3]! !== CLOSE_PAREN || u[b - 4]! !== OPEN_PAREN) {
+      return NOT_A_CALL;
+    }
+    end = b - 4;
+    kind = CALL_ENTRY;
+  } else if (last === SEMICOLON) {
+    if (u[b - 2]! !== CLOSE_PAREN || u[b - 3]! !== OPEN_PAREN) return NOT_A_CALL;
+    end = b - 3;
+    kind = CALL_LEAF;
+  } else if (last === CLOSE_BRACE || last === SLASH) {
+    let bar = b - 1;
+    while (bar > a && u[bar]! !== BAR) bar--;
+    const c0 = skipSpaces(u, bar + 1, b);
+    if (bar <= a || c0 === bar + 1 || u[c0]! !== CLOSE_BRACE) return NOT_A_CALL;
+    if (last === CLOSE_BRACE ? c0 !== b - 1 : exitName(s, u, c0, b) === NOT_SCANNED) {
+      return NOT_A_CALL;
+    }
+    return CALL_EXIT;
+  } else {
+    return NOT_A_CALL;
+  }
+  // Backwards: the name, at least one space, then the '|' before the call column.
+  let n0 = end;
+  while (n0 > a && funcChar(u[n0 - 1]!)) n0--;
+  if (n0 === end || u[n0 - 1]! !== SPACE) return NOT_A_CALL;
+  let bar = n0 - 1;
+  while (bar > a && u[bar]! === SPACE) bar--;
+  if (bar <= a || u[bar]! !== BAR) return NOT_A_CALL;
+  names.last = names.get(s, u, n0, end);
+  return kind;
+}
