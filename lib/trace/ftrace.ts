@@ -19,15 +19,22 @@ import {
   readChunks,
 } from "./lines.ts";
 import {
+  BLANK,
   CALL_EXIT,
   CALL_KINDS,
   callColumn,
   type CallKind,
+  EVENT_LINE,
+  GRAPH_EVENT,
   Interned,
+  LineView,
   NOT_A_CALL,
   NOT_SCANNED,
+  READ,
   scanFields,
+  scanInto,
   scanLine,
+  viewRecord,
 } from "./ftrace_scan.ts";
 
 /** A trace event, from an event line or a function_graph comment line. */
@@ -156,6 +163,14 @@ export interface FtraceScanOptions extends FtraceParseOptions {
    * `func` is undefined for exits; the same function always comes as the same string.
    */
   onCall?: (func: string | undefined, call: CallKind) => void;
+  /**
+   * When given, called for every event (event lines and function_graph `/* event *\/`
+   * comments) the scanner read, as a {@linkcode LineView} that is valid during the call only;
+   * when it returns true, no record is made for that line. Lets a fold read a few fields of a
+   * few events without the parser making a record, a fields object and a string per value.
+   * Events the scanner leaves to the regular expressions still come as records.
+   */
+  onEvent?: (view: LineView) => boolean;
 }
 
 /**
@@ -182,15 +197,27 @@ export async function scanFtrace(
   onRecord: (record: FtraceRecord) => void,
   options: FtraceScanOptions = {},
 ): Promise<number> {
-  const onCall = options.onCall;
+  const { onCall, onEvent } = options;
   const names = new Interned();
+  const view = new LineView();
   return await forEachLine(source, (text, start, end, line, bytes) => {
-    if (onCall !== undefined && bytes !== undefined) {
-      const call = callColumn(text, bytes, start, end, names);
-      if (call === CALL_EXIT) return onCall(undefined, "exit");
-      if (call !== NOT_A_CALL) return onCall(names.last, CALL_KINDS[call]!);
+    if (bytes !== undefined) {
+      if (onCall !== undefined) {
+        const call = callColumn(text, bytes, start, end, names);
+        if (call === CALL_EXIT) return onCall(undefined, "exit");
+        if (call !== NOT_A_CALL) return onCall(names.last, CALL_KINDS[call]!);
+      }
+      const found = scanInto(view, text, bytes, start, end, line);
+      if (found === BLANK) return;
+      if (found === READ) {
+        const event = view.kind === EVENT_LINE || view.kind === GRAPH_EVENT;
+        if (!(event && onEvent !== undefined && onEvent(view))) onRecord(viewRecord(view));
+        return;
+      }
     }
-    const rec = parseSpan(text, start, end, line, bytes, options);
+    const rec = bytes !== undefined
+      ? parseLineGeneral(text.slice(start, end), line, options)
+      : parseSpan(text, start, end, line, undefined, options);
     if (rec !== undefined) onRecord(rec);
   });
 }

@@ -10,6 +10,10 @@
  * non-ASCII or control characters, unusual spacing, malformed lines — it returns
  * {@linkcode NOT_SCANNED} and the regular expressions decide.
  *
+ * A line is scanned into a reusable {@linkcode LineView} (numbers, interned strings and spans:
+ * nothing allocated per line), from which {@linkcode viewRecord} makes the parser's record; a
+ * fold that only needs a few fields of a few events reads them from the view instead.
+ *
  * Lines are given as a span of a larger string (`s`, from `a` to `b`), so that a chunk of a
  * file can be scanned without cutting it into line strings first, together with that string's
  * bytes `u` at the same indices (ASCII text: `u[i] === s.charCodeAt(i)`). The scanner reads
@@ -86,405 +90,6 @@ function plain(u: Uint8Array, a: number, b: number): boolean {
 }
 
 /**
- * Scans one line; `undefined` for blank lines and separator rules (as the parser), the record,
- * or {@linkcode NOT_SCANNED}.
- *
- * @example
- * ```ts
- * import { NOT_SCANNED, scanLine } from "./ftrace_scan.ts";
- * const line = "  x-1 [000] ..... 1.000000: axl_job_submit: context=2 seqno=9";
- * const r = scanLine(line, new TextEncoder().encode(line), 0, line.length, 1);
- * if (r === NOT_SCANNED || r?.kind !== "event" || r.fields.seqno !== "9") throw new Error();
- * const h = "# tracer: nop";
- * if (scanLine(h, new TextEncoder().encode(h), 0, h.length, 2) !== NOT_SCANNED) throw new Error();
- * ```
- */
-export function scanLine(
-  s: string,
-  u: Uint8Array,
-  a: number,
-  b: number,
-  line: number,
-): FtraceRecord | undefined | typeof NOT_SCANNED {
-  const i = skipSpaces(u, a, b);
-  if (i === b) return undefined;
-  let j = b;
-  while (u[j - 1]! === SPACE) j--;
-  const first = u[i]!;
-  if (!printable(first) || !printable(u[j - 1]!)) return NOT_SCANNED;
-  if (first === DASH) return j - i >= 4 && dashesOnly(u, i, j) ? undefined : NOT_SCANNED;
-  if (digit(first)) return scanGraph(s, u, i, b, j, line);
-  if (first === HASH || (first === 67 && u[i + 1] === 80 && u[i + 2] === 85)) return NOT_SCANNED;
-  return scanEvent(s, u, i, b, j, line);
-}
-
-function dashesOnly(u: Uint8Array, i: number, j: number): boolean {
-  for (; i < j; i++) if (u[i]! !== DASH) return false;
-  return true;
-}
-
-// ---------------------------------------------------------------------------------------------
-// function_graph lines
-
-function scanGraph(
-  s: string,
-  u: Uint8Array,
-  i: number,
-  b: number,
-  j: number,
-  line: number,
-): FtraceRecord | typeof NOT_SCANNED {
-  // `[abstime |] cpu)` — the first digits are the CPU when a ')' follows them.
-  const q = skipDigits(u, i, b);
-  let ts: number | undefined;
-  let cpuStart = i, cpuEnd = q;
-  if (u[q]! !== CLOSE_PAREN) {
-    let tsEnd = q;
-    if (u[q]! === DOT) {
-      tsEnd = skipDigits(u, q + 1, b);
-      if (tsEnd === q + 1) return NOT_SCANNED;
-    }
-    let k = tsEnd;
-    if (u[k]! !== SPACE) return NOT_SCANNED;
-    k = skipSpaces(u, k, b);
-    if (u[k]! !== BAR || u[k + 1]! !== SPACE) return NOT_SCANNED;
-    cpuStart = skipSpaces(u, k + 1, b);
-    cpuEnd = skipDigits(u, cpuStart, b);
-    if (cpuEnd === cpuStart || u[cpuEnd]! !== CLOSE_PAREN) return NOT_SCANNED;
-    ts = timestampValue(u, i, q, tsEnd);
-    if (ts < 0) return NOT_SCANNED;
-  }
-  const cpu = digitsValue(u, cpuStart, cpuEnd);
-  if (cpu < 0) return NOT_SCANNED;
-  const rest = cpuEnd + 1;
-  const bar = s.indexOf("|", rest);
-  if (bar === -1 || bar >= b) return scanSwitch(s, u, rest, j, line, cpu);
-
-  // The funcgraph-proc column: `  task-pid  |`, the task as short as possible.
-  let task: string | undefined, pid: number | undefined;
-  let from = rest;
-  if (u[rest]! === SPACE) {
-    const t0 = skipSpaces(u, rest, b);
-    if (u[t0]! === DASH) return NOT_SCANNED;
-    for (let d = s.indexOf("-", t0 + 1); d !== -1 && d < b; d = s.indexOf("-", d + 1)) {
-      const e = skipDigits(u, d + 1, b);
-      if (e === d + 1) continue;
-      if (u[e]! !== SPACE) {
-        if (odd(u[e]!)) return NOT_SCANNED;
-        continue;
-      }
-      const f = skipSpaces(u, e, b);
-      if (u[f]! !== BAR) {
-        if (odd(u[f]!)) return NOT_SCANNED;
-        continue;
-      }
-      if (!plain(u, t0, d)) return NOT_SCANNED;
-      task = s.slice(t0, d);
-      pid = digitsValue(u, d + 1, e);
-      if (pid < 0) return NOT_SCANNED;
-      from = f + 1;
-      break;
-    }
-  }
-  if (task === undefined && !durationCellThenBar(u, rest, b)) return NOT_SCANNED;
-
-  // Duration column, then the call column.
-  const bar2 = s.indexOf("|", from);
-  if (bar2 === -1 || bar2 >= b) return NOT_SCANNED;
-  let duration: number | undefined;
-  const d0 = skipSpaces(u, from, bar2);
-  if (d0 < bar2) {
-    duration = durationValue(s, u, d0, bar2);
-    if (duration < 0) return NOT_SCANNED;
-  }
-  const c0 = skipSpaces(u, bar2 + 1, b);
-  if (c0 >= j) return NOT_SCANNED;
-  const indent = c0 - bar2 - 1;
-  const depth = Math.max(0, Math.floor((indent - 2) / 2));
-  const head = u[c0]!;
-  if (head === SLASH) {
-    const ev = graphComment(s, u, c0, j, line);
-    if (ev === NOT_SCANNED) return NOT_SCANNED;
-    const out: FtraceEvent = { kind: "event", line, cpu } as FtraceEvent;
-    if (ts !== undefined) out.ts = ts;
-    if (task !== undefined) {
-      out.task = task;
-      out.pid = pid!;
-    }
-    out.flags = "";
-    out.name = ev.name;
-    out.body = ev.body;
-    out.fields = ev.fields;
-    return out;
-  }
-  const rec = { kind: "graph", line, cpu } as FtraceGraphCall;
-  if (ts !== undefined) rec.ts = ts;
-  if (task !== undefined) {
-    rec.task = task;
-    rec.pid = pid!;
-  }
-  if (head === CLOSE_BRACE) {
-    const func = exitName(s, u, c0, j);
-    if (func === NOT_SCANNED) return NOT_SCANNED;
-    rec.call = "exit";
-    rec.depth = depth;
-    if (duration !== undefined) rec.duration = duration;
-    if (func !== undefined) rec.func = func;
-    return rec;
-  }
-  let n = c0;
-  while (n < j && funcChar(u[n]!)) n++;
-  if (n === c0 || u[n]! !== OPEN_PAREN || u[n + 1]! !== CLOSE_PAREN) {
-    return NOT_SCANNED;
-  }
-  const k = skipSpaces(u, n + 2, j);
-  const tail = u[k]!;
-  if (k !== j - 1 || (tail !== SEMICOLON && tail !== OPEN_BRACE)) return NOT_SCANNED;
-  rec.call = tail === SEMICOLON ? "leaf" : "entry";
-  rec.depth = depth;
-  if (duration !== undefined) rec.duration = duration;
-  rec.func = s.slice(c0, n);
-  return rec;
-}
-
-/** `^\s*(?:[!#*@$+ ]?\s*\d+(?:\.\d+)?\s*us\s*)?\|` on `s[i..)`. */
-function durationCellThenBar(u: Uint8Array, i: number, b: number): boolean {
-  let k = skipSpaces(u, i, b);
-  if (u[k]! === BAR) return true;
-  if (durationMark(u[k]!)) k = skipSpaces(u, k + 1, b);
-  const e = skipDigits(u, k, b);
-  if (e === k) return false;
-  k = e;
-  if (u[k]! === DOT) {
-    k = skipDigits(u, k + 1, b);
-    if (k === e + 1) return false;
-  }
-  k = skipSpaces(u, k, b);
-  if (u[k] !== 117 || u[k + 1] !== 115) return false;
-  return u[skipSpaces(u, k + 2, b)]! === BAR;
-}
-
-/** `[mark] N[.N] us` filling `s[a..bar)` (a is not a space) as ns; -1 when it is not that. */
-function durationValue(
-  s: string,
-  u: Uint8Array,
-  a: number,
-  bar: number,
-): number {
-  let k = a;
-  if (durationMark(u[k]!)) k = skipSpaces(u, k + 1, bar);
-  const intStart = k, intEnd = skipDigits(u, k, bar);
-  if (intEnd === intStart) return -1;
-  let fracEnd = intEnd;
-  if (u[intEnd]! === DOT) {
-    fracEnd = skipDigits(u, intEnd + 1, bar);
-    if (fracEnd === intEnd + 1) return -1;
-  }
-  k = skipSpaces(u, fracEnd, bar);
-  if (u[k] !== 117 || u[k + 1] !== 115 || skipSpaces(u, k + 2, bar) !== bar) return -1;
-  const fracLen = fracEnd === intEnd ? 0 : fracEnd - intEnd - 1;
-  if (intEnd - intStart > 9 || fracLen > 3) {
-    return Math.round(Number(s.slice(intStart, fracEnd)) * 1000);
-  }
-  // Exact for these sizes: what Math.round(Number(text) * 1000) gives, without the string.
-  let v = digitsValue(u, intStart, intEnd) * 1000;
-  let scale = 100;
-  for (let i = intEnd + 1; i < fracEnd; i++, scale /= 10) v += (u[i]! - 48) * scale;
-  return v;
-}
-
-/** `/* name: body *\/` on `s[c0..j)`. */
-function graphComment(
-  s: string,
-  u: Uint8Array,
-  c0: number,
-  j: number,
-  line: number,
-): { name: string; body: string; fields: Record<string, string> } | typeof NOT_SCANNED {
-  if (j - c0 < 4 || u[c0 + 1]! !== STAR) return NOT_SCANNED;
-  if (u[j - 2]! !== STAR || u[j - 1]! !== SLASH) return NOT_SCANNED;
-  const n0 = skipSpaces(u, c0 + 2, j);
-  let n = n0;
-  while (n < j && printable(u[n]!) && u[n]! !== COLON) n++;
-  if (n === n0 || u[n]! !== COLON || n >= j - 2) return NOT_SCANNED;
-  let k = n + 1;
-  if (u[k]! === SPACE && k < j - 2) k++;
-  let e = j - 2;
-  while (e > k && u[e - 1]! === SPACE) e--;
-  const fields = scanFields(s, u, k, e);
-  if (fields === NOT_SCANNED) return NOT_SCANNED;
-  void line;
-  return { name: s.slice(n0, n), body: s.slice(k, e), fields };
-}
-
-/** The function of `}` / `} /* name *\/` (undefined without a name), or NOT_SCANNED. */
-function exitName(
-  s: string,
-  u: Uint8Array,
-  c0: number,
-  j: number,
-): string | undefined | typeof NOT_SCANNED {
-  if (c0 + 1 === j) return undefined;
-  let k = skipSpaces(u, c0 + 1, j);
-  if (u[k]! !== SLASH || u[k + 1]! !== STAR) return NOT_SCANNED;
-  const n0 = skipSpaces(u, k + 2, j);
-  k = n0;
-  while (k < j && funcChar(u[k]!)) k++;
-  if (k === n0) return NOT_SCANNED;
-  const n1 = k;
-  k = skipSpaces(u, k, j);
-  if (k !== j - 2 || u[k]! !== STAR || u[k + 1]! !== SLASH) return NOT_SCANNED;
-  return s.slice(n0, n1);
-}
-
-/** `  a-1  =>  b-2  ` after the CPU column of a line without `|`. */
-function scanSwitch(
-  s: string,
-  u: Uint8Array,
-  rest: number,
-  j: number,
-  line: number,
-  cpu: number,
-): FtraceSwitch | typeof NOT_SCANNED {
-  const a = skipSpaces(u, rest, j);
-  if (a >= j || !plain(u, a, j)) return NOT_SCANNED;
-  for (let q = s.indexOf("=>", a + 1); q !== -1 && q < j; q = s.indexOf("=>", q + 1)) {
-    let fromEnd = q;
-    while (fromEnd > a && u[fromEnd - 1]! === SPACE) fromEnd--;
-    if (fromEnd === q || fromEnd === a || u[q + 2]! !== SPACE) continue;
-    const t = skipSpaces(u, q + 2, j);
-    if (t >= j) continue;
-    return { kind: "switch", line, cpu, from: s.slice(a, fromEnd), to: s.slice(t, j) };
-  }
-  return NOT_SCANNED;
-}
-
-// ---------------------------------------------------------------------------------------------
-// event lines
-
-function scanEvent(
-  s: string,
-  u: Uint8Array,
-  t0: number,
-  b: number,
-  j: number,
-  line: number,
-): FtraceEvent | typeof NOT_SCANNED {
-  // The task is as short as possible: the first "-pid  [cpu] " (or "-pid (tgid) [cpu] ").
-  for (let d = s.indexOf("-", t0 + 1); d !== -1 && d < b; d = s.indexOf("-", d + 1)) {
-    const e = skipDigits(u, d + 1, b);
-    if (e === d + 1) continue;
-    // Where \s+ would take a tab or the like, the scanner cannot tell: it gives up.
-    if (u[e]! !== SPACE) {
-      if (odd(u[e]!)) return NOT_SCANNED;
-      continue;
-    }
-    let k = skipSpaces(u, e, b);
-    let tgid: number | undefined;
-    if (u[k]! === OPEN_PAREN) {
-      const g = skipSpaces(u, k + 1, b);
-      let h = skipDigits(u, g, b);
-      const digits = h > g;
-      if (!digits) { while (h < b && u[h]! === DASH) h++; }
-      if (odd(u[g]!) || odd(u[h + 1]!)) return NOT_SCANNED;
-      if (h === g || u[h]! !== CLOSE_PAREN || u[h + 1]! !== SPACE) continue;
-      if (digits) {
-        tgid = digitsValue(u, g, h);
-        if (tgid < 0) return NOT_SCANNED;
-      }
-      k = skipSpaces(u, h + 1, b);
-    }
-    if (odd(u[k]!)) return NOT_SCANNED;
-    if (u[k]! !== OPEN_BRACKET) continue;
-    const c0 = k + 1, c1 = skipDigits(u, c0, b);
-    if (odd(u[c1 + 1]!)) return NOT_SCANNED;
-    if (c1 === c0 || u[c1]! !== CLOSE_BRACKET || u[c1 + 1]! !== SPACE) continue;
-    // From here on the regular expression could still pick a later "-pid": leave it to it.
-    let t1 = d;
-    while (u[t1 - 1]! === SPACE) t1--;
-    if (!plain(u, t0, t1)) return NOT_SCANNED;
-    return eventTail(s, u, skipSpaces(u, c1 + 1, b), b, j, line, {
-      task: s.slice(t0, t1),
-      pid: digitsValue(u, d + 1, e),
-      cpu: digitsValue(u, c0, c1),
-      tgid,
-    });
-  }
-  return NOT_SCANNED;
-}
-
-function eventTail(
-  s: string,
-  u: Uint8Array,
-  f: number,
-  b: number,
-  j: number,
-  line: number,
-  head: { task: string; pid: number; cpu: number; tgid: number | undefined },
-): FtraceEvent | typeof NOT_SCANNED {
-  if (head.pid < 0 || head.cpu < 0) return NOT_SCANNED;
-  // Flags are as short as possible: none when a timestamp starts right here.
-  let flags = "";
-  let t = f;
-  let tsEnd = timestampEnd(u, t, b);
-  if (tsEnd < 0) {
-    let g = f;
-    while (g < b && u[g]! !== SPACE) {
-      const c = u[g]!;
-      if (!printable(c) || c === COLON) return NOT_SCANNED;
-      g++;
-    }
-    flags = s.slice(f, g);
-    t = skipSpaces(u, g, b);
-    tsEnd = timestampEnd(u, t, b);
-    if (tsEnd < 0) return NOT_SCANNED;
-  }
-  const dot = s.indexOf(".", t);
-  const ts = timestampValue(u, t, dot !== -1 && dot < tsEnd ? dot : tsEnd, tsEnd);
-  if (ts < 0) return NOT_SCANNED;
-  // ": name:" then nothing, or one space and the body.
-  if (u[tsEnd + 1]! !== SPACE) return NOT_SCANNED;
-  const n0 = skipSpaces(u, tsEnd + 1, b);
-  let n = n0;
-  while (n < b && printable(u[n]!) && u[n]! !== COLON) n++;
-  if (n === n0 || u[n]! !== COLON) return NOT_SCANNED;
-  let body = "", fields: Record<string, string> | typeof NOT_SCANNED = {};
-  if (n + 1 < b) {
-    if (u[n + 1]! !== SPACE) return NOT_SCANNED;
-    const b0 = skipSpaces(u, n + 2, b);
-    if (b0 < j) {
-      fields = scanFields(s, u, b0, j);
-      if (fields === NOT_SCANNED) return NOT_SCANNED;
-      body = s.slice(b0, j);
-    }
-  }
-  const event: FtraceEvent = {
-    kind: "event",
-    line,
-    task: head.task,
-    pid: head.pid,
-    cpu: head.cpu,
-    flags,
-    ts,
-    name: s.slice(n0, n),
-    body,
-    fields,
-  };
-  if (head.tgid !== undefined) event.tgid = head.tgid;
-  return event;
-}
-
-/** End of `\d+(\.\d+)?` at `t` when a ':' follows it (the index of the ':'), else -1. */
-function timestampEnd(u: Uint8Array, t: number, b: number): number {
-  const e = skipDigits(u, t, b);
-  if (e === t) return -1;
-  if (u[e]! === COLON) return e;
-  if (u[e]! !== DOT) return -1;
-  const f = skipDigits(u, e + 1, b);
-  return f > e + 1 && u[f]! === COLON ? f : -1;
-}
-
-/**
  * Strings made from bytes once and handed out again for the same bytes (function names,
  * field keys), as internalized strings, which are the cheapest keys for objects and Maps. At
  * most `limit` are kept; past that, strings are made afresh each time.
@@ -538,16 +143,622 @@ export class Interned {
   }
 }
 
+/** What {@linkcode scanInto} found: a line it leaves to the regular expressions, a line it read, a blank line. */
+export const NOT_READ = 0, READ = 1, BLANK = 2;
+
+/** The kinds of line a {@linkcode LineView} holds. */
+export const EVENT_LINE = 1, GRAPH_EVENT = 2, GRAPH_CALL = 3, GRAPH_SWITCH = 4;
+
+/**
+ * One scanned line, held in place: numbers, interned strings (names, tasks, flags, keys) and
+ * spans of the line's text, so that reading a line allocates nothing. One view is filled again
+ * for every line; {@linkcode viewRecord} makes the record the parser returns.
+ */
+export class LineView {
+  /** The text and bytes the spans index, and the line number. */
+  s = "";
+  u: Uint8Array = new Uint8Array(0);
+  line = 0;
+  /** {@linkcode EVENT_LINE}, {@linkcode GRAPH_EVENT}, {@linkcode GRAPH_CALL} or {@linkcode GRAPH_SWITCH}. */
+  kind = 0;
+  cpu = 0;
+  /** ns; NaN when the line has no time column. */
+  ts = NaN;
+  /** Task and pid, when printed (undefined / NaN otherwise); tgid when `record-tgid` printed it. */
+  task: string | undefined = undefined;
+  pid = NaN;
+  tgid = NaN;
+  /** Event lines: the flag columns; name, body span and fields of events. */
+  flags = "";
+  name = "";
+  body0 = 0;
+  body1 = 0;
+  /** Fields: keys (interned) and value spans (quotes removed), in order; later keys win. */
+  fields = 0;
+  readonly keys: string[] = [];
+  readonly values: number[] = [];
+  /** function_graph calls: kind, depth, duration in ns (NaN when none), function. */
+  call: CallKind = "leaf";
+  depth = 0;
+  duration = NaN;
+  func: string | undefined = undefined;
+  /** Context switches: from and to. */
+  from = "";
+  to = "";
+
+  /** The value of field `key` as the parser's `fields` object holds it, or undefined. */
+  field(key: string): string | undefined {
+    const i = this.#find(key);
+    return i < 0 ? undefined : this.s.slice(this.values[2 * i]!, this.values[2 * i + 1]!);
+  }
+
+  /** Whether field `key` is present. */
+  has(key: string): boolean {
+    return this.#find(key) >= 0;
+  }
+
+  /**
+   * Field `key` as an integer as verify reads them (`0x…` hex, else `Number()`), NaN when
+   * absent; plain decimal values are read from the bytes without making a string.
+   */
+  int(key: string): number {
+    const i = this.#find(key);
+    if (i < 0) return NaN;
+    const a = this.values[2 * i]!, b = this.values[2 * i + 1]!;
+    if (b > a && b - a <= 15) {
+      let v = 0, k = a;
+      for (; k < b; k++) {
+        const c = this.u[k]!;
+        if (c < 48 || c > 57) break;
+        v = v * 10 + (c - 48);
+      }
+      if (k === b) return v;
+    }
+    return fieldInt(this.s.slice(a, b));
+  }
+
+  #find(key: string): number {
+    for (let i = this.fields - 1; i >= 0; i--) if (this.keys[i] === key) return i;
+    return -1;
+  }
+}
+
+/**
+ * A field value as an integer, as verify reads them: `0x…` (any case) as hex, else `Number()`.
+ *
+ * @example
+ * ```ts
+ * import { fieldInt } from "./ftrace_scan.ts";
+ * if (fieldInt("0xff") !== 255 || fieldInt("12") !== 12 || !Number.isNaN(fieldInt("x"))) {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function fieldInt(v: string): number {
+  return v.length > 1 && v.charCodeAt(0) === 48 && (v.charCodeAt(1) | 32) === 120
+    ? parseInt(v, 16)
+    : Number(v);
+}
+
+// Names, tasks, flags, keys and functions are few: each is made into a string once.
+const names = new Interned();
+const tasks = new Interned();
+const flagTexts = new Interned();
+const keyTexts = new Interned();
+const funcs = new Interned();
+
+/**
+ * Scans one line into `v`: {@linkcode READ} when it is one of the shapes the scanner knows,
+ * {@linkcode BLANK} for blank lines and separator rules (which the parser skips), else
+ * {@linkcode NOT_READ}, and the regular expressions must decide.
+ *
+ * @example
+ * ```ts
+ * import { LineView, READ, scanInto } from "./ftrace_scan.ts";
+ * const line = "  x-1 [000] ..... 1.000000: axl_job_submit: context=2 seqno=9";
+ * const v = new LineView();
+ * if (scanInto(v, line, new TextEncoder().encode(line), 0, line.length, 1) !== READ) throw new Error();
+ * if (v.name !== "axl_job_submit" || v.int("seqno") !== 9) throw new Error();
+ * ```
+ */
+export function scanInto(
+  v: LineView,
+  s: string,
+  u: Uint8Array,
+  a: number,
+  b: number,
+  line: number,
+): number {
+  const i = skipSpaces(u, a, b);
+  if (i === b) return BLANK;
+  let j = b;
+  while (u[j - 1]! === SPACE) j--;
+  const first = u[i]!;
+  if (!printable(first) || !printable(u[j - 1]!)) return NOT_READ;
+  if (first === DASH) return j - i >= 4 && dashesOnly(u, i, j) ? BLANK : NOT_READ;
+  if (first === HASH || (first === 67 && u[i + 1] === 80 && u[i + 2] === 85)) return NOT_READ;
+  v.s = s;
+  v.u = u;
+  v.line = line;
+  v.ts = NaN;
+  v.task = undefined;
+  v.pid = NaN;
+  v.tgid = NaN;
+  v.fields = 0;
+  v.func = undefined;
+  v.duration = NaN;
+  const ok = digit(first) ? scanGraph(v, s, u, i, b, j) : scanEvent(v, s, u, i, b, j);
+  return ok ? READ : NOT_READ;
+}
+
+/**
+ * The record the parser returns for a line scanned into `v`.
+ *
+ * @example
+ * ```ts
+ * import { LineView, scanInto, viewRecord } from "./ftrace_scan.ts";
+ * const line = " 1) + 24.815 us   |  }";
+ * const v = new LineView();
+ * scanInto(v, line, new TextEncoder().encode(line), 0, line.length, 9);
+ * const r = viewRecord(v);
+ * if (r.kind !== "graph" || r.call !== "exit" || r.duration !== 24815) throw new Error();
+ * ```
+ */
+export function viewRecord(v: LineView): FtraceRecord {
+  // Keys in the order the regular-expression parser adds them: records compare equal as JSON.
+  switch (v.kind) {
+    case EVENT_LINE: {
+      const e: FtraceEvent = {
+        kind: "event",
+        line: v.line,
+        task: v.task!,
+        pid: v.pid,
+        cpu: v.cpu,
+        flags: v.flags,
+        ts: v.ts,
+        name: v.name,
+        body: v.s.slice(v.body0, v.body1),
+        fields: fieldsObject(v),
+      };
+      if (!Number.isNaN(v.tgid)) e.tgid = v.tgid;
+      return e;
+    }
+    case GRAPH_EVENT: {
+      const e = { kind: "event", line: v.line, cpu: v.cpu } as FtraceEvent;
+      if (!Number.isNaN(v.ts)) e.ts = v.ts;
+      if (v.task !== undefined) {
+        e.task = v.task;
+        e.pid = v.pid;
+      }
+      e.flags = "";
+      e.name = v.name;
+      e.body = v.s.slice(v.body0, v.body1);
+      e.fields = fieldsObject(v);
+      return e;
+    }
+    case GRAPH_CALL: {
+      const g = { kind: "graph", line: v.line, cpu: v.cpu } as FtraceGraphCall;
+      if (!Number.isNaN(v.ts)) g.ts = v.ts;
+      if (v.task !== undefined) {
+        g.task = v.task;
+        g.pid = v.pid;
+      }
+      g.call = v.call;
+      g.depth = v.depth;
+      if (!Number.isNaN(v.duration)) g.duration = v.duration;
+      if (v.func !== undefined) g.func = v.func;
+      return g;
+    }
+    default:
+      return { kind: "switch", line: v.line, cpu: v.cpu, from: v.from, to: v.to } as FtraceSwitch;
+  }
+}
+
+function fieldsObject(v: LineView): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < v.fields; i++) {
+    out[v.keys[i]!] = v.s.slice(v.values[2 * i]!, v.values[2 * i + 1]!);
+  }
+  return out;
+}
+
+/**
+ * Scans one line; `undefined` for blank lines and separator rules (as the parser), the record,
+ * or {@linkcode NOT_SCANNED}.
+ *
+ * @example
+ * ```ts
+ * import { NOT_SCANNED, scanLine } from "./ftrace_scan.ts";
+ * const line = "  x-1 [000] ..... 1.000000: axl_job_submit: context=2 seqno=9";
+ * const r = scanLine(line, new TextEncoder().encode(line), 0, line.length, 1);
+ * if (r === NOT_SCANNED || r?.kind !== "event" || r.fields.seqno !== "9") throw new Error();
+ * const h = "# tracer: nop";
+ * if (scanLine(h, new TextEncoder().encode(h), 0, h.length, 2) !== NOT_SCANNED) throw new Error();
+ * ```
+ */
+export function scanLine(
+  s: string,
+  u: Uint8Array,
+  a: number,
+  b: number,
+  line: number,
+): FtraceRecord | undefined | typeof NOT_SCANNED {
+  const found = scanInto(view, s, u, a, b, line);
+  return found === READ ? viewRecord(view) : found === BLANK ? undefined : NOT_SCANNED;
+}
+
+const view = new LineView();
+
+function dashesOnly(u: Uint8Array, i: number, j: number): boolean {
+  for (; i < j; i++) if (u[i]! !== DASH) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// function_graph lines
+
+function scanGraph(
+  v: LineView,
+  s: string,
+  u: Uint8Array,
+  i: number,
+  b: number,
+  j: number,
+): boolean {
+  // `[abstime |] cpu)` — the first digits are the CPU when a ')' follows them.
+  const q = skipDigits(u, i, b);
+  let cpuStart = i, cpuEnd = q;
+  if (u[q]! !== CLOSE_PAREN) {
+    let tsEnd = q;
+    if (u[q]! === DOT) {
+      tsEnd = skipDigits(u, q + 1, b);
+      if (tsEnd === q + 1) return false;
+    }
+    let k = tsEnd;
+    if (u[k]! !== SPACE) return false;
+    k = skipSpaces(u, k, b);
+    if (u[k]! !== BAR || u[k + 1]! !== SPACE) return false;
+    cpuStart = skipSpaces(u, k + 1, b);
+    cpuEnd = skipDigits(u, cpuStart, b);
+    if (cpuEnd === cpuStart || u[cpuEnd]! !== CLOSE_PAREN) return false;
+    v.ts = timestampValue(u, i, q, tsEnd);
+    if (v.ts < 0) return false;
+  }
+  v.cpu = digitsValue(u, cpuStart, cpuEnd);
+  if (v.cpu < 0) return false;
+  const rest = cpuEnd + 1;
+  const bar = s.indexOf("|", rest);
+  if (bar === -1 || bar >= b) return scanSwitch(v, s, u, rest, j);
+
+  // The funcgraph-proc column: `  task-pid  |`, the task as short as possible.
+  let from = rest;
+  if (u[rest]! === SPACE) {
+    const t0 = skipSpaces(u, rest, b);
+    if (u[t0]! === DASH) return false;
+    for (let d = s.indexOf("-", t0 + 1); d !== -1 && d < b; d = s.indexOf("-", d + 1)) {
+      const e = skipDigits(u, d + 1, b);
+      if (e === d + 1) continue;
+      if (u[e]! !== SPACE) {
+        if (odd(u[e]!)) return false;
+        continue;
+      }
+      const f = skipSpaces(u, e, b);
+      if (u[f]! !== BAR) {
+        if (odd(u[f]!)) return false;
+        continue;
+      }
+      if (!plain(u, t0, d)) return false;
+      v.task = tasks.get(s, u, t0, d);
+      v.pid = digitsValue(u, d + 1, e);
+      if (v.pid < 0) return false;
+      from = f + 1;
+      break;
+    }
+  }
+  if (v.task === undefined && !durationCellThenBar(u, rest, b)) return false;
+
+  // Duration column, then the call column.
+  const bar2 = s.indexOf("|", from);
+  if (bar2 === -1 || bar2 >= b) return false;
+  const d0 = skipSpaces(u, from, bar2);
+  if (d0 < bar2) {
+    v.duration = durationValue(s, u, d0, bar2);
+    if (v.duration < 0) return false;
+  }
+  const c0 = skipSpaces(u, bar2 + 1, b);
+  if (c0 >= j) return false;
+  const head = u[c0]!;
+  if (head === SLASH) return graphComment(v, s, u, c0, j);
+  v.kind = GRAPH_CALL;
+  v.depth = Math.max(0, Math.floor((c0 - bar2 - 3) / 2));
+  if (head === CLOSE_BRACE) {
+    const func = exitName(s, u, c0, j);
+    if (func === NOT_SCANNED) return false;
+    v.call = "exit";
+    v.func = func;
+    return true;
+  }
+  let n = c0;
+  while (n < j && funcChar(u[n]!)) n++;
+  if (n === c0 || u[n]! !== OPEN_PAREN || u[n + 1]! !== CLOSE_PAREN) return false;
+  const k = skipSpaces(u, n + 2, j);
+  const tail = u[k]!;
+  if (k !== j - 1 || (tail !== SEMICOLON && tail !== OPEN_BRACE)) return false;
+  v.call = tail === SEMICOLON ? "leaf" : "entry";
+  v.func = funcs.get(s, u, c0, n);
+  return true;
+}
+
+/** `^\s*(?:[!#*@$+ ]?\s*\d+(?:\.\d+)?\s*us\s*)?\|` on `s[i..)`. */
+function durationCellThenBar(u: Uint8Array, i: number, b: number): boolean {
+  let k = skipSpaces(u, i, b);
+  if (u[k]! === BAR) return true;
+  if (durationMark(u[k]!)) k = skipSpaces(u, k + 1, b);
+  const e = skipDigits(u, k, b);
+  if (e === k) return false;
+  k = e;
+  if (u[k]! === DOT) {
+    k = skipDigits(u, k + 1, b);
+    if (k === e + 1) return false;
+  }
+  k = skipSpaces(u, k, b);
+  if (u[k] !== 117 || u[k + 1] !== 115) return false;
+  return u[skipSpaces(u, k + 2, b)]! === BAR;
+}
+
+/** `[mark] N[.N] us` filling `s[a..bar)` (a is not a space) as ns; -1 when it is not that. */
+function durationValue(
+  s: string,
+  u: Uint8Array,
+  a: number,
+  bar: number,
+): number {
+  let k = a;
+  if (durationMark(u[k]!)) k = skipSpaces(u, k + 1, bar);
+  const intStart = k, intEnd = skipDigits(u, k, bar);
+  if (intEnd === intStart) return -1;
+  let fracEnd = intEnd;
+  if (u[intEnd]! === DOT) {
+    fracEnd = skipDigits(u, intEnd + 1, bar);
+    if (fracEnd === intEnd + 1) return -1;
+  }
+  k = skipSpaces(u, fracEnd, bar);
+  if (u[k] !== 117 || u[k + 1] !== 115 || skipSpaces(u, k + 2, bar) !== bar) return -1;
+  const fracLen = fracEnd === intEnd ? 0 : fracEnd - intEnd - 1;
+  if (intEnd - intStart > 9 || fracLen > 3) {
+    return Math.round(Number(s.slice(intStart, fracEnd)) * 1000);
+  }
+  // Exact for these sizes: what Math.round(Number(text) * 1000) gives, without the string.
+  let v = digitsValue(u, intStart, intEnd) * 1000;
+  let scale = 100;
+  for (let i = intEnd + 1; i < fracEnd; i++, scale /= 10) v += (u[i]! - 48) * scale;
+  return v;
+}
+
+/** `/* name: body *\/` on `s[c0..j)`. */
+function graphComment(v: LineView, s: string, u: Uint8Array, c0: number, j: number): boolean {
+  if (j - c0 < 4 || u[c0 + 1]! !== STAR) return false;
+  if (u[j - 2]! !== STAR || u[j - 1]! !== SLASH) return false;
+  const n0 = skipSpaces(u, c0 + 2, j);
+  let n = n0;
+  while (n < j && printable(u[n]!) && u[n]! !== COLON) n++;
+  if (n === n0 || u[n]! !== COLON || n >= j - 2) return false;
+  let k = n + 1;
+  if (u[k]! === SPACE && k < j - 2) k++;
+  let e = j - 2;
+  while (e > k && u[e - 1]! === SPACE) e--;
+  if (!scanFieldsInto(v, s, u, k, e)) return false;
+  v.kind = GRAPH_EVENT;
+  v.name = names.get(s, u, n0, n);
+  v.body0 = k;
+  v.body1 = e;
+  return true;
+}
+
+/** The function of `}` / `} /* name *\/` (undefined without a name), or NOT_SCANNED. */
+function exitName(
+  s: string,
+  u: Uint8Array,
+  c0: number,
+  j: number,
+): string | undefined | typeof NOT_SCANNED {
+  if (c0 + 1 === j) return undefined;
+  let k = skipSpaces(u, c0 + 1, j);
+  if (u[k]! !== SLASH || u[k + 1]! !== STAR) return NOT_SCANNED;
+  const n0 = skipSpaces(u, k + 2, j);
+  k = n0;
+  while (k < j && funcChar(u[k]!)) k++;
+  if (k === n0) return NOT_SCANNED;
+  const n1 = k;
+  k = skipSpaces(u, k, j);
+  if (k !== j - 2 || u[k]! !== STAR || u[k + 1]! !== SLASH) return NOT_SCANNED;
+  return funcs.get(s, u, n0, n1);
+}
+
+/** `  a-1  =>  b-2  ` after the CPU column of a line without `|`. */
+function scanSwitch(v: LineView, s: string, u: Uint8Array, rest: number, j: number): boolean {
+  const a = skipSpaces(u, rest, j);
+  if (a >= j || !plain(u, a, j)) return false;
+  for (let q = s.indexOf("=>", a + 1); q !== -1 && q < j; q = s.indexOf("=>", q + 1)) {
+    let fromEnd = q;
+    while (fromEnd > a && u[fromEnd - 1]! === SPACE) fromEnd--;
+    if (fromEnd === q || fromEnd === a || u[q + 2]! !== SPACE) continue;
+    const t = skipSpaces(u, q + 2, j);
+    if (t >= j) continue;
+    v.kind = GRAPH_SWITCH;
+    v.from = s.slice(a, fromEnd);
+    v.to = s.slice(t, j);
+    return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// event lines
+
+function scanEvent(
+  v: LineView,
+  s: string,
+  u: Uint8Array,
+  t0: number,
+  b: number,
+  j: number,
+): boolean {
+  // The task is as short as possible: the first "-pid  [cpu] " (or "-pid (tgid) [cpu] ").
+  for (let d = s.indexOf("-", t0 + 1); d !== -1 && d < b; d = s.indexOf("-", d + 1)) {
+    const e = skipDigits(u, d + 1, b);
+    if (e === d + 1) continue;
+    // Where \s+ would take a tab or the like, the scanner cannot tell: it gives up.
+    if (u[e]! !== SPACE) {
+      if (odd(u[e]!)) return false;
+      continue;
+    }
+    let k = skipSpaces(u, e, b);
+    let tgid = NaN;
+    if (u[k]! === OPEN_PAREN) {
+      const g = skipSpaces(u, k + 1, b);
+      let h = skipDigits(u, g, b);
+      const digits = h > g;
+      if (!digits) { while (h < b && u[h]! === DASH) h++; }
+      if (odd(u[g]!) || odd(u[h + 1]!)) return false;
+      if (h === g || u[h]! !== CLOSE_PAREN || u[h + 1]! !== SPACE) continue;
+      if (digits) {
+        tgid = digitsValue(u, g, h);
+        if (tgid < 0) return false;
+      }
+      k = skipSpaces(u, h + 1, b);
+    }
+    if (odd(u[k]!)) return false;
+    if (u[k]! !== OPEN_BRACKET) continue;
+    const c0 = k + 1, c1 = skipDigits(u, c0, b);
+    if (odd(u[c1 + 1]!)) return false;
+    if (c1 === c0 || u[c1]! !== CLOSE_BRACKET || u[c1 + 1]! !== SPACE) continue;
+    // From here on the regular expression could still pick a later "-pid": leave it to it.
+    let t1 = d;
+    while (u[t1 - 1]! === SPACE) t1--;
+    if (!plain(u, t0, t1)) return false;
+    v.pid = digitsValue(u, d + 1, e);
+    v.cpu = digitsValue(u, c0, c1);
+    if (v.pid < 0 || v.cpu < 0) return false;
+    v.tgid = tgid;
+    v.task = tasks.get(s, u, t0, t1);
+    return eventTail(v, s, u, skipSpaces(u, c1 + 1, b), b, j);
+  }
+  return false;
+}
+
+function eventTail(
+  v: LineView,
+  s: string,
+  u: Uint8Array,
+  f: number,
+  b: number,
+  j: number,
+): boolean {
+  // Flags are as short as possible: none when a timestamp starts right here.
+  v.flags = "";
+  let t = f;
+  let tsEnd = timestampEnd(u, t, b);
+  if (tsEnd < 0) {
+    let g = f;
+    while (g < b && u[g]! !== SPACE) {
+      const c = u[g]!;
+      if (!printable(c) || c === COLON) return false;
+      g++;
+    }
+    v.flags = flagTexts.get(s, u, f, g);
+    t = skipSpaces(u, g, b);
+    tsEnd = timestampEnd(u, t, b);
+    if (tsEnd < 0) return false;
+  }
+  let dot = t;
+  while (dot < tsEnd && u[dot]! !== DOT) dot++;
+  v.ts = timestampValue(u, t, dot, tsEnd);
+  if (v.ts < 0) return false;
+  // ": name:" then nothing, or one space and the body.
+  if (u[tsEnd + 1]! !== SPACE) return false;
+  const n0 = skipSpaces(u, tsEnd + 1, b);
+  let n = n0;
+  while (n < b && printable(u[n]!) && u[n]! !== COLON) n++;
+  if (n === n0 || u[n]! !== COLON) return false;
+  v.body0 = v.body1 = 0;
+  if (n + 1 < b) {
+    if (u[n + 1]! !== SPACE) return false;
+    const b0 = skipSpaces(u, n + 2, b);
+    if (b0 < j) {
+      if (!scanFieldsInto(v, s, u, b0, j)) return false;
+      v.body0 = b0;
+      v.body1 = j;
+    }
+  }
+  v.kind = EVENT_LINE;
+  v.name = names.get(s, u, n0, n);
+  return true;
+}
+
+/** End of `\d+(\.\d+)?` at `t` when a ':' follows it (the index of the ':'), else -1. */
+function timestampEnd(u: Uint8Array, t: number, b: number): number {
+  const e = skipDigits(u, t, b);
+  if (e === t) return -1;
+  if (u[e]! === COLON) return e;
+  if (u[e]! !== DOT) return -1;
+  const f = skipDigits(u, e + 1, b);
+  return f > e + 1 && u[f]! === COLON ? f : -1;
+}
+
 // ---------------------------------------------------------------------------------------------
 // key=value fields
 
-// Field keys are few (driver, context, seqno...): made into strings once.
-const fieldKeys = new Interned();
+/**
+ * Reads the `key=value` pairs of `s[a..b)` into `v` as `parseFields()` finds them (keys are
+ * the leftmost `[A-Za-z_][\w.]*` before an `=`; values are a quoted string, unquoted, or the
+ * run up to the next space); false when the span holds anything but printable ASCII and
+ * spaces.
+ */
+function scanFieldsInto(v: LineView, s: string, u: Uint8Array, a: number, b: number): boolean {
+  let n = 0;
+  let i = a;
+  // Where the current run of [\w.] characters may start a key (-1: no letter seen in it yet).
+  let keyAt = -1;
+  while (i < b) {
+    const c = u[i]!;
+    if (c === EQUALS && keyAt !== -1) {
+      const key = keyTexts.get(s, u, keyAt, i);
+      const v0 = i + 1;
+      let v1 = quotedEnd(u, v0, b);
+      if (v1 === -2) return false;
+      if (v1 === -1) {
+        v1 = v0;
+        while (v1 < b && u[v1]! !== SPACE) {
+          if (!printable(u[v1]!)) return false;
+          v1++;
+        }
+      }
+      const quoted = v1 - v0 >= 2 && u[v0]! === QUOTE && u[v1 - 1]! === QUOTE;
+      v.keys[n] = key;
+      v.values[2 * n] = quoted ? v0 + 1 : v0;
+      v.values[2 * n + 1] = quoted ? v1 - 1 : v1;
+      n++;
+      i = v1;
+      keyAt = -1;
+      continue;
+    }
+    if (keyChar(c)) {
+      if (keyAt === -1 && keyStart(c)) keyAt = i;
+    } else if (c === SPACE || printable(c)) {
+      keyAt = -1;
+    } else {
+      return false;
+    }
+    i++;
+  }
+  v.fields = n;
+  return true;
+}
 
 /**
- * The `key=value` pairs of `s[a..b)` as `parseFields()` finds them (keys are the leftmost
- * `[A-Za-z_][\w.]*` before an `=`; values are a quoted string, unquoted, or the run up to the
- * next space), or NOT_SCANNED when the span holds anything but printable ASCII and spaces.
+ * The `key=value` pairs of `s[a..b)` as `parseFields()` finds them, or NOT_SCANNED when the
+ * span holds anything but printable ASCII and spaces.
  *
  * @example
  * ```ts
@@ -563,41 +774,12 @@ export function scanFields(
   a: number,
   b: number,
 ): Record<string, string> | typeof NOT_SCANNED {
-  const out: Record<string, string> = {};
-  let i = a;
-  // Where the current run of [\w.] characters may start a key (-1: no letter seen in it yet).
-  let keyAt = -1;
-  while (i < b) {
-    const c = u[i]!;
-    if (c === EQUALS && keyAt !== -1) {
-      const key = fieldKeys.get(s, u, keyAt, i);
-      const v0 = i + 1;
-      let v1 = quotedEnd(u, v0, b);
-      if (v1 === -2) return NOT_SCANNED;
-      if (v1 === -1) {
-        v1 = v0;
-        while (v1 < b && u[v1]! !== SPACE) {
-          if (!printable(u[v1]!)) return NOT_SCANNED;
-          v1++;
-        }
-      }
-      const quoted = v1 - v0 >= 2 && u[v0]! === QUOTE && u[v1 - 1]! === QUOTE;
-      out[key] = quoted ? s.slice(v0 + 1, v1 - 1) : s.slice(v0, v1);
-      i = v1;
-      keyAt = -1;
-      continue;
-    }
-    if (keyChar(c)) {
-      if (keyAt === -1 && keyStart(c)) keyAt = i;
-    } else if (c === SPACE || printable(c)) {
-      keyAt = -1;
-    } else {
-      return NOT_SCANNED;
-    }
-    i++;
-  }
-  return out;
+  fieldView.s = s;
+  fieldView.u = u;
+  return scanFieldsInto(fieldView, s, u, a, b) ? fieldsObject(fieldView) : NOT_SCANNED;
 }
+
+const fieldView = new LineView();
 
 /** End (exclusive) of a `"..."` value with `\x` escapes at `v0`; -1 if none; -2 if unsure. */
 function quotedEnd(u: Uint8Array, v0: number, b: number): number {

@@ -13,6 +13,10 @@
 export interface ByteReader {
   /** Reads into `buffer`; resolves to the byte count, or `null` at the end. */
   read(buffer: Uint8Array): Promise<number | null>;
+  /** The same, synchronously (used for regular files, see {@linkcode readChunks}). */
+  readSync?(buffer: Uint8Array): number | null;
+  /** What the reader reads (a regular file can be read synchronously without waiting). */
+  statSync?(): { isFile: boolean };
 }
 
 /** What {@linkcode readLines} and {@linkcode forEachLine} accept. */
@@ -46,10 +50,16 @@ export type LineVisitor = (
   bytes: Uint8Array | undefined,
 ) => void;
 
-/** Bytes read at once from a {@linkcode ByteReader}: big enough that per-read costs vanish. */
-export const READ_CHUNK_BYTES = 256 * 1024;
+/**
+ * Bytes read at once from a {@linkcode ByteReader}: big enough that per-chunk costs vanish,
+ * small enough that a chunk's text is an ordinary young object, which V8 collects cheaply.
+ */
+export const READ_CHUNK_BYTES = 64 * 1024;
 
 const NL = 10, CR = 13;
+
+/** Bytes decoded into one string at a time (cut at a newline). */
+const DECODE_PIECE_BYTES = 16 * 1024;
 
 /**
  * Splits text into numbered lines across chunk boundaries, synchronously. Invalid UTF-8
@@ -105,8 +115,18 @@ export class LineSplitter {
       this.#carried = total;
       return;
     }
-    const text = this.#decoder.decode(this.#work.subarray(0, last + 1));
-    this.#split(text, text.length === last + 1 ? this.#work : undefined, visit);
+    // Decoded in pieces cut at newlines: the piece being scanned is what survives a young
+    // collection, and the less survives, the less V8 grows its young generation.
+    for (let start = 0; start <= last;) {
+      let end = start + DECODE_PIECE_BYTES >= last
+        ? last
+        : this.#work.lastIndexOf(NL, start + DECODE_PIECE_BYTES);
+      if (end < start) end = this.#work.indexOf(NL, start + DECODE_PIECE_BYTES);
+      const bytes = this.#work.subarray(start, end + 1);
+      const text = this.#decoder.decode(bytes);
+      this.#split(text, text.length === bytes.length ? bytes : undefined, visit);
+      start = end + 1;
+    }
     this.#work.copyWithin(0, last + 1, total);
     this.#carried = total - last - 1;
   }
@@ -230,7 +250,10 @@ export async function* readLines(source: LineSource): AsyncGenerator<NumberedLin
 
 /**
  * The chunks of `source`. A {@linkcode ByteReader} is read into one reused buffer of
- * {@linkcode READ_CHUNK_BYTES}: each chunk it yields is valid until the next is asked for.
+ * {@linkcode READ_CHUNK_BYTES}: each chunk it yields is valid until the next is asked for. A
+ * regular file is read with `readSync`: an asynchronous read hands each call to a thread pool,
+ * which costs Deno tens of microseconds per chunk, more than the reading; a regular file never
+ * makes a synchronous read wait. Pipes (`trace_pipe`) and the like are read asynchronously.
  *
  * @example
  * ```ts
@@ -247,6 +270,12 @@ export async function* readLines(source: LineSource): AsyncGenerator<NumberedLin
 export async function* readChunks(source: LineSource): AsyncGenerator<Uint8Array | string> {
   if (isByteReader(source)) {
     const buffer = new Uint8Array(READ_CHUNK_BYTES);
+    if (source.readSync !== undefined && source.statSync?.().isFile === true) {
+      for (let n = source.readSync(buffer); n !== null; n = source.readSync(buffer)) {
+        if (n > 0) yield buffer.subarray(0, n);
+      }
+      return;
+    }
     for (let n = await source.read(buffer); n !== null; n = await source.read(buffer)) {
       yield buffer.subarray(0, n);
     }

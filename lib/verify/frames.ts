@@ -115,32 +115,82 @@ function pairKey(a: number, b: number): FenceKey {
     : `${a}:${b}`;
 }
 
-/** Per-frame numbers of closed frames, in frame order. */
+/**
+ * A Map for entries that come and go with every frame (at most a few live at once), kept
+ * young. A Map that lives long ends up in V8's old generation, and so does every table it
+ * rehashes into — every few insertions when entries churn — which only a full collection
+ * frees: about 30 bytes per insertion, 80 MB of garbage over a 1 GB trace. A fresh copy every
+ * few hundred changes, while it is small, keeps its tables in the young generation.
+ */
+class ChurningMap<K, V> {
+  #map = new Map<K, V>();
+  #changes = 0;
+
+  get size(): number {
+    return this.#map.size;
+  }
+
+  get(key: K): V | undefined {
+    return this.#map.get(key);
+  }
+
+  set(key: K, value: V): void {
+    this.#map.set(key, value);
+    if (++this.#changes >= 256 && this.#map.size <= 64) {
+      this.#map = new Map(this.#map);
+      this.#changes = 0;
+    }
+  }
+
+  delete(key: K): void {
+    this.#map.delete(key);
+  }
+
+  /** The oldest key. */
+  first(): K | undefined {
+    return this.#map.keys().next().value;
+  }
+
+  entries(): MapIterator<[K, V]> {
+    return this.#map.entries();
+  }
+}
+
+/**
+ * Per-frame numbers of closed frames, in frame order, in blocks of 32768 frames: growing
+ * never copies, and a frame costs 17 bytes.
+ */
 class FrameColumns {
-  seqno = new Float64Array(1024);
-  latencyNs = new Float64Array(1024);
-  source = new Uint8Array(1024);
+  readonly #seqno: Float64Array[] = [];
+  readonly #latency: Float64Array[] = [];
+  readonly #source: Uint8Array[] = [];
 
   set(index: number, f: Frame): void {
-    if (index >= this.seqno.length) this.#grow(index + 1);
-    this.seqno[index] = f.seqno ?? NaN;
-    this.latencyNs[index] = f.latencyNs ?? NaN;
-    this.source[index] = f.latencySource === "trace"
+    const block = index >>> 15, i = index & 32767;
+    while (block >= this.#seqno.length) {
+      this.#seqno.push(new Float64Array(32768));
+      this.#latency.push(new Float64Array(32768));
+      this.#source.push(new Uint8Array(32768));
+    }
+    this.#seqno[block]![i] = f.seqno ?? NaN;
+    this.#latency[block]![i] = f.latencyNs ?? NaN;
+    this.#source[block]![i] = f.latencySource === "trace"
       ? FROM_TRACE
       : f.latencySource === "workload"
       ? FROM_WORKLOAD
       : NONE;
   }
 
-  #grow(size: number): void {
-    const n = Math.max(size, this.seqno.length * 2);
-    const seqno = new Float64Array(n), latency = new Float64Array(n), source = new Uint8Array(n);
-    seqno.set(this.seqno);
-    latency.set(this.latencyNs);
-    source.set(this.source);
-    this.seqno = seqno;
-    this.latencyNs = latency;
-    this.source = source;
+  seqno(index: number): number {
+    return this.#seqno[index >>> 15]![index & 32767]!;
+  }
+
+  latency(index: number): number {
+    return this.#latency[index >>> 15]![index & 32767]!;
+  }
+
+  source(index: number): number {
+    return this.#source[index >>> 15]![index & 32767]!;
   }
 }
 
@@ -150,11 +200,15 @@ class FrameTable {
   t0 = Infinity;
   readonly list: Frame[] = [];
   readonly columns = new FrameColumns();
-  /** Open frames, oldest first, from `head` on. */
-  open: OpenFrame[] = [];
+  /**
+   * Frames by index from `base` on, oldest first; closed ones are cleared at once, so that a
+   * finished frame is garbage while it is young (cheap to collect).
+   */
+  open: (OpenFrame | undefined)[] = [];
+  base = 0;
   head = 0;
   /** Open frames awaiting a release, by buffer handle. */
-  readonly awaitingRelease = new Map<number, OpenFrame>();
+  readonly awaitingRelease = new ChurningMap<number, OpenFrame>();
 
   constructor(readonly listLimit: number, readonly window: number) {}
 
@@ -168,7 +222,6 @@ class FrameTable {
       sameKey: undefined,
       sameHandle: undefined,
     };
-    if (frame.index < this.listLimit) this.list.push(frame);
     if (frame.importTs !== undefined && frame.importTs < this.t0) this.t0 = frame.importTs;
     if (frame.submitTs !== undefined && frame.submitTs < this.t0) this.t0 = frame.submitTs;
     // A handle that did not parse (NaN) matches no release, as NaN equals nothing.
@@ -180,14 +233,25 @@ class FrameTable {
     return o;
   }
 
-  /** Closes the oldest open frame while more than `window` are open. */
+  /** Closes the frames more than `window` frames old. */
   trim(close: (o: OpenFrame) => void): void {
-    while (this.open.length - this.head > this.window) close(this.open[this.head++]!);
-    // Drop closed slots now and then instead of shifting the array per frame.
-    if (this.head > 4096 && this.head * 2 > this.open.length) {
+    while (this.open.length - this.head > this.window) {
+      const o = this.open[this.head++];
+      if (o !== undefined) close(o);
+    }
+    while (this.head < this.open.length && this.open[this.head] === undefined) this.head++;
+    // Drop cleared slots now and then instead of shifting the array per frame.
+    if (this.head > 1024 && this.head * 2 > this.open.length) {
       this.open = this.open.slice(this.head);
+      this.base += this.head;
       this.head = 0;
     }
+  }
+
+  /** Forgets a closed frame. */
+  clear(o: OpenFrame): void {
+    const slot = o.frame.index - this.base;
+    if (this.open[slot] === o) this.open[slot] = undefined;
   }
 }
 
@@ -229,13 +293,13 @@ export class FrameJoin {
   readonly #listLimit: number;
   readonly #window: number;
   /** Imports minus releases per handle, where not zero. */
-  readonly #balance = new Map<number, number>();
+  readonly #balance = new ChurningMap<number, number>();
   /** The last import of each buffer (handle and inode) not yet released. */
-  readonly #lastImport = new Map<FenceKey, { exporter: string; ts: number | undefined }>();
+  readonly #lastImport = new ChurningMap<FenceKey, { exporter: string; ts: number | undefined }>();
   /** Fence signals and completions seen before their job, by `context:seqno`. */
-  readonly #early = new Map<FenceKey, EarlyFence>();
+  readonly #early = new ChurningMap<FenceKey, EarlyFence>();
   /** Open job frames by `context:seqno`. */
-  readonly #byKey = new Map<FenceKey, OpenFrame>();
+  readonly #byKey = new ChurningMap<FenceKey, OpenFrame>();
   /** Strings kept by frames: fresh copies, not slices of the text they were read from. */
   readonly #strings = new Map<string, string>();
   #jobs: FrameTable;
@@ -317,7 +381,7 @@ export class FrameJoin {
       this.#lastImport.delete(key);
       this.#lastImport.set(key, { exporter, ts });
       if (this.#lastImport.size > this.#window) {
-        this.#lastImport.delete(this.#lastImport.keys().next().value!);
+        this.#lastImport.delete(this.#lastImport.first()!);
       }
     }
     const table = this.#importFrames;
@@ -341,11 +405,22 @@ export class FrameJoin {
   }
 
   #release(table: FrameTable, handle: number, ts: number | undefined): void {
-    for (let o = table.awaitingRelease.get(handle); o !== undefined; o = o.sameHandle) {
+    const first = table.awaitingRelease.get(handle);
+    table.awaitingRelease.delete(handle);
+    for (let o = first; o !== undefined; o = o.sameHandle) {
       o.released = true;
       if (ts !== undefined) o.frame.releaseTs = ts;
+      this.#settle(table, o);
     }
-    table.awaitingRelease.delete(handle);
+  }
+
+  /** Closes a frame nothing more can happen to: released, and a job completed and signalled. */
+  #settle(table: FrameTable, o: OpenFrame): void {
+    if (!o.released || (o.key !== undefined && (!o.completed || o.fenceSignal === undefined))) {
+      return;
+    }
+    this.#close(table, o);
+    table.clear(o);
   }
 
   /** An `axl_job_submit`: a frame. */
@@ -391,6 +466,7 @@ export class FrameJoin {
     }
     for (let x: OpenFrame | undefined = o; x !== undefined; x = x.sameKey) {
       this.#complete(x, status, ts);
+      this.#settle(this.#jobs, x);
     }
   }
 
@@ -404,7 +480,10 @@ export class FrameJoin {
       early.signaled ??= ts;
       return;
     }
-    for (let x: OpenFrame | undefined = o; x !== undefined; x = x.sameKey) x.fenceSignal ??= ts;
+    for (let x: OpenFrame | undefined = o; x !== undefined; x = x.sameKey) {
+      x.fenceSignal ??= ts;
+      this.#settle(this.#jobs, x);
+    }
   }
 
   /** A `dma_fence_destroy`: nothing more will happen to that fence. */
@@ -414,7 +493,7 @@ export class FrameJoin {
 
   /** Handles imported more often than released, in the order of their last import. */
   unreleasedHandles(): number[] {
-    return [...this.#balance].filter(([, n]) => n > 0).map(([h]) => h);
+    return [...this.#balance.entries()].filter(([, n]) => n > 0).map(([h]) => h);
   }
 
   /**
@@ -426,45 +505,46 @@ export class FrameJoin {
   frames(workload: readonly WorkloadFrame[] = []): JoinedFrames {
     const table = this.#end();
     if (table.count === 0) return this.#workloadFrames(workload);
-    const latency = table.columns.latencyNs.slice(0, table.count);
-    const source = table.columns.source.slice(0, table.count);
+    const count = table.count, columns = table.columns;
     const list = table.list.map((f) => ({ ...f }));
     // The first frame of each sequence number the workload names.
     const bySeq = new Map(workload.filter((w) => w.seqno !== undefined).map((w) => [w.seqno!, w]));
     const firstOf = new Map<number, number>();
     if (bySeq.size > 0) {
-      const seqno = table.columns.seqno;
-      for (let i = 0; i < table.count; i++) {
-        const s = seqno[i]!;
+      for (let i = 0; i < count; i++) {
+        const s = columns.seqno(i);
         if (bySeq.has(s) && !firstOf.has(s) && !Number.isNaN(s)) firstOf.set(s, i);
       }
     }
+    // Latencies the workload fills in, by frame (the columns stay as the trace left them).
+    const filled = new Map<number, number>();
     workload.forEach((w, i) => {
       const at = (w.seqno !== undefined ? firstOf.get(w.seqno) : undefined) ?? i;
-      if (at >= table.count || !Number.isNaN(latency[at]!)) return;
+      if (at >= count || !Number.isNaN(columns.latency(at)) || filled.has(at)) return;
       const src = w.seqno !== undefined ? bySeq.get(w.seqno) ?? w : w;
       if (
         src.submitNs !== undefined && src.signalNs !== undefined && src.signalNs >= src.submitNs
       ) {
-        latency[at] = src.signalNs - src.submitNs;
-        source[at] = FROM_WORKLOAD;
+        filled.set(at, src.signalNs - src.submitNs);
         if (at < list.length) {
-          list[at]!.latencyNs = latency[at];
+          list[at]!.latencyNs = src.signalNs - src.submitNs;
           list[at]!.latencySource = "workload";
         }
       }
     });
     const sources = new Set<"trace" | "workload">();
+    if (filled.size > 0) sources.add("workload");
+    const latency = new Float64Array(count);
     let n = 0;
-    for (let i = 0; i < table.count; i++) {
-      if (source[i] === FROM_TRACE) sources.add("trace");
-      else if (source[i] === FROM_WORKLOAD) sources.add("workload");
-      if (!Number.isNaN(latency[i]!)) latency[n++] = latency[i]!;
+    for (let i = 0; i < count; i++) {
+      if (columns.source(i) === FROM_TRACE) sources.add("trace");
+      const ns = filled.size > 0 ? filled.get(i) ?? columns.latency(i) : columns.latency(i);
+      if (!Number.isNaN(ns)) latency[n++] = ns;
     }
     return {
-      count: table.count,
+      count,
       list,
-      latencyNs: latency.slice(0, n),
+      latencyNs: latency.subarray(0, n),
       sources,
       inodes: new Set(this.inodes),
       t0: table.t0,
@@ -506,7 +586,10 @@ export class FrameJoin {
     const table = this.#importFrames ?? this.#jobs;
     if (!this.#ended) {
       this.#ended = true;
-      for (let i = table.head; i < table.open.length; i++) this.#close(table, table.open[i]!);
+      for (let i = table.head; i < table.open.length; i++) {
+        const o = table.open[i];
+        if (o !== undefined) this.#close(table, o);
+      }
       table.open = [];
       table.head = 0;
     }
@@ -529,13 +612,21 @@ export class FrameJoin {
       f.latencySource = "trace";
     }
     table.columns.set(f.index, f);
+    // A copy: the open frame dies young, as V8 expects of what this code allocates per frame
+    // (kept frames made here would teach it to allocate every frame in the old generation).
+    if (f.index < table.listLimit) table.list[f.index] = { ...f };
     if (o.key !== undefined) this.#unlink(this.#byKey, o.key, o, "sameKey");
     if (!o.released && f.handle !== undefined) {
       this.#unlink(table.awaitingRelease, f.handle, o, "sameHandle");
     }
   }
 
-  #unlink<K>(map: Map<K, OpenFrame>, key: K, o: OpenFrame, link: "sameKey" | "sameHandle"): void {
+  #unlink<K>(
+    map: ChurningMap<K, OpenFrame>,
+    key: K,
+    o: OpenFrame,
+    link: "sameKey" | "sameHandle",
+  ): void {
     let prev: OpenFrame | undefined;
     for (let x = map.get(key); x !== undefined; prev = x, x = x[link]) {
       if (x !== o) continue;
@@ -551,7 +642,7 @@ export class FrameJoin {
     if (early === undefined) {
       early = {};
       this.#early.set(key, early);
-      if (this.#early.size > this.#window) this.#early.delete(this.#early.keys().next().value!);
+      if (this.#early.size > this.#window) this.#early.delete(this.#early.first()!);
     }
     return early;
   }

@@ -67,7 +67,8 @@ export function latencyStats(values: ArrayLike<number>): LatencyStats | undefine
   if (v.length === 0) return undefined;
   let sum = 0;
   for (let i = 0; i < v.length; i++) sum += v[i]!;
-  const sorted = v.slice().sort();
+  // v is a copy: sorted in place.
+  const sorted = v.sort();
   return {
     count: v.length,
     min,
@@ -100,14 +101,23 @@ export function histogram(values: ArrayLike<number>, bins = 20): HistogramBin[] 
   if (!Number.isInteger(bins) || bins < 1) {
     throw new RangeError(`histogram(): bins must be >= 1, got ${bins}`);
   }
-  const { v, min, max } = finite(values);
-  if (v.length === 0) return [];
+  let min = Infinity, max = -Infinity;
+  for (let i = 0; i < values.length; i++) {
+    const x = values[i]!;
+    if (!Number.isFinite(x)) continue;
+    if (x < min) min = x;
+    if (x > max) max = x;
+  }
+  if (min > max) return [];
   const width = max > min ? (max - min) / bins : 1;
   const out: HistogramBin[] = Array.from({ length: bins }, (_, i) => ({
     lo: min + i * width,
     hi: min + (i + 1) * width,
     count: 0,
   }));
-  for (const x of v) out[Math.min(bins - 1, Math.floor((x - min) / width))]!.count++;
+  for (let i = 0; i < values.length; i++) {
+    const x = values[i]!;
+    if (Number.isFinite(x)) out[Math.min(bins - 1, Math.floor((x - min) / width))]!.count++;
+  }
   return out;
 }

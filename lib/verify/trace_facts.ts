@@ -12,6 +12,7 @@ import {
   type FtraceRecord,
   scanFtrace,
 } from "../trace/ftrace.ts";
+import { fieldInt, type LineView } from "../trace/ftrace_scan.ts";
 import type { LineSource } from "../trace/lines.ts";
 import { FrameJoin, type FrameJoinOptions } from "./frames.ts";
 
@@ -123,14 +124,6 @@ export function emptyTraceFacts(): TraceFacts {
   };
 }
 
-const int = (v: string | undefined): number => {
-  if (v === undefined) return NaN;
-  // 0x… is hex (as /^0x/i would tell, without a regular expression per field).
-  return v.length > 1 && v.charCodeAt(0) === 48 && (v.charCodeAt(1) | 32) === 120
-    ? parseInt(v, 16)
-    : Number(v);
-};
-
 /**
  * Folds one record into `facts` (mutates it).
  *
@@ -187,34 +180,78 @@ function stamp(facts: TraceFacts, ts: number | undefined): void {
 function addEvent(facts: TraceFacts, e: FtraceEvent): void {
   facts.eventCounts[e.name] = (facts.eventCounts[e.name] ?? 0) + 1;
   stamp(facts, e.ts);
-  const f = e.fields;
+  foldEvent(facts, e.name, e.ts, e.pid, recordFields.of(e.fields));
+}
+
+/** An event read in place by the scanner (see `scanFtrace()`'s `onEvent`). */
+function addEventView(facts: TraceFacts, v: LineView): void {
+  facts.eventCounts[v.name] = (facts.eventCounts[v.name] ?? 0) + 1;
+  const ts = Number.isNaN(v.ts) ? undefined : v.ts;
+  stamp(facts, ts);
+  foldEvent(facts, v.name, ts, Number.isNaN(v.pid) ? undefined : v.pid, v);
+}
+
+/** The fields of an event, from a record's `fields` object or from a scanner's view. */
+interface EventFields {
+  has(key: string): boolean;
+  field(key: string): string | undefined;
+  int(key: string): number;
+}
+
+/** A record's `fields` as {@linkcode EventFields} (one object, reused). */
+const recordFields = new class implements EventFields {
+  #f: Record<string, string> = {};
+  of(fields: Record<string, string>): this {
+    this.#f = fields;
+    return this;
+  }
+  has(key: string): boolean {
+    return this.#f[key] !== undefined;
+  }
+  field(key: string): string | undefined {
+    return this.#f[key];
+  }
+  int(key: string): number {
+    const v = this.#f[key];
+    return v === undefined ? NaN : fieldInt(v);
+  }
+}();
+
+function foldEvent(
+  facts: TraceFacts,
+  name: string,
+  ts: number | undefined,
+  pid: number | undefined,
+  f: EventFields,
+): void {
   const join = facts.join ??= new FrameJoin();
-  switch (e.name) {
+  switch (name) {
     case "axl_dmabuf_import":
-      return join.addImport(int(f.handle), int(f.inode), f.exporter ?? "", e.ts, e.pid);
+      return join.addImport(f.int("handle"), f.int("inode"), f.field("exporter") ?? "", ts, pid);
     case "axl_dmabuf_release":
-      return join.addRelease(int(f.handle), int(f.inode), e.ts);
+      return join.addRelease(f.int("handle"), f.int("inode"), ts);
     case "axl_job_submit":
-      return join.addSubmit(
-        int(f.context ?? f.ctx),
-        int(f.seqno),
-        int(f.handle),
-        int(f.inode),
-        e.ts,
-        e.pid,
-      );
+      return join.addSubmit(context(f), f.int("seqno"), f.int("handle"), f.int("inode"), ts, pid);
     case "axl_job_complete":
-      return join.addComplete(int(f.context ?? f.ctx), int(f.seqno), int(f.status ?? "0"), e.ts);
+      return join.addComplete(
+        context(f),
+        f.int("seqno"),
+        f.has("status") ? f.int("status") : 0,
+        ts,
+      );
     case "dma_fence_signaled":
-      return join.addFenceSignaled(int(f.context), int(f.seqno), e.ts);
+      return join.addFenceSignaled(f.int("context"), f.int("seqno"), ts);
     case "dma_fence_destroy":
-      return join.addFenceDestroyed(int(f.context), int(f.seqno));
+      return join.addFenceDestroyed(f.int("context"), f.int("seqno"));
     case "dma_fence_wait_start":
     case "dma_fence_wait_end":
       facts.fenceWaitLines++;
       return;
   }
 }
+
+// Jobs name their fence context `context` (older tracepoints: `ctx`).
+const context = (f: EventFields): number => f.has("context") ? f.int("context") : f.int("ctx");
 
 /**
  * Folds a whole record stream.
@@ -266,6 +303,10 @@ export async function readTraceFacts(
     strict: options.strict ?? false,
     onCall: (func) => {
       if (func !== undefined) calls[func] = (calls[func] ?? 0) + 1;
+    },
+    onEvent: (view) => {
+      addEventView(facts, view);
+      return true;
     },
   });
   return facts;
