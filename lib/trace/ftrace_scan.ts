@@ -31,18 +31,28 @@ const OPEN_PAREN = 40, CLOSE_PAREN = 41, OPEN_BRACKET = 91, CLOSE_BRACKET = 93;
 const HASH = 35, EQUALS = 61, SLASH = 47, STAR = 42, SEMICOLON = 59;
 const OPEN_BRACE = 123, CLOSE_BRACE = 125;
 
-// Printable ASCII only: everything else (tabs, CR, U+2028, non-breaking spaces) is whitespace
-// or a line terminator to the regular expressions in ways not worth copying.
-const printable = (c: number): boolean => c >= 33 && c <= 126;
+// Character classes, one table read per character. PRINTABLE is printable ASCII without the
+// space: everything else (tabs, CR, U+2028, non-breaking spaces) is whitespace or a line
+// terminator to the regular expressions in ways not worth copying.
+const PRINTABLE = 1, DIGIT = 2, KEY_START = 4, KEY = 8, FUNC = 16;
+const CLASS = new Uint8Array(256);
+for (let c = 33; c <= 126; c++) CLASS[c] = PRINTABLE;
+for (let c = 48; c <= 57; c++) CLASS[c]! |= DIGIT | KEY | FUNC;
+for (const [lo, hi] of [[65, 90], [97, 122], [95, 95]]) {
+  for (let c = lo!; c <= hi!; c++) CLASS[c]! |= KEY_START | KEY | FUNC;
+}
+CLASS[DOT]! |= KEY | FUNC;
+CLASS[36]! |= FUNC; // $
+
+const printable = (c: number): boolean => (CLASS[c]! & PRINTABLE) !== 0;
 // A character a regular expression might take for whitespace: the scanner gives up on those.
-const odd = (c: number): boolean => c !== SPACE && !printable(c);
-const digit = (c: number): boolean => c >= 48 && c <= 57;
+const odd = (c: number): boolean => c !== SPACE && (CLASS[c]! & PRINTABLE) === 0;
+const digit = (c: number): boolean => (CLASS[c]! & DIGIT) !== 0;
 // [\w.$] of function names.
-const funcChar = (c: number): boolean =>
-  (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || digit(c) || c === 95 || c === DOT || c === 36;
+const funcChar = (c: number): boolean => (CLASS[c]! & FUNC) !== 0;
 // [A-Za-z_] and [\w.] of field keys.
-const keyStart = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
-const keyChar = (c: number): boolean => keyStart(c) || digit(c) || c === DOT;
+const keyStart = (c: number): boolean => (CLASS[c]! & KEY_START) !== 0;
+const keyChar = (c: number): boolean => (CLASS[c]! & KEY) !== 0;
 // The duration column's markers ("!", "#", "+", ...).
 const durationMark = (c: number): boolean =>
   c === 33 || c === HASH || c === STAR || c === 64 || c === 36 || c === 43;
@@ -89,6 +99,14 @@ function plain(u: Uint8Array, a: number, b: number): boolean {
   return true;
 }
 
+/** A hash of a few bytes of `u[a..b)`: names differ early, late or in length. */
+function hashOf(u: Uint8Array, a: number, b: number): number {
+  const len = b - a;
+  const h = Math.imul(len, 0x9e3779b1) ^ (u[a]! << 16) ^ (u[b - 1]! << 8) ^
+    u[a + (len >> 1)]! ^ (u[a + (len >> 2)]! << 4) ^ (u[a + ((3 * len) >> 2)]! << 12);
+  return h ^ (h >>> 13);
+}
+
 /**
  * Strings made from bytes once and handed out again for the same bytes (function names,
  * field keys), as internalized strings, which are the cheapest keys for objects and Maps. At
@@ -108,38 +126,60 @@ export class Interned {
   last = "";
   readonly #limit: number;
   readonly #strings: string[] = [];
-  readonly #bytes: Uint8Array[] = [];
-  /** First entry per hash of the bytes, and the next entry with the same hash. */
-  readonly #byHash = new Map<number, number>();
-  readonly #next: number[] = [];
+  /** The bytes of every string, one after the other, and where each starts and ends. */
+  #pool = new Uint8Array(4096);
+  #used = 0;
+  readonly #start: number[] = [];
+  readonly #end: number[] = [];
+  /** Open addressing by hash: entry index + 1, 0 for free. */
+  #slots = new Int32Array(1024);
 
   /** Keeps at most `limit` strings (default 4096). */
   constructor(limit = 4096) {
     this.#limit = limit;
   }
 
-  /** The string of `s[a..b)`, whose bytes are `u[a..b)`. */
+  /** The string of `s[a..b)`, whose bytes are `u[a..b)` (not empty). */
   get(s: string, u: Uint8Array, a: number, b: number): string {
-    const len = b - a;
-    // A few bytes make the hash: names differ early, late or in length; the chain does the rest.
-    const h = len === 0 ? 0 : (len << 24) ^ (u[a]! << 16) ^ (u[b - 1]! << 8) ^
-      u[a + (len >> 1)]! ^ (u[a + (len >> 2)]! << 4) ^ (u[b - 2 - (len >> 3)]! << 12);
-    for (let k = this.#byHash.get(h) ?? -1; k !== -1; k = this.#next[k]!) {
-      const known = this.#bytes[k]!;
-      if (known.length !== len) continue;
+    const len = b - a, h = hashOf(u, a, b);
+    const mask = this.#slots.length - 1, pool = this.#pool;
+    let slot = h & mask;
+    for (let k = this.#slots[slot]!; k !== 0; k = this.#slots[slot = (slot + 1) & mask]!) {
+      const start = this.#start[k - 1]!;
+      if (this.#end[k - 1]! - start !== len) continue;
       let i = 0;
-      while (i < len && known[i] === u[a + i]) i++;
-      if (i === len) return this.#strings[k]!;
+      while (i < len && pool[start + i] === u[a + i]) i++;
+      if (i === len) return this.#strings[k - 1]!;
     }
     // A property key is internalized: the string no longer points into the chunk it came from.
     const text = Object.keys({ [s.slice(a, b)]: 0 })[0]!;
-    if (this.#strings.length < this.#limit) {
-      this.#next.push(this.#byHash.get(h) ?? -1);
-      this.#byHash.set(h, this.#strings.length);
-      this.#strings.push(text);
-      this.#bytes.push(u.slice(a, b));
-    }
+    if (this.#strings.length < this.#limit) this.#add(text, u, a, b, slot);
     return text;
+  }
+
+  #add(text: string, u: Uint8Array, a: number, b: number, slot: number): void {
+    if (this.#used + (b - a) > this.#pool.length) {
+      const pool = new Uint8Array(Math.max(this.#pool.length * 2, this.#used + (b - a)));
+      pool.set(this.#pool);
+      this.#pool = pool;
+    }
+    this.#pool.set(u.subarray(a, b), this.#used);
+    this.#start.push(this.#used);
+    this.#used += b - a;
+    this.#end.push(this.#used);
+    this.#strings.push(text);
+    this.#slots[slot] = this.#strings.length;
+    // At most half full, so that probes stay short: grow and place every entry again.
+    if (this.#strings.length * 2 > this.#slots.length) {
+      const slots = new Int32Array(this.#slots.length * 2);
+      const mask = slots.length - 1;
+      for (let k = 0; k < this.#strings.length; k++) {
+        let at = hashOf(this.#pool, this.#start[k]!, this.#end[k]!) & mask;
+        while (slots[at] !== 0) at = (at + 1) & mask;
+        slots[at] = k + 1;
+      }
+      this.#slots = slots;
+    }
   }
 }
 
@@ -164,18 +204,25 @@ export class LineView {
   cpu = 0;
   /** ns; NaN when the line has no time column. */
   ts = NaN;
-  /** Task and pid, when printed (undefined / NaN otherwise); tgid when `record-tgid` printed it. */
-  task: string | undefined = undefined;
+  /** Pid when printed (NaN otherwise); tgid when `record-tgid` printed it. */
   pid = NaN;
   tgid = NaN;
-  /** Event lines: the flag columns; name, body span and fields of events. */
-  flags = "";
+  /** Spans of the task (task0 -1: not printed) and, on event lines, of the flag columns. */
+  task0 = -1;
+  task1 = -1;
+  flags0 = 0;
+  flags1 = 0;
+  /** Events: name, body span. */
   name = "";
   body0 = 0;
   body1 = 0;
-  /** Fields: keys (interned) and value spans (quotes removed), in order; later keys win. */
+  /**
+   * Fields: spans of keys and of values (quotes removed), two numbers each, in order; later
+   * keys win. Keys become strings only when asked for: a fold that reads a few fields by name
+   * compares bytes instead.
+   */
   fields = 0;
-  readonly keys: string[] = [];
+  readonly keys: number[] = [];
   readonly values: number[] = [];
   /** function_graph calls: kind, depth, duration in ns (NaN when none), function. */
   call: CallKind = "leaf";
@@ -185,6 +232,21 @@ export class LineView {
   /** Context switches: from and to. */
   from = "";
   to = "";
+
+  /** The task, when printed. */
+  get task(): string | undefined {
+    return this.task0 < 0 ? undefined : tasks.get(this.s, this.u, this.task0, this.task1);
+  }
+
+  /** The flag columns of an event line (`""` when absent). */
+  get flags(): string {
+    return this.flags1 > this.flags0 ? flagTexts.get(this.s, this.u, this.flags0, this.flags1) : "";
+  }
+
+  /** The key of field `i`. */
+  key(i: number): string {
+    return keyTexts.get(this.s, this.u, this.keys[2 * i]!, this.keys[2 * i + 1]!);
+  }
 
   /** The value of field `key` as the parser's `fields` object holds it, or undefined. */
   field(key: string): string | undefined {
@@ -218,7 +280,14 @@ export class LineView {
   }
 
   #find(key: string): number {
-    for (let i = this.fields - 1; i >= 0; i--) if (this.keys[i] === key) return i;
+    const len = key.length, u = this.u;
+    for (let i = this.fields - 1; i >= 0; i--) {
+      const a = this.keys[2 * i]!;
+      if (this.keys[2 * i + 1]! - a !== len) continue;
+      let k = 0;
+      while (k < len && u[a + k] === key.charCodeAt(k)) k++;
+      if (k === len) return i;
+    }
     return -1;
   }
 }
@@ -281,7 +350,8 @@ export function scanInto(
   v.u = u;
   v.line = line;
   v.ts = NaN;
-  v.task = undefined;
+  v.task0 = v.task1 = -1;
+  v.flags0 = v.flags1 = 0;
   v.pid = NaN;
   v.tgid = NaN;
   v.fields = 0;
@@ -326,8 +396,8 @@ export function viewRecord(v: LineView): FtraceRecord {
     case GRAPH_EVENT: {
       const e = { kind: "event", line: v.line, cpu: v.cpu } as FtraceEvent;
       if (!Number.isNaN(v.ts)) e.ts = v.ts;
-      if (v.task !== undefined) {
-        e.task = v.task;
+      if (v.task0 >= 0) {
+        e.task = v.task!;
         e.pid = v.pid;
       }
       e.flags = "";
@@ -339,8 +409,8 @@ export function viewRecord(v: LineView): FtraceRecord {
     case GRAPH_CALL: {
       const g = { kind: "graph", line: v.line, cpu: v.cpu } as FtraceGraphCall;
       if (!Number.isNaN(v.ts)) g.ts = v.ts;
-      if (v.task !== undefined) {
-        g.task = v.task;
+      if (v.task0 >= 0) {
+        g.task = v.task!;
         g.pid = v.pid;
       }
       g.call = v.call;
@@ -357,7 +427,7 @@ export function viewRecord(v: LineView): FtraceRecord {
 function fieldsObject(v: LineView): Record<string, string> {
   const out: Record<string, string> = {};
   for (let i = 0; i < v.fields; i++) {
-    out[v.keys[i]!] = v.s.slice(v.values[2 * i]!, v.values[2 * i + 1]!);
+    out[v.key(i)] = v.s.slice(v.values[2 * i]!, v.values[2 * i + 1]!);
   }
   return out;
 }
@@ -448,14 +518,15 @@ function scanGraph(
         continue;
       }
       if (!plain(u, t0, d)) return false;
-      v.task = tasks.get(s, u, t0, d);
+      v.task0 = t0;
+      v.task1 = d;
       v.pid = digitsValue(u, d + 1, e);
       if (v.pid < 0) return false;
       from = f + 1;
       break;
     }
   }
-  if (v.task === undefined && !durationCellThenBar(u, rest, b)) return false;
+  if (v.task0 < 0 && !durationCellThenBar(u, rest, b)) return false;
 
   // Duration column, then the call column.
   const bar2 = s.indexOf("|", from);
@@ -547,7 +618,7 @@ function graphComment(v: LineView, s: string, u: Uint8Array, c0: number, j: numb
   if (u[k]! === SPACE && k < j - 2) k++;
   let e = j - 2;
   while (e > k && u[e - 1]! === SPACE) e--;
-  if (!scanFieldsInto(v, s, u, k, e)) return false;
+  if (!scanFieldsInto(v, u, k, e)) return false;
   v.kind = GRAPH_EVENT;
   v.name = names.get(s, u, n0, n);
   v.body0 = k;
@@ -641,7 +712,8 @@ function scanEvent(
     v.cpu = digitsValue(u, c0, c1);
     if (v.pid < 0 || v.cpu < 0) return false;
     v.tgid = tgid;
-    v.task = tasks.get(s, u, t0, t1);
+    v.task0 = t0;
+    v.task1 = t1;
     return eventTail(v, s, u, skipSpaces(u, c1 + 1, b), b, j);
   }
   return false;
@@ -656,7 +728,6 @@ function eventTail(
   j: number,
 ): boolean {
   // Flags are as short as possible: none when a timestamp starts right here.
-  v.flags = "";
   let t = f;
   let tsEnd = timestampEnd(u, t, b);
   if (tsEnd < 0) {
@@ -666,7 +737,8 @@ function eventTail(
       if (!printable(c) || c === COLON) return false;
       g++;
     }
-    v.flags = flagTexts.get(s, u, f, g);
+    v.flags0 = f;
+    v.flags1 = g;
     t = skipSpaces(u, g, b);
     tsEnd = timestampEnd(u, t, b);
     if (tsEnd < 0) return false;
@@ -686,7 +758,7 @@ function eventTail(
     if (u[n + 1]! !== SPACE) return false;
     const b0 = skipSpaces(u, n + 2, b);
     if (b0 < j) {
-      if (!scanFieldsInto(v, s, u, b0, j)) return false;
+      if (!scanFieldsInto(v, u, b0, j)) return false;
       v.body0 = b0;
       v.body1 = j;
     }
@@ -715,7 +787,7 @@ function timestampEnd(u: Uint8Array, t: number, b: number): number {
  * run up to the next space); false when the span holds anything but printable ASCII and
  * spaces.
  */
-function scanFieldsInto(v: LineView, s: string, u: Uint8Array, a: number, b: number): boolean {
+function scanFieldsInto(v: LineView, u: Uint8Array, a: number, b: number): boolean {
   let n = 0;
   let i = a;
   // Where the current run of [\w.] characters may start a key (-1: no letter seen in it yet).
@@ -723,7 +795,6 @@ function scanFieldsInto(v: LineView, s: string, u: Uint8Array, a: number, b: num
   while (i < b) {
     const c = u[i]!;
     if (c === EQUALS && keyAt !== -1) {
-      const key = keyTexts.get(s, u, keyAt, i);
       const v0 = i + 1;
       let v1 = quotedEnd(u, v0, b);
       if (v1 === -2) return false;
@@ -735,7 +806,8 @@ function scanFieldsInto(v: LineView, s: string, u: Uint8Array, a: number, b: num
         }
       }
       const quoted = v1 - v0 >= 2 && u[v0]! === QUOTE && u[v1 - 1]! === QUOTE;
-      v.keys[n] = key;
+      v.keys[2 * n] = keyAt;
+      v.keys[2 * n + 1] = i;
       v.values[2 * n] = quoted ? v0 + 1 : v0;
       v.values[2 * n + 1] = quoted ? v1 - 1 : v1;
       n++;
@@ -776,7 +848,7 @@ export function scanFields(
 ): Record<string, string> | typeof NOT_SCANNED {
   fieldView.s = s;
   fieldView.u = u;
-  return scanFieldsInto(fieldView, s, u, a, b) ? fieldsObject(fieldView) : NOT_SCANNED;
+  return scanFieldsInto(fieldView, u, a, b) ? fieldsObject(fieldView) : NOT_SCANNED;
 }
 
 const fieldView = new LineView();
