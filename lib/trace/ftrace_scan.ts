@@ -34,6 +34,7 @@ const OPEN_BRACE = 123, CLOSE_BRACE = 125;
 // Character classes, one table read per character. PRINTABLE is printable ASCII without the
 // space: everything else (tabs, CR, U+2028, non-breaking spaces) is whitespace or a line
 // terminator to the regular expressions in ways not worth copying.
+// KEY_START and KEY: [A-Za-z_] and [\w.] of field keys; FUNC: [\w.$] of function names.
 const PRINTABLE = 1, DIGIT = 2, KEY_START = 4, KEY = 8, FUNC = 16;
 const CLASS = new Uint8Array(256);
 for (let c = 33; c <= 126; c++) CLASS[c] = PRINTABLE;
@@ -50,9 +51,6 @@ const odd = (c: number): boolean => c !== SPACE && (CLASS[c]! & PRINTABLE) === 0
 const digit = (c: number): boolean => (CLASS[c]! & DIGIT) !== 0;
 // [\w.$] of function names.
 const funcChar = (c: number): boolean => (CLASS[c]! & FUNC) !== 0;
-// [A-Za-z_] and [\w.] of field keys.
-const keyStart = (c: number): boolean => (CLASS[c]! & KEY_START) !== 0;
-const keyChar = (c: number): boolean => (CLASS[c]! & KEY) !== 0;
 // The duration column's markers ("!", "#", "+", ...).
 const durationMark = (c: number): boolean =>
   c === 33 || c === HASH || c === STAR || c === 64 || c === 36 || c === 43;
@@ -793,17 +791,20 @@ function scanFieldsInto(v: LineView, u: Uint8Array, a: number, b: number): boole
   // Where the current run of [\w.] characters may start a key (-1: no letter seen in it yet).
   let keyAt = -1;
   while (i < b) {
-    const c = u[i]!;
+    const c = u[i]!, cls = CLASS[c]!;
+    if ((cls & KEY) !== 0) {
+      if (keyAt === -1 && (cls & KEY_START) !== 0) keyAt = i;
+      i++;
+      continue;
+    }
     if (c === EQUALS && keyAt !== -1) {
       const v0 = i + 1;
       let v1 = quotedEnd(u, v0, b);
       if (v1 === -2) return false;
       if (v1 === -1) {
         v1 = v0;
-        while (v1 < b && u[v1]! !== SPACE) {
-          if (!printable(u[v1]!)) return false;
-          v1++;
-        }
+        while (v1 < b && (CLASS[u[v1]!]! & PRINTABLE) !== 0) v1++;
+        if (v1 < b && u[v1]! !== SPACE) return false;
       }
       const quoted = v1 - v0 >= 2 && u[v0]! === QUOTE && u[v1 - 1]! === QUOTE;
       v.keys[2 * n] = keyAt;
@@ -815,13 +816,8 @@ function scanFieldsInto(v: LineView, u: Uint8Array, a: number, b: number): boole
       keyAt = -1;
       continue;
     }
-    if (keyChar(c)) {
-      if (keyAt === -1 && keyStart(c)) keyAt = i;
-    } else if (c === SPACE || printable(c)) {
-      keyAt = -1;
-    } else {
-      return false;
-    }
+    if (c !== SPACE && (cls & PRINTABLE) === 0) return false;
+    keyAt = -1;
     i++;
   }
   v.fields = n;
@@ -916,25 +912,36 @@ export function callColumn(
     if (u[b - 2]! !== CLOSE_PAREN || u[b - 3]! !== OPEN_PAREN) return NOT_A_CALL;
     end = b - 3;
     kind = CALL_LEAF;
-  } else if (last === CLOSE_BRACE || last === SLASH) {
-    let bar = b - 1;
-    while (bar > a && u[bar]! !== BAR) bar--;
-    const c0 = skipSpaces(u, bar + 1, b);
-    if (bar <= a || c0 === bar + 1 || u[c0]! !== CLOSE_BRACE) return NOT_A_CALL;
-    if (last === CLOSE_BRACE ? c0 !== b - 1 : exitName(s, u, c0, b) === NOT_SCANNED) {
-      return NOT_A_CALL;
-    }
-    return CALL_EXIT;
+  } else if (last === CLOSE_BRACE) {
+    return barBefore(u, a, b - 2) ? CALL_EXIT : NOT_A_CALL;
+  } else if (last === SLASH) {
+    // Backwards through `} /* name */`; an event's `/* name: body */` fails within a few bytes.
+    if (u[b - 2]! !== STAR) return NOT_A_CALL;
+    let k = b - 3;
+    while (k > a && u[k]! === SPACE) k--;
+    const n1 = k;
+    while (k > a && funcChar(u[k]!)) k--;
+    if (k === n1) return NOT_A_CALL;
+    while (k > a && u[k]! === SPACE) k--;
+    if (u[k]! !== STAR || u[k - 1]! !== SLASH) return NOT_A_CALL;
+    k -= 2;
+    while (k > a && u[k]! === SPACE) k--;
+    return u[k]! === CLOSE_BRACE && barBefore(u, a, k - 1) ? CALL_EXIT : NOT_A_CALL;
   } else {
     return NOT_A_CALL;
   }
   // Backwards: the name, at least one space, then the '|' before the call column.
   let n0 = end;
   while (n0 > a && funcChar(u[n0 - 1]!)) n0--;
-  if (n0 === end || u[n0 - 1]! !== SPACE) return NOT_A_CALL;
-  let bar = n0 - 1;
-  while (bar > a && u[bar]! === SPACE) bar--;
-  if (bar <= a || u[bar]! !== BAR) return NOT_A_CALL;
+  if (n0 === end) return NOT_A_CALL;
+  if (!barBefore(u, a, n0 - 1)) return NOT_A_CALL;
   names.last = names.get(s, u, n0, end);
   return kind;
+}
+
+/** At least one space from `k` back, then the `|` that ends the duration column. */
+function barBefore(u: Uint8Array, a: number, k: number): boolean {
+  if (u[k]! !== SPACE) return false;
+  while (k > a && u[k]! === SPACE) k--;
+  return k > a && u[k]! === BAR;
 }
