@@ -278,11 +278,11 @@ export class LineView {
   }
 
   #find(key: string): number {
-    const len = key.length, u = this.u;
+    const len = key.length, u = this.u, first = key.charCodeAt(0);
     for (let i = this.fields - 1; i >= 0; i--) {
       const a = this.keys[2 * i]!;
-      if (this.keys[2 * i + 1]! - a !== len) continue;
-      let k = 0;
+      if (this.keys[2 * i + 1]! - a !== len || u[a] !== first) continue;
+      let k = 1;
       while (k < len && u[a + k] === key.charCodeAt(k)) k++;
       if (k === len) return i;
     }

@@ -102,14 +102,13 @@ export class LineSplitter {
       this.#carry(this.#encoder.encode(this.#pendingText));
       this.#pendingText = "";
     }
-    if (!this.#started) {
-      this.#started = true;
-      // A byte-order mark starts the stream at most, as a streaming TextDecoder would see it.
-      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
-    }
-    const total = this.#carried + chunk.length;
+    let total = this.#carried + chunk.length;
     this.#reserve(total + 1);
     this.#work.set(chunk, this.#carried);
+    if (!this.#started && (total >= 3 || chunk.includes(NL))) {
+      this.#started = true;
+      total -= this.#dropByteOrderMark(total);
+    }
     const last = this.#work.lastIndexOf(NL, total - 1);
     if (last === -1) {
       this.#carried = total;
@@ -136,6 +135,7 @@ export class LineSplitter {
     let text = this.#pendingText;
     let bytes: Uint8Array | undefined;
     if (this.#carried > 0) {
+      if (!this.#started) this.#carried -= this.#dropByteOrderMark(this.#carried);
       text = this.#decoder.decode(this.#work.subarray(0, this.#carried));
       // A newline after the data, so that a scanner looking one past the end sees an end.
       this.#work[this.#carried] = NL;
@@ -148,6 +148,14 @@ export class LineSplitter {
     if (text.length === 0) return;
     const end = text.charCodeAt(text.length - 1) === CR ? text.length - 1 : text.length;
     visit(text, 0, end, ++this.#line, bytes);
+  }
+
+  /** Drops a byte-order mark that starts the stream (as a streaming TextDecoder would). */
+  #dropByteOrderMark(total: number): number {
+    const w = this.#work;
+    if (total < 3 || w[0] !== 0xef || w[1] !== 0xbb || w[2] !== 0xbf) return 0;
+    w.copyWithin(0, 3, total);
+    return 3;
   }
 
   #pushText(chunk: string, visit: LineVisitor): void {

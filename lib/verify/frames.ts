@@ -207,6 +207,8 @@ class FrameTable {
   open: (OpenFrame | undefined)[] = [];
   base = 0;
   head = 0;
+  /** Frames open now. */
+  live = 0;
   /** Open frames awaiting a release, by buffer handle. */
   readonly awaitingRelease = new ChurningMap<number, OpenFrame>();
 
@@ -230,6 +232,7 @@ class FrameTable {
       this.awaitingRelease.set(frame.handle, o);
     }
     this.open.push(o);
+    this.live++;
     return o;
   }
 
@@ -491,6 +494,11 @@ export class FrameJoin {
     this.#early.delete(pairKey(context, seqno));
   }
 
+  /** Frames still open to late events: a few in a healthy run, never more than the window. */
+  get inFlight(): number {
+    return (this.#importFrames ?? this.#jobs).live;
+  }
+
   /** Handles imported more often than released, in the order of their last import. */
   unreleasedHandles(): number[] {
     return [...this.#balance.entries()].filter(([, n]) => n > 0).map(([h]) => h);
@@ -605,6 +613,7 @@ export class FrameJoin {
 
   #close(table: FrameTable, o: OpenFrame): void {
     const f = o.frame;
+    table.live--;
     if (o.fenceSignal !== undefined) f.signalTs = o.fenceSignal;
     else if (o.completed && f.completeTs !== undefined) f.signalTs = f.completeTs;
     if (f.submitTs !== undefined && f.signalTs !== undefined && f.signalTs >= f.submitTs) {

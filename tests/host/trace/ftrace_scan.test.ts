@@ -235,3 +235,43 @@ Deno.test("callColumn() recognises entries, leaves and exits and nothing else", 
     ]
   ) assert.equal(at(l), undefined, l);
 });
+
+function callOf(text: string, names: Interned): { kind: string; func?: string } | undefined {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length !== text.length) return undefined;
+  const kind = callColumn(text, bytes, 0, text.length, names);
+  if (kind === NOT_A_CALL) return undefined;
+  return kind === CALL_KINDS.indexOf("exit")
+    ? { kind: "exit" }
+    : { kind: CALL_KINDS[kind]!, func: names.last };
+}
+
+Deno.test("callColumn() agrees with the parser on captured lines, and never contradicts it", async () => {
+  const names = new Interned();
+  const lines = await capturedLines();
+  let calls = 0;
+  for (const text of lines) {
+    const c = callOf(text, names);
+    const r = parseFtraceLine(text, 1, { strict: false });
+    const parsed = r?.kind === "graph"
+      ? (r.call === "exit" ? { kind: "exit" } : { kind: r.call, func: r.func })
+      : undefined;
+    assert.deepEqual(c, parsed, text);
+    if (c) calls++;
+  }
+  assert.ok(calls > 1000, `${calls} call lines`);
+  // Mutated lines: where both read a call, they read the same one.
+  const rand = rng(5);
+  const graph = lines.filter((l) => l.includes("|"));
+  for (let n = 0; n < 30000; n++) {
+    const text = mutateLine(graph[Math.floor(rand() * graph.length)]!, rand);
+    const c = callOf(text, names);
+    const r = parseFtraceLine(text, 1, { strict: false });
+    if (c === undefined || r?.kind !== "graph") continue;
+    assert.deepEqual(
+      c,
+      r.call === "exit" ? { kind: "exit" } : { kind: r.call, func: r.func },
+      text,
+    );
+  }
+});
