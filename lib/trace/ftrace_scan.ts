@@ -7,8 +7,8 @@
  * this costs a fraction of that. It answers only when it is sure: for every line it accepts
  * it returns exactly the record the regular expressions would (a test compares the two on
  * every captured line and on mutations of them); for anything else — markers, headers,
- * non-ASCII or control characters, unusual spacing, malformed lines — it returns
- * {@linkcode NOT_SCANNED} and the regular expressions decide.
+ * non-ASCII or control characters, unusual spacing, malformed lines — it says so
+ * ({@linkcode NOT_READ}, {@linkcode NOT_SCANNED}) and the regular expressions decide.
  *
  * A line is scanned into a reusable {@linkcode LineView} (numbers, interned strings and spans:
  * nothing allocated per line), from which {@linkcode viewRecord} makes the parser's record; a
@@ -191,6 +191,16 @@ export const EVENT_LINE = 1, GRAPH_EVENT = 2, GRAPH_CALL = 3, GRAPH_SWITCH = 4;
  * One scanned line, held in place: numbers, interned strings (names, tasks, flags, keys) and
  * spans of the line's text, so that reading a line allocates nothing. One view is filled again
  * for every line; {@linkcode viewRecord} makes the record the parser returns.
+ *
+ * @example
+ * ```ts
+ * import { GRAPH_EVENT, LineView, READ, scanInto } from "./ftrace_scan.ts";
+ * const line = " 41.7 |   0)  deno-186  |   |  /* axl_dmabuf_import: handle=4 exporter=system *\/";
+ * const v = new LineView();
+ * if (scanInto(v, line, new TextEncoder().encode(line), 0, line.length, 1) !== READ) throw new Error();
+ * if (v.kind !== GRAPH_EVENT || v.pid !== 186 || v.int("handle") !== 4) throw new Error();
+ * if (v.field("exporter") !== "system" || v.task !== "deno") throw new Error();
+ * ```
  */
 export class LineView {
   /** The text and bytes the spans index, and the line number. */
