@@ -251,11 +251,11 @@ export async function* parseFtrace(
   };
   for await (const chunk of readChunks(source)) {
     splitter.push(chunk, keep);
-    yield* batch;
+    for (const item of batch) yield item;
     batch = [];
   }
   splitter.end(keep);
-  yield* batch;
+  for (const item of batch) yield item;
 }
 
 /**
@@ -280,7 +280,18 @@ export function parseFtraceLine(
   return parseSpan(text, 0, text.length, line, undefined, options);
 }
 
-const encoder = new TextEncoder();
+/** The char codes of an all-ASCII string (and a newline after them), in a reused buffer. */
+let ascii = new Uint8Array(256);
+function asciiBytes(text: string): Uint8Array | undefined {
+  if (text.length >= ascii.length) ascii = new Uint8Array(text.length * 2);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 127) return undefined;
+    ascii[i] = c;
+  }
+  ascii[text.length] = 10;
+  return ascii;
+}
 
 function parseSpan(
   text: string,
@@ -295,8 +306,7 @@ function parseSpan(
     text = start === 0 && end === text.length ? text : text.slice(start, end);
     start = 0;
     end = text.length;
-    const own = encoder.encode(text);
-    if (own.length === text.length) bytes = own;
+    bytes = asciiBytes(text);
   }
   const rec = bytes === undefined ? NOT_SCANNED : scanLine(text, bytes, start, end, line);
   if (rec !== NOT_SCANNED) return rec;
@@ -370,8 +380,8 @@ export function parseLineGeneral(
  * ```
  */
 export function parseFields(body: string): Record<string, string> {
-  const bytes = encoder.encode(body);
-  const fast = bytes.length === body.length ? scanFields(body, bytes, 0, body.length) : NOT_SCANNED;
+  const bytes = asciiBytes(body);
+  const fast = bytes !== undefined ? scanFields(body, bytes, 0, body.length) : NOT_SCANNED;
   return fast !== NOT_SCANNED ? fast : fieldsGeneral(body);
 }
 

@@ -89,6 +89,15 @@ export class LineSplitter {
   #pendingText = "";
   #started = false;
   #line = 0;
+  readonly #wantBytes: boolean;
+
+  /**
+   * A splitter. With `bytes: false`, string chunks are not encoded to give their lines'
+   * bytes (byte chunks always do: they cost nothing there).
+   */
+  constructor(options: { bytes?: boolean } = {}) {
+    this.#wantBytes = options.bytes ?? true;
+  }
 
   /** Lines handed out so far (the number of the last one). */
   get line(): number {
@@ -171,7 +180,7 @@ export class LineSplitter {
       return;
     }
     const done = last === text.length - 1 ? text : text.slice(0, last + 1);
-    this.#split(done, asciiBytes(this.#encoder, done), visit);
+    this.#split(done, this.#wantBytes ? asciiBytes(this.#encoder, done) : undefined, visit);
     this.#pendingText = text.slice(last + 1);
   }
 
@@ -241,7 +250,7 @@ export async function forEachLine(source: LineSource, visit: LineVisitor): Promi
  * ```
  */
 export async function* readLines(source: LineSource): AsyncGenerator<NumberedLine> {
-  const splitter = new LineSplitter();
+  const splitter = new LineSplitter({ bytes: false });
   let batch: NumberedLine[] = [];
   const keep: LineVisitor = (text, start, end, line) => {
     batch.push({ text: text.slice(start, end), line });
@@ -249,11 +258,11 @@ export async function* readLines(source: LineSource): AsyncGenerator<NumberedLin
   // Lines are gathered per chunk and handed out after it, so that one await serves a chunk.
   for await (const chunk of readChunks(source)) {
     splitter.push(chunk, keep);
-    yield* batch;
+    for (const item of batch) yield item;
     batch = [];
   }
   splitter.end(keep);
-  yield* batch;
+  for (const item of batch) yield item;
 }
 
 /**
