@@ -40,7 +40,7 @@ export interface NumberedLine {
  * a few characters of a line without making a string of it. When the text around the line is
  * one byte per character (ASCII), `bytes` holds it at the same indices (`bytes[i]` is
  * `text.charCodeAt(i)`), which is faster to read; `bytes[end]` is then the line's `\r` or
- * `\n`. Both are only valid during the call.
+ * `\n`. The bytes stay as they are until the splitter's next `push()` or `end()`.
  */
 export type LineVisitor = (
   text: string,
@@ -84,6 +84,8 @@ export class LineSplitter {
   #encoder = new TextEncoder();
   /** Bytes of the unfinished last line, then of the chunk being split. */
   #work = new Uint8Array(0);
+  /** Bytes of lines already handed out, before the unfinished one. */
+  #skip = 0;
   #carried = 0;
   /** The unfinished last line of string chunks. */
   #pendingText = "";
@@ -107,6 +109,7 @@ export class LineSplitter {
   /** Calls `visit` for every line that `chunk` completes. */
   push(chunk: Uint8Array | string, visit: LineVisitor): void {
     if (typeof chunk === "string") return this.#pushText(chunk, visit);
+    this.#compact();
     if (this.#pendingText !== "") {
       this.#carry(this.#encoder.encode(this.#pendingText));
       this.#pendingText = "";
@@ -135,12 +138,22 @@ export class LineSplitter {
       this.#split(text, text.length === bytes.length ? bytes : undefined, visit);
       start = end + 1;
     }
-    this.#work.copyWithin(0, last + 1, total);
+    // The unfinished line moves to the front at the next push: until then the bytes handed
+    // out stay as they were.
+    this.#skip = last + 1;
     this.#carried = total - last - 1;
+  }
+
+  /** Moves the unfinished last line to the front of the buffer. */
+  #compact(): void {
+    if (this.#skip === 0) return;
+    this.#work.copyWithin(0, this.#skip, this.#skip + this.#carried);
+    this.#skip = 0;
   }
 
   /** Calls `visit` for a last line that had no newline. */
   end(visit: LineVisitor): void {
+    this.#compact();
     let text = this.#pendingText;
     let bytes: Uint8Array | undefined;
     if (this.#carried > 0) {
@@ -168,6 +181,7 @@ export class LineSplitter {
   }
 
   #pushText(chunk: string, visit: LineVisitor): void {
+    this.#compact();
     if (this.#carried > 0) {
       this.#pendingText = this.#decoder.decode(this.#work.subarray(0, this.#carried));
       this.#carried = 0;
