@@ -116,9 +116,9 @@ async function run(stage: Stage, path: string): Promise<Omit<StageResult, "peakR
       const facts = await collectTraceFacts(
         parseFtrace((await Deno.open(path)).readable, { strict: false }),
       );
-      counts.imports = facts.imports.length;
-      counts.submits = facts.submits.length;
-      counts.fences = facts.fences.size;
+      // Parsed traces fill the streaming frame join, not the per-event lists.
+      counts.imports = facts.join?.imports ?? 0;
+      counts.submits = facts.join?.submits ?? 0;
       counts.unparsed = facts.unparsed;
       break;
     }

@@ -7,7 +7,18 @@
  * @module
  */
 export { ParseError, type ParseErrorLocation } from "./parse_error.ts";
-export { type LineSource, type NumberedLine, readFileLines, readLines } from "./lines.ts";
+export {
+  type ByteReader,
+  forEachLine,
+  type LineSource,
+  LineSplitter,
+  type LineVisitor,
+  type NumberedLine,
+  READ_CHUNK_BYTES,
+  readChunks,
+  readFileLines,
+  readLines,
+} from "./lines.ts";
 export {
   type FtraceBufferStarted,
   type FtraceEvent,
@@ -16,11 +27,13 @@ export {
   type FtraceLost,
   type FtraceParseOptions,
   type FtraceRecord,
+  type FtraceScanOptions,
   type FtraceSwitch,
   type FtraceUnparsed,
   parseFields,
   parseFtrace,
   parseFtraceLine,
+  scanFtrace,
   timestampNs,
 } from "./ftrace.ts";
 export {

@@ -11,9 +11,20 @@ export {
   collectTraceFacts,
   emptyTraceFacts,
   type FenceLife,
+  readTraceFacts,
+  type ReadTraceFactsOptions,
   type TraceFacts,
 } from "./trace_facts.ts";
-export { buildFrames, type Frame, type WorkloadFrame } from "./frames.ts";
+export {
+  buildFrames,
+  type Frame,
+  FRAME_LIST_LIMIT,
+  FRAME_WINDOW,
+  FrameJoin,
+  type FrameJoinOptions,
+  type JoinedFrames,
+  type WorkloadFrame,
+} from "./frames.ts";
 export {
   histogram,
   type HistogramBin,
