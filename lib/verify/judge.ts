@@ -12,6 +12,7 @@
  *
  * @module
  */
+import type { TraceSessionInfo } from "../trace/tracefs.ts";
 import type { BufinfoSummary, InodeObservation } from "../trace/bufinfo_sampler.ts";
 import type { BufferLoss } from "../trace/per_cpu_stats.ts";
 import type { PerfSummary } from "../trace/perf_script.ts";
@@ -38,18 +39,8 @@ export const DEFAULT_ACCEPTED_EXPORTERS: readonly string[] = [
   "linux,cma",
 ];
 
-/** How the trace was captured (a subset of the capture session's info). */
-export interface TraceSetup {
-  instance: string | null;
-  topLevelReason?: string;
-  tracer: string;
-  graphFunctions: string[];
-  graphUnavailable?: string;
-  events: string[];
-  missingEvents: string[];
-  clock: string;
-  bufferSizeKb: number;
-}
+/** How the trace was captured: the capture session's info without its paths and notes. */
+export type TraceSetup = Omit<TraceSessionInfo, "tracefs" | "dir" | "notes">;
 
 /** What the workload did. */
 export interface WorkloadReport {
