@@ -12,6 +12,7 @@ import {
   scanLine,
 } from "../../../lib/trace/ftrace_scan.ts";
 import { FIXTURES } from "./_fixtures.ts";
+import { mulberry32 } from "../_rng.ts";
 
 async function capturedLines(): Promise<string[]> {
   const lines: string[] = [];
@@ -46,18 +47,6 @@ function same(text: string, line: number): void {
     const general = outcome(() => parseLineGeneral(text, line, options));
     assert.equal(fast, general, `line ${JSON.stringify(text)} (strict: ${strict})`);
   }
-}
-
-/** mulberry32, as in fuzz.test.ts. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 // Characters that change how a line splits: separators, digits, and whitespace the regular
@@ -137,7 +126,7 @@ Deno.test("parseFtraceLine() equals the regular-expression parser on every captu
 
 Deno.test("parseFtraceLine() equals the regular-expression parser on 60000 mutated lines", async () => {
   const lines = (await capturedLines()).filter((l) => l.trim() !== "");
-  const rand = rng(20261122);
+  const rand = mulberry32(20261122);
   let scanned = 0;
   for (let n = 0; n < 60000; n++) {
     const text = mutateLine(lines[Math.floor(rand() * lines.length)]!, rand);
@@ -261,7 +250,7 @@ Deno.test("callColumn() agrees with the parser on captured lines, and never cont
   }
   assert.ok(calls > 1000, `${calls} call lines`);
   // Mutated lines: where both read a call, they read the same one.
-  const rand = rng(5);
+  const rand = mulberry32(5);
   const graph = lines.filter((l) => l.includes("|"));
   for (let n = 0; n < 30000; n++) {
     const text = mutateLine(graph[Math.floor(rand() * graph.length)]!, rand);

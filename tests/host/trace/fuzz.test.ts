@@ -9,18 +9,7 @@ import { parseDmaBufMaps } from "../../../lib/trace/dmabuf_refs.ts";
 import { parsePerfScript } from "../../../lib/trace/perf_script.ts";
 import { ParseError } from "../../../lib/trace/parse_error.ts";
 import { fixtureText } from "./_fixtures.ts";
-
-/** mulberry32: small, seedable, good enough to pick mutations. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "../_rng.ts";
 
 const FLIP_BYTES = [
   0x00,
@@ -134,7 +123,7 @@ for (const [kernel, name, run] of CASES) {
   Deno.test(`parsers survive ${ROUNDS} seeded mutations of ${kernel}/${name}`, async () => {
     const text = await fixtureText(kernel, name);
     for (let seed = 1; seed <= ROUNDS; seed++) {
-      const input = mutate(text, rng(seed * 7919 + name.length));
+      const input = mutate(text, mulberry32(seed * 7919 + name.length));
       await expectParsesOrParseError(`${kernel}/${name} seed ${seed}`, input, () => run(input));
     }
   });
@@ -146,7 +135,7 @@ Deno.test("parsePerfScript() survives seeded mutations of a perf capture", async
     "\n",
   );
   for (let seed = 1; seed <= Math.ceil(ROUNDS / 3); seed++) {
-    const input = mutate(text, rng(seed));
+    const input = mutate(text, mulberry32(seed));
     await expectParsesOrParseError(
       `perf seed ${seed}`,
       input,
@@ -160,7 +149,7 @@ Deno.test("the strict ftrace parser rejects some mutations: the fuzzer is not va
   let rejected = 0;
   for (let seed = 1; seed <= 100; seed++) {
     try {
-      await drain(parseFtrace([mutate(text, rng(seed))]));
+      await drain(parseFtrace([mutate(text, mulberry32(seed))]));
     } catch (e) {
       if (e instanceof ParseError) rejected++;
     }

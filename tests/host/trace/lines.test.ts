@@ -10,18 +10,7 @@ import {
 } from "../../../lib/trace/lines.ts";
 import { parseFtrace, parseFtraceLine, scanFtrace } from "../../../lib/trace/ftrace.ts";
 import { fixtureText, KERNELS } from "./_fixtures.ts";
-
-/** mulberry32, as in fuzz.test.ts. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "../_rng.ts";
 
 function cut(bytes: Uint8Array, rand: () => number, max: number): Uint8Array[] {
   const out: Uint8Array[] = [];
@@ -67,7 +56,7 @@ const TEXT = [
 Deno.test("LineSplitter gives the same lines however the bytes are cut", () => {
   const want = TEXT.split("\n").map((l) => l.endsWith("\r") ? l.slice(0, -1) : l);
   const bytes = new TextEncoder().encode(TEXT);
-  const rand = rng(7);
+  const rand = mulberry32(7);
   for (const max of [1, 2, 3, 7, 64, 5000, 100_000]) {
     const { lines, aligned } = splitAll(cut(bytes, rand, max));
     assert.deepEqual(lines, want, `chunks of up to ${max} bytes`);
@@ -113,7 +102,7 @@ Deno.test("readChunks() reads a regular file in reused chunks and a stream as it
 });
 
 Deno.test("parseFtrace() over a chunked stream equals parseFtraceLine() line by line", async () => {
-  const rand = rng(11);
+  const rand = mulberry32(11);
   for (const k of KERNELS) {
     for (const name of ["events.trace", "instance-graph.trace", "overrun-pipe.trace"]) {
       const text = await fixtureText(k, name);

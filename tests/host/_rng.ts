@@ -1,0 +1,14 @@
+// The one seeded PRNG of the host tests (mulberry32): small, reproducible, good enough to
+// pick mutations and random inputs.
+
+/** A generator of floats in [0, 1) that yields the same sequence for the same seed. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
