@@ -58,12 +58,14 @@ newest_headers() {
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 
-apt_install() {
+# apt_get ARGS... — apt-get as root, quietly.
+apt_get() {
 	local sudo=()
 	[[ $(id -u) == 0 ]] || sudo=(sudo)
-	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "$@" \
-		>/dev/null
+	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get -qq "$@" >/dev/null
 }
+apt_install() { apt_get install -y --no-install-recommends "$@"; }
+apt_update() { apt_get update; }
 
 for tool in make gcc; do
 	command -v "$tool" >/dev/null || { say "needs $tool (apt-get install make gcc)" && exit 3; }
@@ -100,8 +102,16 @@ check_module() {
 	fi
 }
 
+updated=0
 for s in "${series[@]}"; do
 	pkg=$(newest_headers "$s")
+	# A fresh machine's package lists may predate the series (6.12 reached
+	# bookworm through its security and point-release updates): refresh once.
+	if [[ -z $pkg ]] && ((install && !updated)); then
+		say "apt knows no linux-headers-$s.*-amd64; running apt-get update"
+		updated=1
+		apt_update && pkg=$(newest_headers "$s")
+	fi
 	if [[ -z $pkg ]]; then
 		fail "$s: apt knows no linux-headers-$s.*-amd64 (add Debian bookworm(-updates/-backports) and run apt-get update)"
 		continue

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: host tests (x86_64, then aarch64 under qemu-user), the
-# module compile test against 6.1 and 6.12 headers, then the device suite in the VM rig.
+# module compile test against 6.1 and 6.12 headers, the rig self-test (the guest survives
+# live kernel text patching), then the device suite in the VM rig.
 # Ends with one line adding up every part: "total: N passed, M failed".
 #
 #   scripts/test-all.sh [--host-only]   (--host-only: x86_64 host tests only)
@@ -10,8 +11,25 @@ cd "$root"
 export NO_COLOR=1 RUST_BACKTRACE=0
 
 passed=0 failed=0 broken=()
+vm_results=build/vm-results
 logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT
+
+# rig_crash RC — for the vm part that exited 125: that the guest kernel died,
+# where, and what ran last (from the rig's run.env), so a dead guest is never
+# read as an axl test failure.
+rig_crash() {
+	local env=$vm_results/run.env
+	(($1 == 125)) && [[ -r $env ]] || return 0
+	local crash site during
+	crash=$(sed -n 's/^crash=//p' "$env")
+	site=$(sed -n 's/^crash_site=//p' "$env")
+	during=$(sed -n 's/^crash_during=//p' "$env")
+	printf ': the guest kernel died, not a test: %s' "${crash:-no exit code reported}"
+	[[ -n $site ]] && printf ' at %s' "$site"
+	[[ -n $during ]] && printf ', last output "%s"' "$during"
+	printf '; console log %s/console.log' "$vm_results"
+}
 
 # Runs one part, echoing its output, and adds its deno summary line to the totals.
 part() {
@@ -27,7 +45,7 @@ part() {
 		failed=$((failed + $(sed -E 's/.*\| ([0-9]+) failed.*/\1/' <<<"$line")))
 	fi
 	if ((rc != 0)); then
-		broken+=("$name (exit $rc)")
+		broken+=("$name (exit $rc$([[ $name == vm ]] && rig_crash "$rc"))")
 		# A part that died before its runner could count still counts as a failure.
 		[[ -n $line ]] || failed=$((failed + 1))
 	fi
@@ -40,7 +58,8 @@ part host deno test --allow-all --parallel --doc tests/host lib ffi tasks mod.ts
 if [[ ${1:-} != --host-only ]]; then
 	part aarch64 bash scripts/test-aarch64.sh
 	part kernel bash scripts/kernel-compile-test.sh
-	part vm bash scripts/vm/run.sh --vivid --env AXL_EXPECT_VIVID=1 --results build/vm-results -- bash tests/device/run-suite.sh
+	part rig bash scripts/vm/stress.sh --seconds 45
+	part vm bash scripts/vm/run.sh --vivid --env AXL_EXPECT_VIVID=1 --results "$vm_results" -- bash tests/device/run-suite.sh
 fi
 
 ((${#broken[@]})) && echo "failed parts: ${broken[*]}"

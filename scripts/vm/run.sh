@@ -31,6 +31,11 @@
 #   --no-deno             leave deno out of the guest (saves ~1 s of boot)
 #   --env K=V             set an environment variable for the command (repeatable)
 #   --append ARGS         extra kernel command line
+#   --tcg-thread MODE     QEMU's TCG threading: single (default; one host thread
+#                         runs every vCPU) or multi (a host thread per vCPU).
+#                         multi crashes the guest when the kernel patches its own
+#                         text (ftrace, static keys) while another vCPU runs:
+#                         see scripts/vm/README.md. Also $AXL_VM_TCG_THREAD.
 #   --qemu-arg ARG        extra QEMU argument, e.g. --qemu-arg -icount
 #                         --qemu-arg shift=0,sleep=on (repeatable)
 #   --verbose             full kernel log on the console
@@ -56,6 +61,7 @@ source "$here/lib.sh"
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
 
 results='' timeout=900 mem=2G smp=2 shell=0 verbose=0 vgem=1 deno=1 build_tests=1
+tcg_thread=${AXL_VM_TCG_THREAD:-single}
 ensure_args=() modules=() module_params=() envs=() append=() qemu_extra=()
 need() { (($# > 1)) || vm_die "option $1 needs a value (see --help)"; }
 while (($#)); do
@@ -76,6 +82,7 @@ while (($#)); do
 	--env) need "$@" && envs+=("$2") && shift ;;
 	--append) need "$@" && append+=("$2") && shift ;;
 	--qemu-arg) need "$@" && qemu_extra+=("$2") && shift ;;
+	--tcg-thread) need "$@" && tcg_thread=$2 && shift ;;
 	--verbose) verbose=1 ;;
 	--shell) shell=1 ;;
 	-h | --help) usage && exit 0 ;;
@@ -88,6 +95,8 @@ done
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || vm_die "--timeout wants whole seconds, got '$timeout'"
 [[ $smp =~ ^[1-9][0-9]*$ ]] || vm_die "--smp wants a CPU count, got '$smp'"
 [[ $mem =~ ^[1-9][0-9]*[MG]?$ ]] || vm_die "--mem wants a size like 2G or 1536M, got '$mem'"
+[[ $tcg_thread == single || $tcg_thread == multi ]] ||
+	vm_die "--tcg-thread (or AXL_VM_TCG_THREAD) wants single or multi, got '$tcg_thread'"
 for kv in "${module_params[@]}" "${envs[@]}"; do
 	[[ $kv =~ ^[A-Za-z_][A-Za-z0-9_.]*=.*$ ]] || vm_die "expected K=V, got '$kv'"
 done
@@ -215,8 +224,13 @@ if ((verbose)); then cmdline+=(loglevel=7); else cmdline+=(quiet loglevel=4); fi
 ((shell)) && cmdline+=(axl.shell=1)
 cmdline+=("${append[@]}")
 
+# Multi-threaded TCG does not keep one vCPU's translated code coherent with
+# another vCPU's write to it, and x86 Linux patches live text with int3
+# (text_poke_bp: ftrace, static keys, every tracepoint toggle): a vCPU can
+# run a stale translation holding the int3 after the patch is done, and the
+# guest dies with "Oops: int3". One TCG thread for all vCPUs cannot race.
 # shellcheck disable=SC2054 # commas inside QEMU option values
-qemu=(qemu-system-x86_64 -machine q35 -accel tcg -cpu max,-erms,-fsrm -m "$mem" -smp "$smp"
+qemu=(qemu-system-x86_64 -machine q35 -accel "tcg,thread=$tcg_thread" -cpu max,-erms,-fsrm -m "$mem" -smp "$smp"
 	-no-reboot -nic none -device intel-iommu -device edu
 	-kernel "${rig[KERNEL]}" -initrd "$initrd" -append "${cmdline[*]}" "${virtfs[@]}")
 [[ -n ${rig[BIOS]} ]] && qemu+=(-bios "${rig[BIOS]}")
@@ -252,7 +266,14 @@ if [[ $qrc == 124 || $qrc == 137 ]] && ((!shell)); then
 	rc=$AXL_VM_EXIT_TIMEOUT
 elif [[ -n $crash ]]; then
 	status=crash
-	msg="guest kernel crashed: $(sed -E 's/^(\[ *[0-9.]+\] *)+//' <<<"$crash")"
+	crash=$(sed -E 's/^(\[ *[0-9.]+\] *)+//' <<<"$crash")
+	# Where the kernel was (RIP/pc), and the last thing user space printed
+	# before the first crash line (console lines without a kernel timestamp).
+	crash_site=$(grep -m1 -oE '(RIP: [0-9a-f]+:|pc : )[^ ]+' "$log" | sed -E 's/^(RIP: [0-9a-f]+:|pc : )//' || true)
+	first=$(grep -m1 -nE 'Kernel panic|Oops:|BUG:|general protection fault' "$log" | cut -d: -f1)
+	crash_during=$(head -n "$((first - 1))" "$log" | grep -vE '^\[ *[0-9.]+\] \[ *[0-9.]+\]' |
+		sed -E 's/^\[ *[0-9.]+\] //' | grep -vE '^[[:space:]]*$' | tail -n 1 | cut -c1-160 || true)
+	msg="guest kernel crashed: $crash${crash_site:+ at $crash_site}${crash_during:+ (last output: $crash_during)}"
 	rc=$AXL_VM_EXIT_CRASH
 elif [[ -z $rc ]]; then
 	status=crash
@@ -274,7 +295,11 @@ boot=$(sed -nE 's/^\[ *([0-9.]+)\] axl-vm: running command.*/\1/p' "$log" | head
 [[ -n $boot ]] && boot=$(echo "$boot - $prep" | bc)
 {
 	printf '%s=%s\n' status "$status" exit_code "$rc" kernel "${rig[KVER]}" \
-		wall_s "$wall" prep_s "$prep" boot_to_command_s "${boot:-}" qemu_rc "$qrc"
+		wall_s "$wall" prep_s "$prep" boot_to_command_s "${boot:-}" qemu_rc "$qrc" \
+		tcg_thread "$tcg_thread"
+	if [[ $status == crash ]]; then
+		printf '%s=%s\n' crash "$crash" crash_site "${crash_site:-}" crash_during "${crash_during:-}"
+	fi
 } >"$results/run.env"
 [[ $results == "$ctl/results" ]] && log="(none: no --results)"
 shown=n/a
