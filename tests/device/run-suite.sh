@@ -36,22 +36,7 @@ problems=()
 say() { printf 'run-suite: %s\n' "$*"; }
 
 # tap_counts FILE — "pass fail skip" from the TAP result lines of FILE.
-# Subtests ("    ok 1 ...", indented) are counted; kselftest's trailing
-# "# Totals" line is ignored to avoid counting twice.
-tap_counts() {
-	awk '
-		/^[[:space:]]*not ok [0-9]+/ {
-			if ($0 ~ /#[[:space:]]*(SKIP|skip)/) s++; else f++
-			next
-		}
-		/^[[:space:]]*ok [0-9]+/ {
-			if ($0 ~ /#[[:space:]]*(SKIP|skip)/) s++
-			else if ($0 ~ /#[[:space:]]*(XFAIL|xfail)/) p++
-			else p++
-		}
-		END { printf "%d %d %d\n", p, f, s }
-	' "$1"
-}
+tap_counts() { awk -f "$repo/tests/device/tap_counts.awk" "$1"; }
 
 # run_c_test PROGRAM — run one TAP program and add its results to the totals.
 run_c_test() {

@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# The C device suite on the Jetson-shaped target: arm64 Linux 5.15 under
+# qemu-system-aarch64 (virt, GICv3, SMMUv3, the edu device behind the SMMU),
+# with axl.ko cross-built against the kernel kit's headers. The guest is a
+# busybox initramfs (Debian's arm64 busybox-static): it loads axl.ko, runs
+# the C test programs cross-built statically from tests/device/c, and hands
+# back their TAP output and the kernel log. With --debug-kernel the kernel
+# has lockdep, KASAN, DMA_API_DEBUG and atomic-sleep checks: any splat fails.
+#
+#   scripts/vm/arm64-csuite.sh [--debug-kernel] [--kernel-kit DIR] [--results DIR]
+#                              [--timeout S] [--module-param K=V]... [--only PROG]...
+#
+#   --kernel-kit DIR   the kits' directory (default: ../shared/kernels beside
+#                      the repo); see its README
+#   --debug-kernel     boot linux-5.15-arm64-debug instead of linux-5.15-arm64
+#   --results DIR      keep TAP files, console.log and dmesg.txt (default: temp)
+#   --timeout S        whole-run limit (default 1500)
+#   --module-param K=V pass a parameter to axl.ko (repeatable)
+#   --only PROG        run only this test program (repeatable)
+#   --tcg-thread MODE  single (default) or multi; see scripts/vm/README.md
+#
+# Ends with "ok | N passed | M failed | K skipped (...)" like run-suite.sh.
+#   AXL_VM_MODULE_SRC  module source directory (default: the repo's kernel/)
+#
+# Exit status: 0 all passed, 1 a test failed or the kernel log has a splat,
+# 3 could not run (missing kit or packages, build failure), 124 timeout,
+# 125 the guest kernel crashed.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# shellcheck source=scripts/vm/lib.sh
+source "$here/lib.sh"
+
+kits=$repo/../shared/kernels debug=0 results='' timeout=1500 params=() only=()
+tcg_thread=${AXL_VM_TCG_THREAD:-single}
+need() { (($# > 1)) || vm_die "option $1 needs a value (see --help)"; }
+while (($#)); do
+	case $1 in
+	--kernel-kit) need "$@" && kits=$2 && shift ;;
+	--debug-kernel) debug=1 ;;
+	--results) need "$@" && results=$2 && shift ;;
+	--timeout) need "$@" && timeout=$2 && shift ;;
+	--module-param) need "$@" && params+=("$2") && shift ;;
+	--only) need "$@" && only+=("$2") && shift ;;
+	--tcg-thread) need "$@" && tcg_thread=$2 && shift ;;
+	-h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}" && exit 0 ;;
+	*) vm_die "unknown option '$1' (see --help)" ;;
+	esac
+	shift
+done
+[[ $timeout =~ ^[1-9][0-9]*$ ]] || vm_die "--timeout wants whole seconds, got '$timeout'"
+[[ $tcg_thread == single || $tcg_thread == multi ]] || vm_die "--tcg-thread wants single or multi"
+
+flavour=linux-5.15-arm64
+((debug)) && flavour=linux-5.15-arm64-debug
+kit=$kits/$flavour
+for f in Image headers.tar.xz RELEASE; do
+	[[ -r $kit/$f ]] || vm_die "kernel kit incomplete: $kit/$f is missing. The arm64 5.15 kits (Image, headers.tar.xz, RELEASE per flavour) are expected in ../shared/kernels beside the repo; point --kernel-kit at a copy elsewhere"
+done
+release=$(cat "$kit/RELEASE")
+
+# Host packages: the emulator, the cross compiler, the initramfs tools.
+missing=()
+for p in qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross make cpio gzip xz-utils; do
+	vm_pkg_installed "$p" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	vm_log "installing ${missing[*]}"
+	vm_apt install -y -q --no-install-recommends "${missing[@]}" ||
+		vm_die "apt-get install ${missing[*]} failed (see above)"
+fi
+
+cache=$AXL_VM_CACHE/arm64/$release
+mkdir -p "$cache"
+vm_lock "$cache"
+
+# The kit's module build tree, unpacked once per headers tarball.
+key=$(stat -c '%s %Y' "$kit/headers.tar.xz")
+if [[ ! -r $cache/headers.key || $(cat "$cache/headers.key") != "$key" ]]; then
+	vm_log "unpacking the $release module build tree"
+	rm -rf "$cache/headers" && mkdir -p "$cache/headers"
+	tar -xJf "$kit/headers.tar.xz" -C "$cache/headers" || vm_die "cannot unpack $kit/headers.tar.xz"
+	echo "$key" >"$cache/headers.key"
+fi
+kdir=$(find "$cache/headers" -mindepth 1 -maxdepth 1 -type d -name 'linux-headers-*' | head -n 1)
+[[ -n $kdir ]] || vm_die "$kit/headers.tar.xz holds no linux-headers-* directory"
+
+# Debian's arm64 busybox-static, fetched through a private apt state so the
+# host's dpkg architectures stay as they are.
+busybox=$AXL_VM_CACHE/arm64/busybox
+if [[ ! -x $busybox ]]; then
+	vm_log "fetching Debian's arm64 busybox-static"
+	state=$AXL_VM_CACHE/arm64/apt
+	mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/deb"
+	apt_arm64=(-q -o APT::Sandbox::User=root -o APT::Architecture=arm64 -o APT::Architectures::=arm64
+		-o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache" -o Dir::State::status=/dev/null)
+	apt-get "${apt_arm64[@]}" update >&2 || vm_die "apt-get update for arm64 failed"
+	(cd "$state/deb" && apt-get "${apt_arm64[@]}" download busybox-static >&2) ||
+		vm_die "apt-get download busybox-static (arm64) failed"
+	rm -rf "$state/x" && dpkg-deb -x "$state"/deb/busybox-static_*_arm64.deb "$state/x"
+	cp "$state/x/bin/busybox" "$busybox"
+fi
+
+# axl.ko, cross-built from a copy of kernel/ (the working tree stays clean).
+build=$(mktemp -d "${TMPDIR:-/tmp}/axl-arm64.XXXXXX")
+trap 'rm -rf "$build"' EXIT
+cp -r "${AXL_VM_MODULE_SRC:-$repo/kernel}" "$build/kernel"
+vm_log "building axl.ko for $release"
+make -s -C "$kdir" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- M="$build/kernel" modules \
+	>"$build/make.log" 2>&1 || {
+	cat "$build/make.log" >&2
+	vm_die "axl.ko does not build for $release (see above)"
+}
+# The C test programs, static so the initramfs needs no libc.
+tests=$build/tests
+make -s -C "$repo/tests/device/c" CC=aarch64-linux-gnu-gcc LDFLAGS=-static OUTPUT="$tests" >&2 ||
+	vm_die "cross-building tests/device/c failed (see above)"
+if ((${#only[@]})); then
+	for t in "$tests"/*; do
+		[[ " ${only[*]} " == *" ${t##*/} "* ]] || rm -f "$t"
+	done
+	[[ -n $(ls -A "$tests") ]] || vm_die "--only matched no test program (have: $(ls "$repo/tests/device/c"/*.c | xargs -n1 basename | sed 's/\.c$//' | tr '\n' ' '))"
+fi
+
+root=$build/root
+mkdir -p "$root"/{bin,proc,sys,dev,tmp,results,tests}
+cp "$busybox" "$root/bin/busybox"
+cp "$here/arm64/init" "$root/init"
+cp "$build/kernel/axl.ko" "$root/axl.ko"
+cp "$tests"/* "$root/tests/"
+echo "${params[*]}" >"$root/axl.params"
+echo 600 >"$root/timeout"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$build/initramfs.gz"
+
+if [[ -z $results ]]; then
+	results=$build/results
+fi
+mkdir -p "$results" && results=$(cd "$results" && pwd)
+find "$results" -mindepth 1 -delete
+
+mem=1G
+((debug)) && mem=2G # KASAN's shadow memory
+log=$results/console.log
+vm_log "booting $release (${flavour#linux-5.15-}; timeout $timeout s)"
+t0=$(date +%s)
+set +e
+# shellcheck disable=SC2054 # commas inside QEMU option values
+timeout -k 10 "$timeout" qemu-system-aarch64 -machine virt,gic-version=3,iommu=smmuv3 \
+	-accel "tcg,thread=$tcg_thread" -cpu max -m "$mem" -smp 2 -no-reboot -nic none \
+	-display none -monitor none -serial stdio -device edu \
+	-kernel "$kit/Image" -initrd "$build/initramfs.gz" \
+	-append "console=ttyAMA0 panic=-1 oops=panic quiet loglevel=4" \
+	-virtfs "local,path=$results,mount_tag=axlresults,security_model=none" \
+	</dev/null >"$log" 2>&1
+qrc=$?
+set -e
+wall=$(($(date +%s) - t0))
+
+crash=$(grep -m1 -E 'Kernel panic|Oops|BUG:|Internal error' "$log" || true)
+if ((qrc == 124 || qrc == 137)); then
+	vm_log "timed out after $timeout s (console log $log)"
+	exit "$AXL_VM_EXIT_TIMEOUT"
+elif [[ ! -e $results/finished ]]; then
+	vm_log "guest kernel crashed: ${crash:-stopped without finishing} (console log $log)"
+	exit "$AXL_VM_EXIT_CRASH"
+elif [[ -e $results/insmod.failed ]]; then
+	grep -iE 'axl|module' "$results/dmesg.txt" | tail -n 20 >&2 || true
+	vm_die "insmod axl.ko failed on $release (kernel log above)"
+fi
+
+passed=0 failed=0 skipped=0 problems=()
+for tap in "$results"/*.tap; do
+	name=$(basename "$tap" .tap)
+	rc=$(cat "$results/$name.rc" 2>/dev/null || echo 255)
+	read -r p f s < <(awk -f "$repo/tests/device/tap_counts.awk" "$tap")
+	if ((rc == 4 && f == 0)); then
+		((p + s == 0)) && s=1
+	elif ((rc != 0 && f == 0)); then
+		problems+=("$name exited $rc without a failing TAP line")
+		f=1
+	elif ((rc == 0 && p + f + s == 0)); then
+		problems+=("$name printed no TAP results")
+		f=1
+	fi
+	((f)) && problems+=("$name: $f failed")
+	vm_log "$name: $p passed, $f failed, $s skipped (exit $rc)"
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+done
+# Lockdep, KASAN, DMA-API debugging and sleeping-in-atomic reports all print
+# one of these; any of them fails the run.
+splats=$(grep -E 'WARNING:|BUG:|Oops|KASAN|UBSAN|DMA-API|possible circular locking|inconsistent lock state|sleeping function called|Call trace' \
+	"$results/dmesg.txt" || true)
+dmesg_part="dmesg clean"
+if [[ -n $splats ]]; then
+	printf '%s\n' "$splats" | head -n 40 >&2
+	problems+=("kernel splats in dmesg")
+	failed=$((failed + 1))
+	dmesg_part="dmesg has splats"
+fi
+((${#problems[@]})) && vm_log "problems: $(IFS=';' && echo "${problems[*]}")"
+status=ok
+((failed)) && status=FAILED
+echo "$status | $passed passed | $failed failed | $skipped skipped ($release, C only, $dmesg_part, wall ${wall} s)"
+((failed == 0))
