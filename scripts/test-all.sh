@@ -58,7 +58,8 @@ part host deno test --allow-all --parallel --doc tests/host lib ffi tasks mod.ts
 if [[ ${1:-} != --host-only ]]; then
 	part aarch64 bash scripts/test-aarch64.sh
 	part kernel bash scripts/kernel-compile-test.sh
-	part rig bash scripts/vm/stress.sh --seconds 45
+	# Two toggles: with a TCG thread per vCPU every guest died within its first two.
+	part rig bash scripts/vm/stress.sh --seconds 180 --toggles 2
 	part vm bash scripts/vm/run.sh --vivid --env AXL_EXPECT_VIVID=1 --results "$vm_results" -- bash tests/device/run-suite.sh
 fi
 

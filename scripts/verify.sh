@@ -4,12 +4,15 @@
 # With an NPU device node present (a Jetson with the metis/axl driver, or inside the
 # VM rig) it runs `axl verify` right here. Without one it boots the VM rig and runs the
 # builtin workload against the simulated Metis (metis-sim) there, and says so first.
-# Artifacts land in artifacts/verify (on the host in both cases).
+# Artifacts land in artifacts/verify, or in --artifacts DIR (relative to the directory
+# the command was started from), on the host in both cases.
 #
 # Exit codes: those of `axl verify` (0 pass, 1 fail, 2 inconclusive/skip, 3 could not
 # run); a VM rig that cannot boot or times out is 3.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# deno task runs in the project root and says where it was started in INIT_CWD.
+caller=${INIT_CWD:-$PWD}
 cd "$root" || exit 3
 node=${AXL_DEVICE:-/dev/axl}
 
@@ -19,8 +22,29 @@ for arg in "$@"; do
 	fi
 done
 
+# --artifacts DIR is the caller's path; the VM guest cannot write the host, so
+# there the option is taken out and the directory filled after the run.
+artifacts=artifacts/verify args=()
+while (($#)); do
+	case $1 in
+	--artifacts)
+		(($# > 1)) || {
+			echo "axl verify: --artifacts needs a directory" >&2
+			exit 3
+		}
+		artifacts=$2
+		shift
+		;;
+	--artifacts=*) artifacts=${1#--artifacts=} ;;
+	--) args+=("$@") && break ;;
+	*) args+=("$1") ;;
+	esac
+	shift
+done
+[[ $artifacts == /* ]] || artifacts=$caller/$artifacts
+
 if [[ -e $node ]]; then
-	exec deno run --allow-all tasks/axl.ts verify "$@"
+	exec deno run --allow-all tasks/axl.ts verify --artifacts "$artifacts" "${args[@]}"
 fi
 
 if [[ $(uname -m) != x86_64 ]]; then
@@ -32,21 +56,27 @@ echo "axl verify: no NPU device on this machine ($node is missing): running the 
 	"workload against the simulated Metis (metis-sim) in the VM rig (Debian 6.12 under QEMU)"
 bash scripts/setup.sh --build || exit 3
 bash ffi/build.sh --native >/dev/null || exit 3
-rm -rf artifacts/verify
-mkdir -p artifacts
+vmdir=$root/artifacts/verify-vm
+mkdir -p "$root/artifacts" || exit 3
 # The guest writes its artifacts into $AXL_RESULTS; the rig copies them back.
-bash scripts/vm/run.sh --vivid --results artifacts/verify-vm -- \
+bash scripts/vm/run.sh --vivid --results "$vmdir" -- \
 	bash -c 'deno run --no-check --allow-all tasks/axl.ts verify --artifacts "$AXL_RESULTS/verify" "$@"' \
-	verify "$@"
+	verify "${args[@]}"
 rc=$?
-if [[ -d artifacts/verify-vm/verify ]]; then
-	mv artifacts/verify-vm/verify artifacts/verify
-	echo "axl verify: artifacts in artifacts/verify (VM console log: artifacts/verify-vm/console.log)"
+if [[ -d $vmdir/verify ]]; then
+	# Into the directory as the command itself would write it: same-named
+	# files are replaced, nothing else there is touched.
+	if mkdir -p "$artifacts" && cp -a "$vmdir/verify/." "$artifacts/" && rm -rf "$vmdir/verify"; then
+		echo "axl verify: artifacts in $artifacts (VM console log: $vmdir/console.log)"
+	else
+		echo "axl verify: cannot move the artifacts to $artifacts; they are in $vmdir/verify" >&2
+		((rc == 0)) && rc=3
+	fi
 fi
 case $rc in
 0 | 1 | 2 | 3) exit $rc ;;
 *)
-	echo "axl verify: the VM rig failed (exit $rc); see artifacts/verify-vm/console.log" >&2
+	echo "axl verify: the VM rig failed (exit $rc); see $vmdir/console.log" >&2
 	exit 3
 	;;
 esac

@@ -267,9 +267,9 @@ if [[ $qrc == 124 || $qrc == 137 ]] && ((!shell)); then
 elif [[ -n $crash ]]; then
 	status=crash
 	crash=$(sed -E 's/^(\[ *[0-9.]+\] *)+//' <<<"$crash")
-	# Where the kernel was (RIP/pc), and the last thing user space printed
+	# Where the kernel was (its RIP/pc, not a user one), and the last thing user space printed
 	# before the first crash line (console lines without a kernel timestamp).
-	crash_site=$(grep -m1 -oE '(RIP: [0-9a-f]+:|pc : )[^ ]+' "$log" | sed -E 's/^(RIP: [0-9a-f]+:|pc : )//' || true)
+	crash_site=$(grep -m1 -oE '(RIP: 0010:|pc : )[^ ]+' "$log" | sed -E 's/^(RIP: 0010:|pc : )//' || true)
 	first=$(grep -m1 -nE 'Kernel panic|Oops:|BUG:|general protection fault' "$log" | cut -d: -f1)
 	crash_during=$(head -n "$((first - 1))" "$log" | grep -vE '^\[ *[0-9.]+\] \[ *[0-9.]+\]' |
 		sed -E 's/^\[ *[0-9.]+\] //' | grep -vE '^[[:space:]]*$' | tail -n 1 | cut -c1-160 || true)

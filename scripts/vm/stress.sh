@@ -4,10 +4,11 @@
 # tests/rig/text-patching-stress.sh, which switches function_graph on and off
 # and toggles trace events while the other vCPU keeps running kernel code.
 #
-#   scripts/vm/stress.sh [--seconds N] [--runs K] [--tcg-thread single|multi|both]
-#                        [--results DIR]
+#   scripts/vm/stress.sh [--seconds N] [--toggles T] [--runs K]
+#                        [--tcg-thread single|multi|both] [--results DIR]
 #
 #   --seconds N      how long each guest toggles (default 60)
+#   --toggles T      stop a guest after T toggles, even before N seconds
 #   --runs K         guests per TCG mode (default 1)
 #   --tcg-thread M   the rig's mode to test: single (the default, what every
 #                    rig run uses), multi (the mode that crashed), or both
@@ -23,7 +24,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
-seconds=60 runs=1 modes=(single) results=''
+seconds=60 toggles=0 runs=1 modes=(single) results=''
 die() {
 	echo "stress: $*" >&2
 	exit 3
@@ -32,6 +33,7 @@ while (($#)); do
 	case $1 in
 	--seconds) seconds=${2:-} && shift ;;
 	--runs) runs=${2:-} && shift ;;
+	--toggles) toggles=${2:-} && shift ;;
 	--tcg-thread)
 		case ${2:-} in
 		single | multi) modes=("$2") ;;
@@ -48,6 +50,7 @@ while (($#)); do
 done
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || die "--seconds wants whole seconds, got '$seconds'"
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs wants a count, got '$runs'"
+[[ $toggles =~ ^[0-9]+$ ]] || die "--toggles wants a count, got '$toggles'"
 if [[ -z $results ]]; then
 	results=$(mktemp -d "${TMPDIR:-/tmp}/axl-stress.XXXXXX")
 	trap 'rm -rf "$results"' EXIT
@@ -60,16 +63,17 @@ for mode in "${modes[@]}"; do
 		out=$results/$mode-$i
 		bash "$here/run.sh" --no-module --no-deno --no-build-tests --tcg-thread "$mode" \
 			--timeout $((seconds + 180)) --results "$out" -- \
-			bash "$repo/tests/rig/text-patching-stress.sh" "$seconds" >"$results/$mode-$i.log" 2>&1
+			bash "$repo/tests/rig/text-patching-stress.sh" "$seconds" "$toggles" >"$results/$mode-$i.log" 2>&1
 		rc=$?
 		last=$(grep -oE 'stress: (done )?toggles=[0-9]+ elapsed=[0-9]+' "$out/console.log" 2>/dev/null | tail -n 1)
-		toggles=$(sed -nE 's/.*toggles=([0-9]+).*/\1/p' <<<"$last")
+		survived=$(sed -nE 's/.*toggles=([0-9]+).*/\1/p' <<<"$last")
 		elapsed=$(sed -nE 's/.*elapsed=([0-9]+).*/\1/p' <<<"$last")
 		case $rc in
 		0) outcome=survived ;;
 		125)
-			site=$(grep -m1 -oE 'RIP: [0-9a-f]+:[^ ]+' "$out/console.log" || true)
-			outcome="guest kernel died: $(grep -m1 -oE '(Oops|BUG|Kernel panic)[^[]*' "$out/console.log" | head -n 1)${site:+ at ${site#RIP: *:}}"
+			crash=$(sed -n 's/^crash=//p' "$out/run.env" 2>/dev/null)
+			site=$(sed -n 's/^crash_site=//p' "$out/run.env" 2>/dev/null)
+			outcome="guest kernel died: ${crash:-no exit code reported}${site:+ at $site}"
 			;;
 		3)
 			tail -n 5 "$results/$mode-$i.log" >&2
@@ -78,7 +82,7 @@ for mode in "${modes[@]}"; do
 		*) outcome="exit $rc ($(tail -n 1 "$results/$mode-$i.log"))" ;;
 		esac
 		printf 'stress: tcg thread=%-6s run %d: %4s toggles in %4s s: %s\n' \
-			"$mode" "$i" "${toggles:-0}" "${elapsed:-0}" "$outcome"
+			"$mode" "$i" "${survived:-0}" "${elapsed:-0}" "$outcome"
 		if [[ $mode == single ]]; then
 			if ((rc == 0)); then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 		fi

@@ -6,14 +6,16 @@
 # function entries. Each switch makes the kernel rewrite the entry of every
 # traceable function with int3-based live patching.
 #
-#   bash tests/rig/text-patching-stress.sh SECONDS
+#   bash tests/rig/text-patching-stress.sh SECONDS [TOGGLES]
 #
+# Stops when SECONDS have passed or after TOGGLES toggles, whichever is first.
 # Prints "stress: toggles=N elapsed=S" after every toggle, so the host can
 # tell how far a guest that died got, and "stress: done toggles=N elapsed=S"
 # at the end. Exit 0 when the time ran out with the guest alive, 3 when
 # tracefs is missing.
 set -uo pipefail
-seconds=${1:?usage: text-patching-stress.sh SECONDS}
+seconds=${1:?usage: text-patching-stress.sh SECONDS [TOGGLES]}
+max_toggles=${2:-0}
 t=/sys/kernel/tracing
 [[ -w $t/current_tracer ]] || {
 	echo "stress: $t/current_tracer is not writable (tracefs not mounted, or not root)" >&2
@@ -33,7 +35,7 @@ done
 trap 'kill "${busy[@]}" 2>/dev/null; echo nop >"$t/current_tracer"; echo 0 >"$t/events/dma_fence/enable"' EXIT
 
 start=$SECONDS toggles=0
-while ((SECONDS - start < seconds)); do
+while ((SECONDS - start < seconds && (max_toggles == 0 || toggles < max_toggles))); do
 	echo function_graph >"$t/current_tracer"
 	echo 1 >"$t/events/dma_fence/enable"
 	echo nop >"$t/current_tracer"
