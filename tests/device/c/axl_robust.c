@@ -323,6 +323,43 @@ static int case_dep_timeout(void)
 	return KSFT_PASS;
 }
 
+/*
+ * Closing the file cancels a job that waits for a stuck dependency at once
+ * (it used to hang in the engine's worker, where no cancel reached it).
+ */
+static int case_close_stuck_dep(void)
+{
+	struct tframe x = { .fd = -1 };
+	struct axl_import_fd ix;
+	struct axl_submit j;
+	struct t_vgem_fence_signal sig = { 0 };
+	int dev = axl_open_dev(), vgem = vgem_open(), rj = heap_alloc(PAGE), sync = -1, st;
+	uint64_t t0;
+
+	if (vgem < 0) {
+		tap_diag("no vgem device (%s)", axl_errname(vgem));
+		return KSFT_SKIP;
+	}
+	FAIL_IF(dev < 0 || rj < 0, "setup");
+	EXPECT_RET(vgem_fence(vgem, &sync, &sig.fence), 0);
+	EXPECT_RET(tframe_make(&x, 64, 64, 23), 0);
+	EXPECT_RET(axl_import(dev, x.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &ix), 0);
+	EXPECT_RET(add_write_fence(x.fd, sync), 0);
+	EXPECT_RET(axl_submit(dev, ix.handle, rj, 5000000, &j), 0);
+	usleep(50000); /* let it reach the engine and wait */
+	t0 = now_ns();
+	close(dev);
+	st = fence_end(j.fence_fd, WAIT_MS, NULL);
+	FAIL_IF(st != -ECANCELED, "job cancelled by close: %d (%s)", st, axl_errname(st));
+	FAIL_IF(now_ns() - t0 > 1000 * MS, "cancel took %.1f ms", (now_ns() - t0) / 1e6);
+	FAIL_IF(ioctl(vgem, T_VGEM_IOCTL_FENCE_SIGNAL, &sig), "vgem signal: %s", strerror(errno));
+	close(j.fence_fd);
+	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 3000), "state left behind");
+	close(sync);
+	close(vgem);
+	return KSFT_PASS;
+}
+
 /* Drop CAP_SYS_ADMIN from the effective set of this process. */
 static int drop_sys_admin(void)
 {
@@ -648,6 +685,7 @@ static int case_baseline(void)
 static const struct axl_case cases[] = {
 	{ "a job whose buffers carry its own or a later fence ends in time", case_own_fence },
 	{ "a dependency stuck past the timeout ends the job with ETIMEDOUT", case_dep_timeout },
+	{ "closing the file cancels a job waiting for a stuck dependency", case_close_stuck_dep },
 	{ "iova_base is hidden without CAP_SYS_ADMIN", case_iova_hidden },
 	{ "an input imported FROM_DEVICE cannot be submitted", case_from_device_input },
 	{ "a submit failing with EFAULT queues nothing", case_efault_no_job },
