@@ -15,6 +15,7 @@
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/platform_device.h>
+#include <linux/rwsem.h>
 
 #include "axl_drv.h"
 
@@ -25,7 +26,15 @@ static bool bind_pci = true;
 module_param(bind_pci, bool, 0444);
 MODULE_PARM_DESC(bind_pci, "Bind to QEMU's edu PCI device when present (default: true)");
 
-/* Written at probe/init and at exit only, while no file can be open. */
+/*
+ * The device lock: held for reading while an ioctl maps buffers for the
+ * device or queues a job, for writing while the device comes or goes. A
+ * removal thus sees every import in a handle table and every job queued,
+ * and nothing new gets mapped for a device that is gone.
+ */
+static DECLARE_RWSEM(axl_dev_sem);
+
+/* Written under axl_dev_sem (probe, remove) or at init/exit. */
 static struct {
 	struct pci_dev *pdev;
 	struct platform_device *plat;
@@ -45,7 +54,7 @@ static int axl_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	int ret;
 
 	/* One engine: a second edu function stays unbound. */
-	if (axl_engine_dev.dev)
+	if (READ_ONCE(axl_engine_dev.dev))
 		return -EBUSY;
 
 	ret = pcim_enable_device(pdev);
@@ -56,21 +65,40 @@ static int axl_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 
+	down_write(&axl_dev_sem);
+	if (axl_engine_dev.dev) {
+		up_write(&axl_dev_sem);
+		return -EBUSY;
+	}
 	axl_engine_dev.pdev = pdev;
 	axl_engine_dev.dev = &pdev->dev;
 	axl_engine_dev.caps = AXL_CAP_PCI | axl_dev_iommu_caps(&pdev->dev);
+	up_write(&axl_dev_sem);
 	dev_info(&pdev->dev, "metis-sim engine on PCI %s%s\n", pci_name(pdev),
 		 axl_engine_dev.caps & AXL_CAP_IOMMU ? " behind an IOMMU" : "");
 	return 0;
 }
 
+/*
+ * The device goes away (hot unplug, or sysfs "remove"): no attachment may
+ * outlive it. New imports and submits fail with -ENODEV from here on;
+ * queued jobs end with -ENODEV, and every import is unmapped and detached
+ * in this (process) context. Handles stay for user space to release.
+ */
 static void axl_pci_remove(struct pci_dev *pdev)
 {
-	if (axl_engine_dev.pdev != pdev)
+	down_write(&axl_dev_sem);
+	if (axl_engine_dev.pdev != pdev) {
+		up_write(&axl_dev_sem);
 		return;
+	}
 	axl_engine_dev.pdev = NULL;
 	axl_engine_dev.dev = NULL;
 	axl_engine_dev.caps = 0;
+	axl_engine_drain(-ENODEV);
+	axl_files_revoke();
+	up_write(&axl_dev_sem);
+	dev_info(&pdev->dev, "metis-sim engine removed; imports revoked\n");
 }
 
 static const struct pci_device_id axl_pci_ids[] = {
@@ -85,8 +113,8 @@ static struct pci_driver axl_pci_driver = {
 	.probe = axl_pci_probe,
 	.remove = axl_pci_remove,
 	/*
-	 * Attachments point at the device: no unbinding through sysfs while
-	 * the module is loaded.
+	 * Unbinding through sysfs stays off, as before; removal of the
+	 * device itself revokes what points at it (axl_pci_remove()).
 	 */
 	.driver.suppress_bind_attrs = true,
 };
@@ -148,9 +176,46 @@ void axl_dev_fini(void)
 }
 
 /**
+ * axl_dev_lock() - keep the engine's device from going away
+ *
+ * Return: 0 with the device lock held for reading, or -ENODEV (lock not
+ * held) when there is no device.
+ */
+int axl_dev_lock(void)
+{
+	down_read(&axl_dev_sem);
+	if (axl_engine_dev.dev)
+		return 0;
+	up_read(&axl_dev_sem);
+	return -ENODEV;
+}
+
+/**
+ * axl_dev_unlock() - end axl_dev_lock() or axl_dev_hold()
+ */
+void axl_dev_unlock(void)
+{
+	up_read(&axl_dev_sem);
+}
+
+/**
+ * axl_dev_hold() - keep a removal from finishing, device or not
+ *
+ * For dropping imports in process context (RELEASE_IMPORT, close): their
+ * unmap must not race with a removal that revokes them, so it happens
+ * either before the removal starts or after it detached everything. Not
+ * for the engine's workers: a removal waits for them with the lock held.
+ */
+void axl_dev_hold(void)
+{
+	down_read(&axl_dev_sem);
+}
+
+/**
  * axl_dev() - the device imports attach to
  *
- * Return: the device; valid while the module is loaded.
+ * Return: the device, or NULL once removed; stable while the caller holds
+ * axl_dev_lock().
  */
 struct device *axl_dev(void)
 {

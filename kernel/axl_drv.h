@@ -8,17 +8,18 @@
 
 #include <linux/atomic.h>
 #include <linux/dma-direction.h>
+#include <linux/dma-fence.h>
 #include <linux/iosys-map.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <linux/axl.h>
 
 struct dma_buf;
 struct dma_buf_attachment;
-struct dma_fence;
 struct device;
 struct sg_table;
 
@@ -64,9 +65,12 @@ struct axl_frame {
  * @next_handle: cursor of the cyclic handle allocator.
  * @nr_imports: handles allocated or reserved.
  * @nr_jobs:    jobs submitted and not yet completed.
+ * @node:       link in the list of open files (under axl_files_lock), so
+ *              removing the device can revoke every file's imports.
  */
 struct axl_file {
 	struct kref ref;
+	struct list_head node;
 	struct mutex lock;	/* handle table; see above */
 	struct xarray imports;
 	u32 next_handle;
@@ -76,12 +80,17 @@ struct axl_file {
 
 /**
  * struct axl_import - one imported dma-buf, mapped for the engine's device
- * @ref:        held by the handle table and by each job that reads it.
+ * @ref:        held by the handle table and by each job that reads it;
+ *              RELEASE_IMPORT waits (wait_var_event) until only the table's
+ *              reference is left, so the unmap happens in its context.
  * @busy:       jobs in flight that read this import; RELEASE_IMPORT fails
  *              with -EBUSY while it is non-zero.
  * @handle:     the handle user space knows it by.
  * @dmabuf:     reference from dma_buf_get().
- * @attach:     attachment to the engine's device.
+ * @dev:        the device @attach belongs to.
+ * @attach:     attachment to the engine's device; NULL once revoked (the
+ *              device went away). Changes only with the device lock held
+ *              for writing, so holders of it for reading see it stable.
  * @sgt:        the attachment's mapping.
  * @dir:        DMA direction of @sgt.
  * @iova:       device address of the first mapped byte.
@@ -94,6 +103,7 @@ struct axl_import {
 	atomic_t busy;
 	u32 handle;
 	struct dma_buf *dmabuf;
+	struct device *dev;
 	struct dma_buf_attachment *attach;
 	struct sg_table *sgt;
 	enum dma_data_direction dir;
@@ -106,7 +116,16 @@ struct axl_import {
 /**
  * struct axl_job - one submitted frame
  * @node:        link in the engine queue (under the engine lock).
+ * @cleanup:     unmaps and frees the job after its fence signalled, in
+ *               process context outside the engine's signalling worker.
  * @fence:       signalled when the job ends; the job holds one reference.
+ * @deps:        fences the job waits for (references), collected at submit
+ *               from the input's and the result's reservation objects.
+ * @nr_deps:     entries of @deps.
+ * @dep_next:    first entry of @deps not known to be signalled.
+ * @dep_cb:      callback on @deps[@dep_next] that kicks the engine.
+ * @dep_armed:   @dep_cb is installed.
+ * @dev:         the device the result attachment belongs to.
  * @file:        the submitting file (reference).
  * @import:      the input (reference, counted in its @busy).
  * @result:      the result dma-buf (reference).
@@ -128,7 +147,14 @@ struct axl_import {
  */
 struct axl_job {
 	struct list_head node;
+	struct work_struct cleanup;
 	struct dma_fence *fence;
+	struct dma_fence **deps;
+	unsigned int nr_deps;
+	unsigned int dep_next;
+	struct dma_fence_cb dep_cb;
+	bool dep_armed;
+	struct device *dev;
 	struct axl_file *file;
 	struct axl_import *import;
 	struct dma_buf *result;
@@ -183,13 +209,19 @@ extern struct axl_stats axl_stats;
 int axl_dev_init(void);
 void axl_dev_fini(void);
 struct device *axl_dev(void);
+int axl_dev_lock(void);
+void axl_dev_hold(void);
+void axl_dev_unlock(void);
 u32 axl_dev_caps(void);
+
+/* axl_main.c: the open files, for revoking their imports. */
+void axl_files_revoke(void);
 
 /* axl_frame.c: geometry and the engine's computation. */
 int axl_frame_init(struct axl_frame *frame, u32 pixfmt, u32 width,
 		   u32 height, u32 stride);
-void axl_frame_compute(const struct axl_frame *frame, const u8 *base,
-		       struct axl_result *res);
+int axl_frame_compute(const struct axl_frame *frame, const u8 *base,
+		      struct axl_result *res, ktime_t deadline);
 
 /* axl_import.c */
 int axl_import_ioctl(struct axl_file *file, void __user *uarg);
@@ -198,20 +230,27 @@ struct axl_import *axl_import_get_busy(struct axl_file *file, u32 handle);
 void axl_import_idle(struct axl_import *imp);
 void axl_import_put(struct axl_import *imp);
 void axl_import_release_all(struct axl_file *file);
+void axl_import_revoke_all(struct axl_file *file);
 u32 axl_max_imports(void);
 
 /* axl_job.c */
 int axl_submit_ioctl(struct axl_file *file, void __user *uarg);
 void axl_job_complete(struct axl_job *job, int status);
+void axl_job_signal(struct axl_job *job, int status);
+void axl_job_cleanup(struct work_struct *work);
 void axl_file_put(struct axl_file *file);
 u32 axl_max_jobs(void);
 
 /* axl_engine.c: metis-sim. */
 int axl_engine_init(void);
 void axl_engine_fini(void);
-struct dma_fence *axl_engine_push(struct axl_job *job, u64 *submit_ns);
-void axl_engine_cancel_fence(struct dma_fence *fence, int error);
+void axl_engine_submit_lock(void);
+void axl_engine_submit_unlock(void);
+void axl_engine_fence_init(struct axl_job *job);
+void axl_engine_push(struct axl_job *job);
 void axl_engine_cancel_file(struct axl_file *file, int error);
+void axl_engine_drain(int error);
+void axl_engine_defer(struct axl_job *job);
 u64 axl_engine_default_timeout_ns(void);
 int axl_engine_run(struct axl_job *job);
 

@@ -8,14 +8,25 @@
  * take longer or was told to stall. Only the head job ever finishes, so
  * fences on the timeline signal in seqno order, whatever happens.
  *
+ * A job also waits for its dependencies: the fences it collected at submit
+ * from its buffers' reservation objects. The wait is a fence callback that
+ * kicks the worker, bounded by the job's deadline like the engine's own
+ * run time; the worker itself never blocks on a fence or takes a
+ * reservation lock. Inside its signalling section (between
+ * dma_fence_begin_signalling() and dma_fence_end_signalling()) it only
+ * reads and writes through mappings made at submit and signals; unmapping
+ * and freeing happen afterwards on a separate workqueue.
+ *
  * Fault injection (module parameters, writable at run time): fail_next and
  * fail_every fail jobs with -EIO; stall_next makes jobs hang until their
  * timeout (-ETIMEDOUT); stall_ms adds run time to every job.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-fence.h>
+#include <linux/dma-mapping.h>
 #include <linux/hrtimer.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -50,6 +61,11 @@ MODULE_PARM_DESC(stall_ms, "Extra run time of every job in milliseconds (0: none
 
 /**
  * struct axl_engine - metis-sim state
+ * @submit_lock: held from taking a seqno to queueing its job, so seqno order
+ *              is queue order and a submit that fails before queueing gives
+ *              its seqno back. Held across the copy of the answer to user
+ *              space: a fault there stalls other submitters, never the
+ *              worker or a fence.
  * @lock:       protects @queue, @seqno, @started, @stopping, the fields of
  *              queued jobs, and consumption of the fault counters.
  * @fence_lock: the dma_fence lock of every fence on the timeline.
@@ -58,11 +74,13 @@ MODULE_PARM_DESC(stall_ms, "Extra run time of every job in milliseconds (0: none
  * @seqno:      last seqno handed out.
  * @started:    jobs started since load (for fail_every).
  * @stopping:   the module is unloading: arm nothing any more.
- * @wq:         runs @work.
+ * @wq:         runs @work: the fence signalling worker.
+ * @cleanup_wq: unmaps and frees jobs after their fences signalled.
  * @work:       completes the head job when it is due.
  * @timer:      queues @work when the head job is due or times out.
  */
 static struct axl_engine {
+	struct mutex submit_lock; /* seqno to queue; see above */
 	spinlock_t lock;	/* the queue and its jobs */
 	spinlock_t fence_lock;	/* every fence on the timeline */
 	struct list_head queue;
@@ -71,6 +89,7 @@ static struct axl_engine {
 	u64 started;
 	bool stopping;
 	struct workqueue_struct *wq;
+	struct workqueue_struct *cleanup_wq;
 	struct work_struct work;
 	struct hrtimer timer;
 } engine;
@@ -90,7 +109,7 @@ static void axl_fence_release(struct dma_fence *fence)
 	atomic64_dec(&axl_stats.fences);
 	dma_fence_free(fence);
 	/*
-	 * Taken in axl_engine_push(): these ops must outlive the fence.
+	 * Taken in axl_engine_fence_init(): these ops must outlive the fence.
 	 * Only the return from this function runs after the put, the same
 	 * narrow window every module_put() at the end of a callback has.
 	 */
@@ -145,9 +164,44 @@ static void axl_engine_start(struct axl_job *job, ktime_t now)
 		    (every && engine.started % every == 0);
 }
 
+/* A dependency signalled: look at the head job again. */
+static void axl_engine_dep_cb(struct dma_fence *dep, struct dma_fence_cb *cb)
+{
+	queue_work(engine.wq, &engine.work);
+}
+
+/*
+ * Whether every dependency of @job has signalled. Otherwise a callback is
+ * armed on the first one that has not, and false returned. One callback
+ * at a time: it is removed under the dependency's lock before being moved
+ * on, so it never sits on two lists.
+ */
+static bool axl_engine_deps_done(struct axl_job *job)
+{
+	struct dma_fence *dep;
+
+	lockdep_assert_held(&engine.lock);
+	while (job->dep_next < job->nr_deps) {
+		dep = job->deps[job->dep_next];
+		if (job->dep_armed) {
+			if (!dma_fence_is_signaled(dep))
+				return false;
+			dma_fence_remove_callback(dep, &job->dep_cb);
+			job->dep_armed = false;
+		} else if (!dma_fence_add_callback(dep, &job->dep_cb,
+						   axl_engine_dep_cb)) {
+			job->dep_armed = true;
+			return false;
+		}
+		job->dep_next++;
+	}
+	return true;
+}
+
 /*
  * What happens to the head job now: its final status, or -EINPROGRESS with
- * @wake set to when to look again.
+ * @wake set to when to look again. Waiting for dependencies counts against
+ * the job's deadline.
  */
 static int axl_engine_verdict(struct axl_job *job, ktime_t now, ktime_t *wake)
 {
@@ -156,7 +210,8 @@ static int axl_engine_verdict(struct axl_job *job, ktime_t now, ktime_t *wake)
 	if (!job->started)
 		axl_engine_start(job, now);
 
-	if (job->stalled || ktime_after(job->due, job->deadline)) {
+	if (job->stalled || ktime_after(job->due, job->deadline) ||
+	    !axl_engine_deps_done(job)) {
 		if (!ktime_before(now, job->deadline))
 			return -ETIMEDOUT;
 		*wake = job->deadline;
@@ -194,17 +249,38 @@ out_none:
 	return NULL;
 }
 
+/*
+ * The signalling worker. Between taking a job off the queue and signalling
+ * its fence it allocates nothing, waits on no fence and takes no
+ * reservation lock (lockdep checks this through the signalling
+ * annotation); the job's mappings are undone by axl_job_cleanup() on
+ * cleanup_wq afterwards.
+ */
 static void axl_engine_work(struct work_struct *work)
 {
 	struct axl_job *job;
+	bool cookie;
 	int status;
 
 	while ((job = axl_engine_next(&status))) {
+		cookie = dma_fence_begin_signalling();
 		if (!status)
 			status = axl_engine_run(job);
-		axl_job_complete(job, status);
+		axl_job_signal(job, status);
+		dma_fence_end_signalling(cookie);
+		axl_engine_defer(job);
 		cond_resched();
 	}
+}
+
+/**
+ * axl_engine_defer() - clean a signalled job up in process context
+ * @job: a job whose fence has signalled; freed by axl_job_cleanup().
+ */
+void axl_engine_defer(struct axl_job *job)
+{
+	INIT_WORK(&job->cleanup, axl_job_cleanup);
+	queue_work(engine.cleanup_wq, &job->cleanup);
 }
 
 static enum hrtimer_restart axl_engine_timer(struct hrtimer *timer)
@@ -217,86 +293,110 @@ static enum hrtimer_restart axl_engine_timer(struct hrtimer *timer)
  * axl_engine_run() - run a job on metis-sim
  * @job: the job; its input is mapped at job->in_map.
  *
- * Reads the frame through the kernel mapping, between begin and end of CPU
- * access, and leaves the statistics in job->res. The kernel-side read
- * stands in for the NPU's PCIe DMA; no copy of the frame is made.
+ * Reads the frame through the kernel mapping and leaves the statistics in
+ * job->res. The kernel-side read stands in for the NPU's PCIe DMA through
+ * the import's device mapping, so the caches are handed over the way a
+ * device's read would see them: a sync of that mapping for the CPU before
+ * and back to the device after, in the direction it was mapped. Unlike
+ * dma_buf_begin_cpu_access() this neither takes the reservation lock nor
+ * waits for fences: the job's dependencies were waited for already, and
+ * the worker must never wait on what a user added to the buffer since.
+ * No copy of the frame is made.
  *
- * Return: 0 or what begin/end of CPU access returned.
+ * Return: 0, or -ETIMEDOUT when the job's deadline passed while reading.
  */
 int axl_engine_run(struct axl_job *job)
 {
 	struct axl_import *imp = job->import;
 	int ret;
 
-	ret = dma_buf_begin_cpu_access(imp->dmabuf, DMA_FROM_DEVICE);
-	if (ret)
-		return ret;
-	axl_frame_compute(&imp->frame, job->in_map.vaddr, &job->res);
-	return dma_buf_end_cpu_access(imp->dmabuf, DMA_FROM_DEVICE);
+	dma_sync_sgtable_for_cpu(imp->dev, imp->sgt, imp->dir);
+	ret = axl_frame_compute(&imp->frame, job->in_map.vaddr, &job->res,
+				job->deadline);
+	dma_sync_sgtable_for_device(imp->dev, imp->sgt, imp->dir);
+	return ret;
 }
 
 /**
- * axl_engine_push() - publish a job's fence and queue the job
- * @job:       fully prepared; job->fence allocated but not initialised.
- * @submit_ns: receives the CLOCK_MONOTONIC time the job was queued.
- *
- * The seqno is taken and the job queued under one lock, so queue order is
- * seqno order. Each fence holds a module reference: its ops are called
- * (SYNC_IOC_FILE_INFO, the dma_fence_destroy event) as long as it lives,
- * so the module cannot be unloaded while user space holds a fence fd.
- * From here on the job may complete at any time; only the returned
- * reference keeps the fence valid for the caller.
- *
- * Return: the job's fence, with a reference for the caller.
+ * axl_engine_submit_lock() - start a submit: nothing else takes a seqno
  */
-struct dma_fence *axl_engine_push(struct axl_job *job, u64 *submit_ns)
+void axl_engine_submit_lock(void)
 {
-	struct dma_fence *fence = job->fence;
-	u64 seqno;
+	mutex_lock(&engine.submit_lock);
+}
 
+/**
+ * axl_engine_submit_unlock() - end a submit
+ */
+void axl_engine_submit_unlock(void)
+{
+	mutex_unlock(&engine.submit_lock);
+}
+
+/**
+ * axl_engine_fence_init() - initialise a job's fence without publishing it
+ * @job: prepared; job->fence allocated but not initialised.
+ *
+ * Caller holds the submit lock. The fence gets the next seqno, which is
+ * only consumed by axl_engine_push(); a submit that fails before that
+ * signals the fence with an error and drops it, and the next submit
+ * reuses the seqno. Each fence holds a module reference: its ops are
+ * called (SYNC_IOC_FILE_INFO, the dma_fence_destroy event) as long as it
+ * lives, so the module cannot be unloaded while user space holds a fence
+ * fd.
+ */
+void axl_engine_fence_init(struct axl_job *job)
+{
+	lockdep_assert_held(&engine.submit_lock);
 	__module_get(THIS_MODULE);
 	atomic64_inc(&axl_stats.fences);
+	job->submit_ns = ktime_get_ns();
+	dma_fence_init(job->fence, &axl_fence_ops, &engine.fence_lock,
+		       engine.context, READ_ONCE(engine.seqno) + 1);
+}
+
+/*
+ * A dependency on this timeline that is not earlier than the job itself
+ * could never signal first. Dependencies are collected before the seqno is
+ * taken, so this does not happen; the check keeps it an error, not a hang.
+ */
+static bool axl_engine_self_dep(const struct axl_job *job)
+{
+	unsigned int i;
+
+	for (i = 0; i < job->nr_deps; i++) {
+		if (job->deps[i]->context == engine.context &&
+		    job->deps[i]->seqno >= job->fence->seqno)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * axl_engine_push() - queue a job whose fence axl_engine_fence_init() made
+ * @job: the job; caller holds the submit lock.
+ *
+ * From here on the job may complete at any time; the caller's reference
+ * to the fence keeps it valid for the caller.
+ */
+void axl_engine_push(struct axl_job *job)
+{
+	struct dma_fence *fence = job->fence;
+
+	lockdep_assert_held(&engine.submit_lock);
 	atomic64_inc(&axl_stats.jobs);
 	atomic64_inc(&axl_stats.submitted);
 
 	spin_lock(&engine.lock);
-	seqno = ++engine.seqno;
-	job->submit_ns = ktime_get_ns();
-	*submit_ns = job->submit_ns;
-	dma_fence_init(fence, &axl_fence_ops, &engine.fence_lock,
-		       engine.context, seqno);
-	dma_fence_get(fence);
+	engine.seqno = fence->seqno;
+	if (axl_engine_self_dep(job))
+		job->cancel = -EDEADLK;
 	list_add_tail(&job->node, &engine.queue);
 	trace_dma_fence_emit(fence);
-	trace_axl_job_submit(fence->context, seqno, job->import->handle,
+	trace_axl_job_submit(fence->context, fence->seqno, job->import->handle,
 			     job->import->inode, job->model_id, 0);
 	spin_unlock(&engine.lock);
 
-	queue_work(engine.wq, &engine.work);
-	return fence;
-}
-
-/**
- * axl_engine_cancel_fence() - cancel the queued job of a fence
- * @fence: a fence from axl_engine_push() the caller holds a reference to.
- * @error: negative errno the fence is signalled with.
- *
- * A job already running or done is left alone. Cancelled jobs still
- * complete in queue order.
- */
-void axl_engine_cancel_fence(struct dma_fence *fence, int error)
-{
-	struct axl_job *job;
-
-	spin_lock(&engine.lock);
-	list_for_each_entry(job, &engine.queue, node) {
-		if (job->fence == fence) {
-			if (!job->cancel)
-				job->cancel = error;
-			break;
-		}
-	}
-	spin_unlock(&engine.lock);
 	queue_work(engine.wq, &engine.work);
 }
 
@@ -319,12 +419,42 @@ void axl_engine_cancel_file(struct axl_file *file, int error)
 }
 
 /**
+ * axl_engine_drain() - end every queued job and wait until all are cleaned up
+ * @error: negative errno queued jobs are cancelled with.
+ *
+ * For the engine's device going away: the caller holds the device lock for
+ * writing, so no job can be queued meanwhile. A job already running ends
+ * normally. On return no job holds a mapping or attachment any more.
+ */
+void axl_engine_drain(int error)
+{
+	struct axl_job *job;
+	bool stopped;
+
+	spin_lock(&engine.lock);
+	/* at module exit axl_engine_fini() ended every job already */
+	stopped = engine.stopping;
+	list_for_each_entry(job, &engine.queue, node) {
+		if (!job->cancel)
+			job->cancel = error;
+	}
+	spin_unlock(&engine.lock);
+	if (stopped)
+		return;
+	queue_work(engine.wq, &engine.work);
+	flush_workqueue(engine.wq);
+	/* every job signalled has its cleanup queued by now */
+	flush_workqueue(engine.cleanup_wq);
+}
+
+/**
  * axl_engine_init() - start metis-sim
  *
  * Return: 0 or -ENOMEM.
  */
 int axl_engine_init(void)
 {
+	mutex_init(&engine.submit_lock);
 	spin_lock_init(&engine.lock);
 	spin_lock_init(&engine.fence_lock);
 	INIT_LIST_HEAD(&engine.queue);
@@ -338,7 +468,14 @@ int axl_engine_init(void)
 
 	/* fences signal from here: keep it usable under memory pressure */
 	engine.wq = alloc_ordered_workqueue("axl-metis-sim", WQ_MEM_RECLAIM);
-	return engine.wq ? 0 : -ENOMEM;
+	if (!engine.wq)
+		return -ENOMEM;
+	engine.cleanup_wq = alloc_workqueue("axl-cleanup", 0, 0);
+	if (!engine.cleanup_wq) {
+		destroy_workqueue(engine.wq);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
@@ -369,4 +506,6 @@ void axl_engine_fini(void)
 		axl_job_complete(job, -ENODEV);
 	}
 	destroy_workqueue(engine.wq);
+	/* waits for the cleanup of every job, the last fence put included */
+	destroy_workqueue(engine.cleanup_wq);
 }

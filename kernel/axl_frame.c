@@ -7,6 +7,7 @@
  */
 #include <linux/crc32.h>
 #include <linux/errno.h>
+#include <linux/ktime.h>
 #include <linux/minmax.h>
 #include <linux/sched.h>
 #include <linux/string.h>
@@ -102,13 +103,18 @@ static void axl_luma_line(const u8 *line, u32 len, u32 step,
  * @base:  kernel mapping of the frame.
  * @res:   receives luma min/max/sum, the histogram and the CRC-32;
  *         the other fields are left alone.
+ * @deadline: CLOCK_MONOTONIC time the job times out at.
  *
  * The CRC is zlib's crc32() over the payload of every plane in order, line
  * by line, without stride padding. Luma is the first plane; for YUYV it is
- * every even byte.
+ * every even byte. The clock is read after every chunk, so the work one
+ * job costs the engine is bounded by its timeout (plus one chunk).
+ *
+ * Return: 0, or -ETIMEDOUT when @deadline passed before the end; @res is
+ * then incomplete.
  */
-void axl_frame_compute(const struct axl_frame *frame, const u8 *base,
-		       struct axl_result *res)
+int axl_frame_compute(const struct axl_frame *frame, const u8 *base,
+		      struct axl_result *res, ktime_t deadline)
 {
 	u32 step = frame->pixfmt == AXL_PIXFMT_YUYV ? 2 : 1;
 	u32 crc = ~0U;
@@ -131,9 +137,12 @@ void axl_frame_compute(const struct axl_frame *frame, const u8 *base,
 				crc = crc32_le(crc, line + off, len);
 				if (p == 0)
 					axl_luma_line(line + off, len, step, res);
+				if (!ktime_before(ktime_get(), deadline))
+					return -ETIMEDOUT;
 				cond_resched();
 			}
 		}
 	}
 	res->crc32 = ~crc;
+	return 0;
 }

@@ -6,13 +6,18 @@
  * as long as the handle lives, so the IOVA user space is told stays valid
  * and debugfs bufinfo lists the device among the buffer's attachments.
  * Handles belong to the open file that made them.
+ *
+ * Imports pin their buffers, so besides the per-file handle limit a global
+ * cap (max_pinned_mb) bounds the bytes all imports together hold.
  */
 #include <linux/dma-buf.h>
 #include <linux/fs.h>
+#include <linux/capability.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/wait_bit.h>
 
 #include "axl_compat.h"
 #include "axl_drv.h"
@@ -21,6 +26,13 @@
 static unsigned int max_imports = 64;
 module_param(max_imports, uint, 0444);
 MODULE_PARM_DESC(max_imports, "Imports one open file may hold at once (default: 64)");
+
+static unsigned int max_pinned_mb = 1024;
+module_param(max_pinned_mb, uint, 0644);
+MODULE_PARM_DESC(max_pinned_mb, "MiB of dma-bufs all imports together may hold (default: 1024)");
+
+/* Bytes of the dma-bufs imports hold; at most max_pinned_mb MiB. */
+static atomic64_t axl_pinned;
 
 /* Handle 0 is never used, so a zeroed struct never names an import. */
 #define AXL_HANDLE_LIMIT XA_LIMIT(1, INT_MAX)
@@ -65,7 +77,27 @@ static bool axl_sgt_contiguous(struct sg_table *sgt)
 	return true;
 }
 
-/* dma_buf_get(), attach to the engine's device and map: the IOVA comes from here. */
+/* Count @size bytes against max_pinned_mb: -ENOSPC past it. */
+static int axl_pin(u64 size)
+{
+	u64 cap = (u64)READ_ONCE(max_pinned_mb) << 20;
+
+	if (atomic64_add_return(size, &axl_pinned) > cap) {
+		atomic64_sub(size, &axl_pinned);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+static void axl_unpin(u64 size)
+{
+	atomic64_sub(size, &axl_pinned);
+}
+
+/*
+ * dma_buf_get(), attach to the engine's device and map: the IOVA comes from
+ * here. The caller holds the device lock (axl_dev_lock()).
+ */
 static int axl_import_map(struct axl_import *imp, int fd)
 {
 	struct device *dev = axl_dev();
@@ -82,11 +114,15 @@ static int axl_import_map(struct axl_import *imp, int fd)
 		ret = -EINVAL;
 		goto err_put;
 	}
+	ret = axl_pin(imp->dmabuf->size);
+	if (ret)
+		goto err_put;
 
+	imp->dev = dev;
 	imp->attach = dma_buf_attach(imp->dmabuf, dev);
 	if (IS_ERR(imp->attach)) {
 		ret = PTR_ERR(imp->attach);
-		goto err_put;
+		goto err_unpin;
 	}
 
 	imp->sgt = dma_buf_map_attachment_unlocked(imp->attach, imp->dir);
@@ -108,15 +144,28 @@ err_unmap:
 	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt, imp->dir);
 err_detach:
 	dma_buf_detach(imp->dmabuf, imp->attach);
+err_unpin:
+	axl_unpin(imp->dmabuf->size);
 err_put:
 	dma_buf_put(imp->dmabuf);
 	return ret;
 }
 
-static void axl_import_unmap(struct axl_import *imp)
+/* Let go of the device: unmap and detach, unless revoked already. */
+static void axl_import_detach(struct axl_import *imp)
 {
+	if (!imp->attach)
+		return;
 	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt, imp->dir);
 	dma_buf_detach(imp->dmabuf, imp->attach);
+	imp->attach = NULL;
+	imp->sgt = NULL;
+}
+
+static void axl_import_unmap(struct axl_import *imp)
+{
+	axl_import_detach(imp);
+	axl_unpin(imp->dmabuf->size);
 	dma_buf_put(imp->dmabuf);
 }
 
@@ -183,7 +232,11 @@ static void axl_import_fill(struct axl_import_fd *args,
 {
 	args->handle = imp->handle;
 	args->out_flags = imp->contiguous ? AXL_IMPORT_OUT_CONTIGUOUS : 0;
-	args->iova_base = imp->iova;
+	/*
+	 * Without an IOMMU the IOVA is a physical address: like the PFNs
+	 * in /proc/<pid>/pagemap, only CAP_SYS_ADMIN gets to see it.
+	 */
+	args->iova_base = capable(CAP_SYS_ADMIN) ? imp->iova : 0;
 	args->size = imp->dmabuf->size;
 	args->inode = imp->inode;
 	args->nents = imp->sgt->nents;
@@ -197,7 +250,9 @@ static void axl_import_fill(struct axl_import_fd *args,
  * Return: 0; -EFAULT; -EINVAL for non-zero pad or reserved fields, a bad
  * direction, geometry or pixel format, a frame larger than the buffer, or
  * an fd that is not a dma-buf; -EBADF for a bad fd; -ENOSPC when the file
- * holds max_imports handles; or what attaching or mapping returned.
+ * holds max_imports handles or the buffer would take the bytes all imports
+ * hold past max_pinned_mb; -ENODEV when the engine's device is gone; or
+ * what attaching or mapping returned.
  */
 int axl_import_ioctl(struct axl_file *file, void __user *uarg)
 {
@@ -211,7 +266,7 @@ int axl_import_ioctl(struct axl_file *file, void __user *uarg)
 	if (args.pad || args.reserved[0] || args.reserved[1])
 		return -EINVAL;
 
-	imp = kzalloc(sizeof(*imp), GFP_KERNEL);
+	imp = kzalloc(sizeof(*imp), GFP_KERNEL_ACCOUNT);
 	if (!imp)
 		return -ENOMEM;
 	kref_init(&imp->ref);
@@ -230,9 +285,13 @@ int axl_import_ioctl(struct axl_file *file, void __user *uarg)
 		goto err_free;
 	}
 
-	ret = axl_import_map(imp, args.fd);
+	/* held until the handle is committed, so a device removal revokes it */
+	ret = axl_dev_lock();
 	if (ret)
 		goto err_free;
+	ret = axl_import_map(imp, args.fd);
+	if (ret)
+		goto err_unlock_dev;
 
 	ret = axl_handle_reserve(file, &handle);
 	if (ret)
@@ -248,12 +307,15 @@ int axl_import_ioctl(struct axl_file *file, void __user *uarg)
 	ret = axl_handle_commit(file, imp);
 	if (ret)
 		goto err_unreserve;
+	axl_dev_unlock();
 	return 0;
 
 err_unreserve:
 	axl_handle_unreserve(file, handle);
 err_unmap:
 	axl_import_unmap(imp);
+err_unlock_dev:
+	axl_dev_unlock();
 err_free:
 	kfree(imp);
 	return ret;
@@ -263,6 +325,13 @@ err_free:
  * axl_release_ioctl() - AXL_IOCTL_RELEASE_IMPORT
  * @file: the calling open file.
  * @uarg: struct axl_release in user memory.
+ *
+ * Jobs that read the import mark it idle before their fences signal, but
+ * keep their reference until their cleanup ran (after the signal, off the
+ * signalling worker). The release waits for those references, so the
+ * buffer is unmapped and detached here, in the caller's context, and is
+ * gone from debugfs bufinfo when the ioctl returns. The wait is short:
+ * cleanups depend on no fence.
  *
  * Return: 0; -EFAULT; -EINVAL for a non-zero reserved field; -ENOENT when
  * this file has no such handle; -EBUSY while a job reading it is in flight.
@@ -289,10 +358,15 @@ int axl_release_ioctl(struct axl_file *file, void __user *uarg)
 		file->nr_imports--;
 	}
 	mutex_unlock(&file->lock);
+	if (ret)
+		return ret;
 
-	if (!ret)
-		kref_put(&imp->ref, axl_import_free);
-	return ret;
+	/* handle erased: nobody can take a new reference */
+	wait_var_event(&imp->ref, kref_read(&imp->ref) == 1);
+	axl_dev_hold();
+	kref_put(&imp->ref, axl_import_free);
+	axl_dev_unlock();
+	return 0;
 }
 
 /**
@@ -303,7 +377,11 @@ int axl_release_ioctl(struct axl_file *file, void __user *uarg)
  * Takes a reference and marks the import busy, so RELEASE_IMPORT fails
  * with -EBUSY until axl_import_idle().
  *
- * Return: the import, or ERR_PTR(-ENOENT).
+ * The caller holds the device lock, so a revoked import stays revoked
+ * and a live one stays mapped.
+ *
+ * Return: the import, ERR_PTR(-ENOENT), or ERR_PTR(-ENODEV) when the
+ * import was revoked.
  */
 struct axl_import *axl_import_get_busy(struct axl_file *file, u32 handle)
 {
@@ -311,12 +389,16 @@ struct axl_import *axl_import_get_busy(struct axl_file *file, u32 handle)
 
 	mutex_lock(&file->lock);
 	imp = xa_load(&file->imports, handle);
-	if (imp) {
+	if (!imp)
+		imp = ERR_PTR(-ENOENT);
+	else if (!imp->attach)
+		imp = ERR_PTR(-ENODEV);
+	if (!IS_ERR(imp)) {
 		kref_get(&imp->ref);
 		atomic_inc(&imp->busy);
 	}
 	mutex_unlock(&file->lock);
-	return imp ? imp : ERR_PTR(-ENOENT);
+	return imp;
 }
 
 /**
@@ -334,28 +416,70 @@ void axl_import_idle(struct axl_import *imp)
 /**
  * axl_import_put() - drop a job's reference
  * @imp: from axl_import_get_busy().
+ *
+ * Wakes a RELEASE_IMPORT waiting for the jobs' references to go.
  */
 void axl_import_put(struct axl_import *imp)
 {
-	kref_put(&imp->ref, axl_import_free);
+	if (!kref_put(&imp->ref, axl_import_free))
+		wake_up_var(&imp->ref);
 }
 
 /**
  * axl_import_release_all() - drop every handle of a closing file
  * @file: the file; no ioctl can run on it any more.
  *
- * Imports that cancelled jobs still read are unmapped when those jobs end.
+ * One handle at a time: each is erased under the file's lock and put
+ * outside it, since the last put unmaps (with the device held, so a
+ * removal does not revoke it meanwhile). Imports that cancelled jobs
+ * still read are unmapped when those jobs are cleaned up.
  */
 void axl_import_release_all(struct axl_file *file)
 {
 	struct axl_import *imp;
-	unsigned long handle;
+	unsigned long handle = 0;
 
-	mutex_lock(&file->lock);
-	xa_for_each(&file->imports, handle, imp) {
-		xa_erase(&file->imports, handle);
-		file->nr_imports--;
-		kref_put(&imp->ref, axl_import_free);
+	for (;;) {
+		mutex_lock(&file->lock);
+		imp = xa_find(&file->imports, &handle, ULONG_MAX, XA_PRESENT);
+		if (imp) {
+			xa_erase(&file->imports, handle);
+			file->nr_imports--;
+		}
+		mutex_unlock(&file->lock);
+		if (!imp)
+			break;
+		axl_dev_hold();
+		axl_import_put(imp);
+		axl_dev_unlock();
 	}
-	mutex_unlock(&file->lock);
+}
+
+/**
+ * axl_import_revoke_all() - let go of the device in every import of a file
+ * @file: the file.
+ *
+ * For the engine's device going away: the caller holds the device lock for
+ * writing and no job is left. Each import is unmapped and detached, outside
+ * the file's lock (the unmap takes the buffer's reservation lock); the
+ * handle and the buffer reference stay until user space releases the
+ * handle or closes the file, and jobs on it fail with -ENODEV.
+ */
+void axl_import_revoke_all(struct axl_file *file)
+{
+	struct axl_import *imp;
+	unsigned long index = 0;
+
+	for (;;) {
+		mutex_lock(&file->lock);
+		imp = xa_find(&file->imports, &index, ULONG_MAX, XA_PRESENT);
+		if (imp)
+			kref_get(&imp->ref);
+		mutex_unlock(&file->lock);
+		if (!imp)
+			break;
+		axl_import_detach(imp);
+		axl_import_put(imp);
+		index++;
+	}
 }

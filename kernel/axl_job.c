@@ -2,17 +2,28 @@
 /*
  * axl: AXL_IOCTL_SUBMIT and the end of a job.
  *
- * A submit prepares everything that can fail (input and result mappings,
- * the fd) before the fence is published; what can still fail afterwards
- * (sync_file creation, copying the answer out) cancels the job, so its
- * fence signals like any other. fd_install() comes last.
+ * A submit does everything that can fail before the job is queued: the
+ * input and result mappings, the dependencies, the fd, the sync_file (made
+ * from an initialised but unqueued fence) and the copy of the answer to
+ * user space. A failure up to there undoes it all: no job runs, no result
+ * is written, the seqno is not consumed. Queueing and fd_install() come
+ * last and cannot fail.
  *
  * Both kernel mappings the engine uses are made here, at submit: between
  * publishing a fence and signalling it the driver allocates nothing, as
- * the dma-fence signalling rules ask.
+ * the dma-fence signalling rules ask. The dependencies are collected here
+ * too, so a job waits for what its buffers' reservation objects held when
+ * it was submitted: never for its own fence or a later one.
+ *
+ * The end of a job comes in two steps: axl_job_signal() in the engine's
+ * signalling worker (result header, import idle, signal), then
+ * axl_job_cleanup() on another workqueue (unmap, detach, put), which may
+ * take reservation locks.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-fence.h>
+#include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/module.h>
@@ -89,7 +100,17 @@ static void axl_job_unmap_input(struct axl_job *job)
 	axl_dma_buf_vunmap(job->import->dmabuf, &job->in_map);
 }
 
-/* The result buffer: attached and mapped for device writes, plus a kernel mapping. */
+/*
+ * The result buffer: attached and mapped for the engine, plus a kernel
+ * mapping. The engine's write is a CPU store standing in for a device
+ * write, and has to reach memory before the fence signals, as DMA would.
+ * Handing a FROM_DEVICE mapping back to the device may invalidate the CPU
+ * caches (it does on non-coherent arm64) and drop that store, so the
+ * mapping is BIDIRECTIONAL: synced for the CPU before the store and for
+ * the device (a clean) after it, in the direction it was mapped.
+ */
+#define AXL_RESULT_DIR DMA_BIDIRECTIONAL
+
 static int axl_job_map_result(struct axl_job *job, int fd)
 {
 	struct dma_buf *result;
@@ -105,13 +126,14 @@ static int axl_job_map_result(struct axl_job *job, int fd)
 		goto err_put;
 	}
 
-	job->result_attach = dma_buf_attach(result, axl_dev());
+	job->dev = axl_dev();
+	job->result_attach = dma_buf_attach(result, job->dev);
 	if (IS_ERR(job->result_attach)) {
 		ret = PTR_ERR(job->result_attach);
 		goto err_put;
 	}
 	job->result_sgt = dma_buf_map_attachment_unlocked(job->result_attach,
-							  DMA_FROM_DEVICE);
+							  AXL_RESULT_DIR);
 	if (IS_ERR(job->result_sgt)) {
 		ret = PTR_ERR(job->result_sgt);
 		goto err_detach;
@@ -125,7 +147,7 @@ static int axl_job_map_result(struct axl_job *job, int fd)
 
 err_unmap:
 	dma_buf_unmap_attachment_unlocked(job->result_attach, job->result_sgt,
-					  DMA_FROM_DEVICE);
+					  AXL_RESULT_DIR);
 err_detach:
 	dma_buf_detach(result, job->result_attach);
 err_put:
@@ -137,7 +159,7 @@ static void axl_job_unmap_result(struct axl_job *job)
 {
 	axl_dma_buf_vunmap(job->result, &job->out_map);
 	dma_buf_unmap_attachment_unlocked(job->result_attach, job->result_sgt,
-					  DMA_FROM_DEVICE);
+					  AXL_RESULT_DIR);
 	dma_buf_detach(job->result, job->result_attach);
 	dma_buf_put(job->result);
 }
@@ -147,7 +169,6 @@ static int axl_job_write_result(struct axl_job *job, int status)
 {
 	const struct axl_frame *frame = &job->import->frame;
 	struct axl_result *res = &job->res;
-	int ret;
 
 	if (status)
 		memset(res, 0, sizeof(*res));
@@ -160,17 +181,15 @@ static int axl_job_write_result(struct axl_job *job, int status)
 	res->height = frame->height;
 	res->status = status;
 
-	ret = dma_buf_begin_cpu_access(job->result, DMA_TO_DEVICE);
-	if (ret)
-		return status ? status : ret;
+	/* no reservation lock, no fence wait: see axl_job_map_result() */
+	dma_sync_sgtable_for_cpu(job->dev, job->result_sgt, AXL_RESULT_DIR);
 	iosys_map_memcpy_to(&job->out_map, 0, res, sizeof(*res));
-	ret = dma_buf_end_cpu_access(job->result, DMA_TO_DEVICE);
-	return status ? status : ret;
+	dma_sync_sgtable_for_device(job->dev, job->result_sgt, AXL_RESULT_DIR);
+	return status;
 }
 
 static void axl_job_count(int status)
 {
-	atomic64_dec(&axl_stats.jobs);
 	if (!status)
 		atomic64_inc(&axl_stats.completed);
 	else if (status == -ETIMEDOUT)
@@ -181,23 +200,80 @@ static void axl_job_count(int status)
 		atomic64_inc(&axl_stats.failed);
 }
 
+/* The job's dependencies: what its input's writers and anyone using its result left. */
+static int axl_job_get_deps(struct axl_job *job)
+{
+	struct dma_fence **in, **out;
+	unsigned int nr_in, nr_out;
+	int ret;
+
+	/* the engine reads the input: wait for writers */
+	ret = dma_resv_get_fences(job->import->dmabuf->resv,
+				  DMA_RESV_USAGE_WRITE, &nr_in, &in);
+	if (ret)
+		return ret;
+	/* and writes the result: wait for everyone */
+	ret = dma_resv_get_fences(job->result->resv, DMA_RESV_USAGE_READ,
+				  &nr_out, &out);
+	if (ret)
+		goto err_put_in;
+
+	job->nr_deps = nr_in + nr_out;
+	if (!job->nr_deps)
+		goto out_free;
+	job->deps = kmalloc_array(job->nr_deps, sizeof(*job->deps),
+				  GFP_KERNEL_ACCOUNT);
+	if (!job->deps) {
+		ret = -ENOMEM;
+		goto err_put_out;
+	}
+	memcpy(job->deps, in, nr_in * sizeof(*in));
+	memcpy(job->deps + nr_in, out, nr_out * sizeof(*out));
+out_free:
+	kfree(out);
+	kfree(in);
+	return 0;
+
+err_put_out:
+	job->nr_deps = 0;
+	while (nr_out--)
+		dma_fence_put(out[nr_out]);
+	kfree(out);
+err_put_in:
+	while (nr_in--)
+		dma_fence_put(in[nr_in]);
+	kfree(in);
+	return ret;
+}
+
+static void axl_job_put_deps(struct axl_job *job)
+{
+	unsigned int i;
+
+	if (job->dep_armed)
+		dma_fence_remove_callback(job->deps[job->dep_next], &job->dep_cb);
+	for (i = 0; i < job->nr_deps; i++)
+		dma_fence_put(job->deps[i]);
+	kfree(job->deps);
+}
+
 /**
- * axl_job_complete() - end a job: write its result, let go, signal
- * @job:    a job taken off the engine queue; freed here.
+ * axl_job_signal() - end a job: write its result header and signal
+ * @job:    a job taken off the engine queue.
  * @status: 0, or the negative errno the job failed with.
  *
- * The buffers are unmapped and the import marked idle before the fence
- * signals, so a waiter that releases the import right away succeeds and
- * sees the device gone from the buffers' attachments.
+ * Runs in the engine's signalling section: no allocation, no reservation
+ * lock, no fence wait. The import is marked idle (an atomic decrement)
+ * before the fence signals, so a waiter's RELEASE_IMPORT right after the
+ * wait does not fail with -EBUSY; the mappings stay until
+ * axl_job_cleanup().
  */
-void axl_job_complete(struct axl_job *job, int status)
+void axl_job_signal(struct axl_job *job, int status)
 {
 	struct dma_fence *fence = job->fence;
 	struct axl_import *imp = job->import;
 
 	status = axl_job_write_result(job, status);
-	axl_job_unmap_result(job);
-	axl_job_unmap_input(job);
 	axl_import_idle(imp);
 	atomic_dec(&job->file->nr_jobs);
 
@@ -207,53 +283,108 @@ void axl_job_complete(struct axl_job *job, int status)
 		dma_fence_set_error(fence, status);
 	dma_fence_signal(fence);
 	axl_job_count(status);
+}
 
-	axl_import_put(imp);
+/* Undo a job's preparation: everything axl_submit_ioctl() set up. */
+static void axl_job_unprepare(struct axl_job *job)
+{
+	axl_job_put_deps(job);
+	axl_job_unmap_result(job);
+	axl_job_unmap_input(job);
+	axl_import_put(job->import);
 	axl_file_put(job->file);
 	kfree(job);
+}
+
+/**
+ * axl_job_cleanup() - unmap and free a job whose fence signalled
+ * @work: job->cleanup.
+ *
+ * Runs on the engine's cleanup workqueue, never in the signalling worker:
+ * unmapping and vunmap take the buffers' reservation locks, whose holders
+ * may wait for later fences of the engine. Dropping the import's
+ * reference wakes a RELEASE_IMPORT waiting to unmap it.
+ */
+void axl_job_cleanup(struct work_struct *work)
+{
+	struct axl_job *job = container_of(work, struct axl_job, cleanup);
+	struct dma_fence *fence = job->fence;
+
+	axl_job_unprepare(job);
+	atomic64_dec(&axl_stats.jobs);
 	/*
-	 * May drop the last module reference. This runs in the engine's
-	 * worker, and module exit waits for that worker, so returning into
-	 * it stays safe.
+	 * May drop the last module reference. Module exit destroys this
+	 * workqueue, which waits for this function to return.
 	 */
 	dma_fence_put(fence);
 }
 
-/* Queue the job and answer user space; on failure the job is cancelled, its fence still signals. */
+/**
+ * axl_job_complete() - end a job outside the worker (module unload)
+ * @job:    a job taken off the engine queue.
+ * @status: the negative errno it ends with.
+ */
+void axl_job_complete(struct axl_job *job, int status)
+{
+	bool cookie = dma_fence_begin_signalling();
+
+	axl_job_signal(job, status);
+	dma_fence_end_signalling(cookie);
+	axl_engine_defer(job);
+}
+
+/*
+ * Answer user space and queue the job: nothing is published before the
+ * last step that can fail. On failure the fence, initialised but never
+ * queued, is signalled with -ECANCELED and nobody ever saw it.
+ */
 static int axl_submit_publish(struct axl_job *job, struct axl_submit *args,
 			      void __user *uarg, int fd)
 {
+	struct dma_fence *fence = job->fence;
 	struct sync_file *sync;
-	struct dma_fence *fence;
-	u64 submit_ns;
 	int ret;
 
-	fence = axl_engine_push(job, &submit_ns);
+	axl_engine_submit_lock();
+	axl_engine_fence_init(job);
 
 	sync = sync_file_create(fence);
 	if (!sync) {
 		ret = -ENOMEM;
-		goto err_cancel;
+		goto err_abort;
 	}
 
 	args->fence_fd = fd;
 	args->seqno = fence->seqno;
-	args->submit_ns = submit_ns;
+	args->submit_ns = job->submit_ns;
 	if (copy_to_user(uarg, args, sizeof(*args))) {
 		ret = -EFAULT;
 		goto err_put_sync;
 	}
 
+	/* the job owns the fence's first reference, the sync_file another */
+	axl_engine_push(job);
+	axl_engine_submit_unlock();
 	fd_install(fd, sync->file);
-	dma_fence_put(fence);
 	return 0;
 
 err_put_sync:
 	fput(sync->file);
-err_cancel:
-	axl_engine_cancel_fence(fence, -ECANCELED);
+err_abort:
+	axl_engine_submit_unlock();
+	dma_fence_set_error(fence, -ECANCELED);
+	dma_fence_signal(fence);
 	dma_fence_put(fence);
 	return ret;
+}
+
+/* Reject an input the engine may not read. */
+static int axl_submit_check_input(const struct axl_import *imp)
+{
+	/* mapped for device writes only: the engine reads its input */
+	if (imp->dir == DMA_FROM_DEVICE)
+		return -EINVAL;
+	return 0;
 }
 
 /**
@@ -262,11 +393,14 @@ err_cancel:
  * @uarg: struct axl_submit in user memory.
  *
  * Return: 0; -EFAULT; -EINVAL for unknown flags, non-zero reserved fields,
- * a timeout above AXL_SUBMIT_MAX_TIMEOUT_US, a result buffer that is the
- * input or smaller than struct axl_result, or a result fd that is not a
- * dma-buf; -EBADF for a bad result fd; -ENOENT for an unknown handle;
- * -EBUSY when the file has max_jobs jobs in flight; -EOPNOTSUPP when the
- * input has no kernel mapping in system memory; -EMFILE when no fd is free.
+ * a timeout above AXL_SUBMIT_MAX_TIMEOUT_US, an input imported
+ * AXL_IMPORT_FROM_DEVICE, a result buffer that is the input or smaller
+ * than struct axl_result, or a result fd that is not a dma-buf; -EBADF for
+ * a bad result fd; -ENOENT for an unknown handle; -ENODEV when the
+ * engine's device is gone (also for imports it revoked); -EBUSY when the
+ * file has max_jobs jobs in flight; -EOPNOTSUPP when the input has no
+ * kernel mapping in system memory; -EMFILE when no fd is free. On any
+ * error no job was queued and no seqno consumed.
  */
 int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 {
@@ -284,33 +418,43 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 		ret = -EBUSY;
 		goto err_count;
 	}
-	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job) {
 		ret = -ENOMEM;
 		goto err_count;
 	}
-	job->fence = kzalloc(sizeof(*job->fence), GFP_KERNEL);
+	job->fence = kzalloc(sizeof(*job->fence), GFP_KERNEL_ACCOUNT);
 	if (!job->fence) {
 		ret = -ENOMEM;
 		goto err_free_job;
 	}
 
+	/* the device stays while the job is prepared and queued */
+	ret = axl_dev_lock();
+	if (ret)
+		goto err_free_fence;
 	job->import = axl_import_get_busy(file, args.input_handle);
 	if (IS_ERR(job->import)) {
 		ret = PTR_ERR(job->import);
-		goto err_free_fence;
+		goto err_unlock_dev;
 	}
+	ret = axl_submit_check_input(job->import);
+	if (ret)
+		goto err_put_import;
 	ret = axl_job_map_input(job);
 	if (ret)
 		goto err_put_import;
 	ret = axl_job_map_result(job, args.result_fd);
 	if (ret)
 		goto err_unmap_input;
+	ret = axl_job_get_deps(job);
+	if (ret)
+		goto err_unmap_result;
 
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {
 		ret = fd;
-		goto err_unmap_result;
+		goto err_put_deps;
 	}
 
 	kref_get(&file->ref);
@@ -321,12 +465,19 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 			  axl_engine_default_timeout_ns();
 	INIT_LIST_HEAD(&job->node);
 
-	/* the engine owns the job from here; failures cancel it */
 	ret = axl_submit_publish(job, &args, uarg, fd);
-	if (ret)
+	axl_dev_unlock();
+	if (ret) {
+		/* the fence is gone; nothing of the job was published */
 		put_unused_fd(fd);
+		axl_import_idle(job->import);
+		axl_job_unprepare(job);
+		atomic_dec(&file->nr_jobs);
+	}
 	return ret;
 
+err_put_deps:
+	axl_job_put_deps(job);
 err_unmap_result:
 	axl_job_unmap_result(job);
 err_unmap_input:
@@ -334,6 +485,8 @@ err_unmap_input:
 err_put_import:
 	axl_import_idle(job->import);
 	axl_import_put(job->import);
+err_unlock_dev:
+	axl_dev_unlock();
 err_free_fence:
 	kfree(job->fence);
 err_free_job:

@@ -24,6 +24,25 @@ struct axl_stats axl_stats;
 
 static struct dentry *axl_debugfs;
 
+/* Every open file, so a device removal can revoke their imports. */
+static DEFINE_MUTEX(axl_files_lock);
+static LIST_HEAD(axl_files);
+
+/**
+ * axl_files_revoke() - revoke the imports of every open file
+ *
+ * Called with the device lock held for writing, after the engine drained.
+ */
+void axl_files_revoke(void)
+{
+	struct axl_file *file;
+
+	mutex_lock(&axl_files_lock);
+	list_for_each_entry(file, &axl_files, node)
+		axl_import_revoke_all(file);
+	mutex_unlock(&axl_files_lock);
+}
+
 static int axl_open(struct inode *inode, struct file *filp)
 {
 	struct axl_file *file;
@@ -35,6 +54,9 @@ static int axl_open(struct inode *inode, struct file *filp)
 	mutex_init(&file->lock);
 	xa_init_flags(&file->imports, XA_FLAGS_ALLOC1);
 	atomic_set(&file->nr_jobs, 0);
+	mutex_lock(&axl_files_lock);
+	list_add(&file->node, &axl_files);
+	mutex_unlock(&axl_files_lock);
 
 	filp->private_data = file;
 	atomic64_inc(&axl_stats.files);
@@ -48,13 +70,16 @@ static int axl_release(struct inode *inode, struct file *filp)
 
 	axl_engine_cancel_file(file, -ECANCELED);
 	axl_import_release_all(file);
+	/* listed until here: a removal meanwhile revokes what is left */
+	mutex_lock(&axl_files_lock);
+	list_del(&file->node);
+	mutex_unlock(&axl_files_lock);
 	axl_file_put(file);
 	return 0;
 }
 
 static int axl_get_info(struct axl_file *file, void __user *uarg)
 {
-	struct device *dev = axl_dev();
 	struct axl_info info;
 
 	memset(&info, 0, sizeof(info));
@@ -68,7 +93,12 @@ static int axl_get_info(struct axl_file *file, void __user *uarg)
 	info.file_jobs = atomic_read(&file->nr_jobs);
 	strscpy(info.driver, AXL_DRIVER_NAME, sizeof(info.driver));
 	strscpy(info.engine, AXL_ENGINE_NAME, sizeof(info.engine));
-	strscpy(info.device, dev ? dev_name(dev) : "none", sizeof(info.device));
+	if (!axl_dev_lock()) {
+		strscpy(info.device, dev_name(axl_dev()), sizeof(info.device));
+		axl_dev_unlock();
+	} else {
+		strscpy(info.device, "none", sizeof(info.device));
+	}
 	strscpy(info.timeline, AXL_TIMELINE_NAME, sizeof(info.timeline));
 
 	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;

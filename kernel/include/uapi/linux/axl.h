@@ -95,7 +95,9 @@ struct axl_info {
  * @flags:     in: exactly one AXL_IMPORT_* direction flag.
  * @handle:    out: import handle, valid for the importing open file only.
  * @out_flags: out: AXL_IMPORT_OUT_* flags.
- * @iova_base: out: device address of the first mapped byte.
+ * @iova_base: out: device address of the first mapped byte, or 0 when the
+ *             caller lacks CAP_SYS_ADMIN: without an IOMMU it is a physical
+ *             address, hidden for the reason /proc/<pid>/pagemap hides PFNs.
  * @size:      out: size of the dma-buf in bytes.
  * @inode:     out: inode number of the dma-buf (as in debugfs bufinfo).
  * @nents:     out: mapped scatterlist entries.
@@ -109,6 +111,12 @@ struct axl_info {
  * stride * height and has height / 2 lines, so the frame takes
  * stride * height * 3 / 2 bytes. NV12 needs an even width and height, YUYV
  * an even width, and width * height may not exceed AXL_IMPORT_MAX_SAMPLES.
+ *
+ * Fails with -ENOSPC when the file holds its maximum of imports or when the
+ * buffer would take the bytes all imports hold past the driver's global cap
+ * (module parameter max_pinned_mb), and with -ENODEV once the engine's
+ * device is gone. An import made AXL_IMPORT_FROM_DEVICE is mapped for
+ * device writes only and cannot be a job's input.
  */
 struct axl_import_fd {
 	__s32 fd;
@@ -143,10 +151,18 @@ struct axl_import_fd {
  *                at most AXL_SUBMIT_MAX_TIMEOUT_US.
  * @flags:        in: AXL_SUBMIT_* flags (none defined, must be zero).
  * @fence_fd:     out: sync_file fd signalled when the job ends; the fence
- *                carries -EIO or -ETIMEDOUT when the job failed.
+ *                carries -EIO, -ETIMEDOUT, -ECANCELED or -ENODEV when the
+ *                job failed.
  * @seqno:        out: fence sequence number on the engine's timeline.
  * @submit_ns:    out: CLOCK_MONOTONIC time the job was queued, in ns.
  * @reserved:     must be zero.
+ *
+ * Fails with -EINVAL for an input imported AXL_IMPORT_FROM_DEVICE, and with
+ * -ENODEV once the engine's device is gone (also for imports made before:
+ * the removal revoked them; release them as usual). When the ioctl fails,
+ * no job was queued and no seqno consumed. A job waits for the fences its
+ * buffers' reservation objects hold at submit (the input's writers, all
+ * users of the result buffer); that wait counts against its timeout.
  */
 struct axl_submit {
 	__u32 input_handle;

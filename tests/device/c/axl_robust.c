@@ -1,0 +1,709 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * axl_robust: what user space cannot break.
+ *
+ *  - every fence signals, whatever user space adds to the buffers' implicit
+ *    fences (its own fences included), and dependencies that never signal
+ *    are bounded by the job's timeout;
+ *  - the IOVA (a physical address without an IOMMU) is hidden from callers
+ *    without CAP_SYS_ADMIN;
+ *  - an input imported FROM_DEVICE cannot be submitted;
+ *  - a submit whose answer cannot be copied out leaves no trace;
+ *  - a global cap bounds the bytes imports pin;
+ *  - the engine's work per job is bounded by the job's timeout;
+ *  - removing the PCI device revokes every import and fails what comes
+ *    after with ENODEV, and a rescan brings the engine back.
+ *
+ * The removal case restores the device (PCI rescan) and checks the driver
+ * bound it again, so the programs and Deno tests after this one still run.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <linux/dma-buf.h>
+
+#include "axl_util.h"
+
+#define PAGE 4096u
+#define WAIT_MS 10000
+#define MS 1000000ull
+
+static int kmsg_at_start = -1;
+
+/* The few DRM and vgem definitions needed (no libdrm headers required). */
+struct t_drm_mode_create_dumb {
+	uint32_t height, width, bpp, flags;
+	uint32_t handle, pitch;
+	uint64_t size;
+};
+struct t_drm_prime_handle {
+	uint32_t handle, flags;
+	int32_t fd;
+};
+struct t_vgem_fence_attach {
+	uint32_t handle, flags, out_fence, pad;
+};
+struct t_vgem_fence_signal {
+	uint32_t fence, flags;
+};
+#define T_DRM_IOCTL_MODE_CREATE_DUMB _IOWR('d', 0xB2, struct t_drm_mode_create_dumb)
+#define T_DRM_IOCTL_PRIME_HANDLE_TO_FD _IOWR('d', 0x2d, struct t_drm_prime_handle)
+#define T_VGEM_FENCE_WRITE 0x1
+#define T_VGEM_IOCTL_FENCE_ATTACH _IOWR('d', 0x40 + 0x1, struct t_vgem_fence_attach)
+#define T_VGEM_IOCTL_FENCE_SIGNAL _IOW('d', 0x40 + 0x2, struct t_vgem_fence_signal)
+
+/* A small GREY frame in a heap buffer, filled and with its reference result. */
+struct tframe {
+	int fd;
+	struct frame_geom g;
+	struct axl_result ref;
+};
+
+static int tframe_make(struct tframe *f, uint32_t w, uint32_t h, uint64_t seed)
+{
+	size_t len;
+	uint8_t *p;
+	int ret = frame_geom(&f->g, AXL_PIXFMT_GREY, w, h, 0);
+
+	if (ret)
+		return ret;
+	len = (f->g.size + PAGE - 1) & ~(size_t)(PAGE - 1);
+	f->fd = heap_alloc(len);
+	if (f->fd < 0)
+		return f->fd;
+	p = buf_map(f->fd, len);
+	if (!p)
+		return -errno;
+	buf_sync(f->fd, true, true);
+	frame_fill(&f->g, p, seed);
+	buf_sync(f->fd, false, true);
+	frame_reference(&f->g, p, &f->ref);
+	munmap(p, len);
+	return 0;
+}
+
+static int result_read(int buf, struct axl_result *out)
+{
+	void *p = buf_map(buf, PAGE);
+	int ret;
+
+	if (!p)
+		return -errno;
+	ret = buf_sync(buf, true, false);
+	memcpy(out, p, sizeof(*out));
+	buf_sync(buf, false, false);
+	munmap(p, PAGE);
+	return ret;
+}
+
+/* Wait for a fence; its status (1, or the error it carries), or -ETIME. */
+static int fence_end(int fence, int timeout_ms, uint64_t *stamp)
+{
+	struct fence_state st;
+	int ret = fence_wait(fence, timeout_ms);
+
+	if (ret)
+		return ret;
+	ret = fence_state(fence, &st);
+	if (stamp)
+		*stamp = st.timestamp_ns;
+	return ret ? ret : st.status;
+}
+
+/* The job behind @sub succeeded and wrote @ref's statistics into @res. */
+static int job_ok(const struct axl_submit *sub, int res, const struct axl_result *ref)
+{
+	struct axl_result r;
+	int st = fence_end(sub->fence_fd, WAIT_MS, NULL);
+
+	FAIL_IF(st != 1, "seqno %llu: fence status %d (%s)", (unsigned long long)sub->seqno,
+		st, axl_errname(st));
+	EXPECT_RET(result_read(res, &r), 0);
+	FAIL_IF(r.magic != AXL_RESULT_MAGIC || r.status || r.seqno != sub->seqno,
+		"result magic 0x%x status %d seqno %llu", r.magic, r.status,
+		(unsigned long long)r.seqno);
+	FAIL_IF(r.crc32 != ref->crc32 || r.luma_sum != ref->luma_sum, "result differs");
+	return KSFT_PASS;
+}
+
+/* Add the fence of @fence_fd to @buf's reservation object, as a writer. */
+static int add_write_fence(int buf, int fence_fd)
+{
+	struct dma_buf_import_sync_file arg = { .flags = DMA_BUF_SYNC_WRITE, .fd = fence_fd };
+
+	return ioctl(buf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &arg) ? -errno : 0;
+}
+
+/*
+ * A job's input carrying its own fence, a later job's fence, and its result
+ * buffer carrying its own fence: the engine used to wait for those inside
+ * its worker, forever. Dependencies are now taken when a job is submitted,
+ * so a fence added later (its own, or a later job's) is not one of them:
+ * the jobs end (successfully) within their timeouts, and a job submitted
+ * afterwards waits for both (earlier fences on the same timeline) and runs.
+ */
+static int case_own_fence(void)
+{
+	struct tframe x = { .fd = -1 }, y = { .fd = -1 };
+	struct axl_import_fd ix, iy;
+	struct axl_submit a, b, c;
+	int dev = axl_open_dev(), ra = heap_alloc(PAGE), rb = heap_alloc(PAGE),
+	    rc = heap_alloc(PAGE), ret;
+	uint64_t t0, stamp = 0;
+
+	FAIL_IF(dev < 0 || ra < 0 || rb < 0 || rc < 0, "setup");
+	EXPECT_RET(tframe_make(&x, 64, 64, 11), 0);
+	EXPECT_RET(tframe_make(&y, 64, 64, 12), 0);
+	EXPECT_RET(axl_import(dev, x.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &ix), 0);
+	EXPECT_RET(axl_import(dev, y.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &iy), 0);
+	EXPECT_RET(param_set("latency_us", 100000), 0);
+
+	t0 = now_ns();
+	EXPECT_RET(axl_submit(dev, ix.handle, ra, 500000, &a), 0);
+	EXPECT_RET(axl_submit(dev, iy.handle, rb, 500000, &b), 0);
+	ret = add_write_fence(x.fd, a.fence_fd);
+	if (ret == -ENOTTY) {
+		tap_diag("DMA_BUF_IOCTL_IMPORT_SYNC_FILE not supported (before 6.0)");
+		return KSFT_SKIP;
+	}
+	EXPECT_RET(ret, 0);
+	EXPECT_RET(add_write_fence(x.fd, b.fence_fd), 0);
+	EXPECT_RET(add_write_fence(ra, a.fence_fd), 0);
+
+	ret = job_ok(&a, ra, &x.ref);
+	if (ret != KSFT_PASS)
+		return ret;
+	EXPECT_RET(fence_end(a.fence_fd, 0, &stamp), 1);
+	FAIL_IF(stamp - t0 > 500 * MS + 100 * MS, "job with its own fence took %.1f ms",
+		(stamp - t0) / 1e6);
+	ret = job_ok(&b, rb, &y.ref);
+	if (ret != KSFT_PASS)
+		return ret;
+
+	/* depends on a and b through x's reservation object: runs after them */
+	EXPECT_RET(param_set("latency_us", 2000), 0);
+	EXPECT_RET(axl_submit(dev, ix.handle, rc, 0, &c), 0);
+	ret = job_ok(&c, rc, &x.ref);
+	if (ret != KSFT_PASS)
+		return ret;
+	EXPECT_RET(axl_release(dev, ix.handle), 0);
+	EXPECT_RET(axl_release(dev, iy.handle), 0);
+	close(dev);
+	return KSFT_PASS;
+}
+
+/* The vgem device node, or -errno (vgem not loaded). */
+static int vgem_open(void)
+{
+	DIR *d = opendir("/sys/class/drm");
+	struct dirent *e;
+	int fd = -ENOENT;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)) && fd < 0) {
+		char link[PATH_MAX], target[PATH_MAX], node[300];
+		ssize_t n;
+
+		if (strncmp(e->d_name, "card", 4) || strchr(e->d_name, '-'))
+			continue;
+		/* vgem's device is a platform device named "vgem" (no driver bound) */
+		snprintf(link, sizeof(link), "/sys/class/drm/%s/device", e->d_name);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n < 0)
+			continue;
+		target[n] = 0;
+		if (strcmp(strrchr(target, '/') ? strrchr(target, '/') + 1 : target, "vgem"))
+			continue;
+		snprintf(node, sizeof(node), "/dev/dri/%s", e->d_name);
+		fd = open(node, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			fd = -errno;
+	}
+	closedir(d);
+	return fd;
+}
+
+/*
+ * A sync_file holding an unsignalled vgem fence, and the vgem fence id to
+ * signal it with. vgem signals it itself after 10 s.
+ */
+static int vgem_fence(int vgem, int *sync_fd, uint32_t *fence_id)
+{
+	struct t_drm_mode_create_dumb dumb = { .height = 1, .width = 1024, .bpp = 32 };
+	struct t_vgem_fence_attach att = { .flags = T_VGEM_FENCE_WRITE };
+	struct t_drm_prime_handle prime = { .flags = O_CLOEXEC | O_RDWR };
+	struct dma_buf_export_sync_file exp = { .flags = DMA_BUF_SYNC_WRITE };
+
+	if (ioctl(vgem, T_DRM_IOCTL_MODE_CREATE_DUMB, &dumb))
+		return -errno;
+	att.handle = dumb.handle;
+	if (ioctl(vgem, T_VGEM_IOCTL_FENCE_ATTACH, &att))
+		return -errno;
+	prime.handle = dumb.handle;
+	if (ioctl(vgem, T_DRM_IOCTL_PRIME_HANDLE_TO_FD, &prime))
+		return -errno;
+	if (ioctl(prime.fd, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &exp)) {
+		int ret = -errno;
+
+		close(prime.fd);
+		return ret;
+	}
+	close(prime.fd);
+	*sync_fd = exp.fd;
+	*fence_id = att.out_fence;
+	return 0;
+}
+
+/*
+ * A dependency that does not signal within the job's timeout (a vgem fence
+ * nobody signals): the job ends with ETIMEDOUT at its deadline, a job on
+ * another buffer behind it still runs, and once the dependency signals a
+ * job on the same buffer runs too.
+ */
+static int case_dep_timeout(void)
+{
+	struct tframe x = { .fd = -1 }, y = { .fd = -1 };
+	struct axl_import_fd ix, iy;
+	struct axl_submit j, k, l;
+	struct t_vgem_fence_signal sig = { 0 };
+	int dev = axl_open_dev(), vgem = vgem_open(), rj = heap_alloc(PAGE),
+	    rk = heap_alloc(PAGE), rl = heap_alloc(PAGE), sync = -1, ret;
+	long long timed_out0 = axl_stat("timed_out");
+	struct axl_result r;
+	uint64_t stamp = 0;
+
+	if (vgem < 0) {
+		tap_diag("no vgem device (%s): cannot make a fence that stays unsignalled",
+			 axl_errname(vgem));
+		return KSFT_SKIP;
+	}
+	FAIL_IF(dev < 0 || rj < 0 || rk < 0 || rl < 0, "setup");
+	EXPECT_RET(vgem_fence(vgem, &sync, &sig.fence), 0);
+	EXPECT_RET(tframe_make(&x, 64, 64, 21), 0);
+	EXPECT_RET(tframe_make(&y, 64, 64, 22), 0);
+	EXPECT_RET(axl_import(dev, x.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &ix), 0);
+	EXPECT_RET(axl_import(dev, y.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &iy), 0);
+	EXPECT_RET(add_write_fence(x.fd, sync), 0);
+
+	EXPECT_RET(axl_submit(dev, ix.handle, rj, 300000, &j), 0);
+	EXPECT_RET(axl_submit(dev, iy.handle, rk, 0, &k), 0);
+	ret = fence_end(j.fence_fd, WAIT_MS, &stamp);
+	FAIL_IF(ret != -ETIMEDOUT, "job with a stuck dependency: %d (%s)", ret, axl_errname(ret));
+	/* the deadline counts from the start on the engine, which is at once here */
+	FAIL_IF(stamp - j.submit_ns < 300 * MS || stamp - j.submit_ns > 2000 * MS,
+		"timed out after %.1f ms (timeout 300 ms)", (stamp - j.submit_ns) / 1e6);
+	EXPECT_RET(result_read(rj, &r), 0);
+	FAIL_IF(r.magic != AXL_RESULT_MAGIC || r.status != -ETIMEDOUT, "result status %d", r.status);
+	FAIL_IF(axl_stat("timed_out") != timed_out0 + 1, "timed_out counter");
+	ret = job_ok(&k, rk, &y.ref);
+	if (ret != KSFT_PASS)
+		return ret;
+
+	FAIL_IF(ioctl(vgem, T_VGEM_IOCTL_FENCE_SIGNAL, &sig), "vgem signal: %s", strerror(errno));
+	EXPECT_RET(axl_submit(dev, ix.handle, rl, 0, &l), 0);
+	ret = job_ok(&l, rl, &x.ref);
+	if (ret != KSFT_PASS)
+		return ret;
+	tap_diag("timed out %.1f ms after submit (timeout 300 ms)", (stamp - j.submit_ns) / 1e6);
+	close(sync);
+	close(vgem);
+	close(dev);
+	return KSFT_PASS;
+}
+
+/*
+ * Closing the file cancels a job that waits for a stuck dependency at once
+ * (it used to hang in the engine's worker, where no cancel reached it).
+ */
+static int case_close_stuck_dep(void)
+{
+	struct tframe x = { .fd = -1 };
+	struct axl_import_fd ix;
+	struct axl_submit j;
+	struct t_vgem_fence_signal sig = { 0 };
+	int dev = axl_open_dev(), vgem = vgem_open(), rj = heap_alloc(PAGE), sync = -1, st;
+	uint64_t t0;
+
+	if (vgem < 0) {
+		tap_diag("no vgem device (%s)", axl_errname(vgem));
+		return KSFT_SKIP;
+	}
+	FAIL_IF(dev < 0 || rj < 0, "setup");
+	EXPECT_RET(vgem_fence(vgem, &sync, &sig.fence), 0);
+	EXPECT_RET(tframe_make(&x, 64, 64, 23), 0);
+	EXPECT_RET(axl_import(dev, x.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &ix), 0);
+	EXPECT_RET(add_write_fence(x.fd, sync), 0);
+	EXPECT_RET(axl_submit(dev, ix.handle, rj, 5000000, &j), 0);
+	usleep(50000); /* let it reach the engine and wait */
+	t0 = now_ns();
+	close(dev);
+	st = fence_end(j.fence_fd, WAIT_MS, NULL);
+	FAIL_IF(st != -ECANCELED, "job cancelled by close: %d (%s)", st, axl_errname(st));
+	FAIL_IF(now_ns() - t0 > 1000 * MS, "cancel took %.1f ms", (now_ns() - t0) / 1e6);
+	FAIL_IF(ioctl(vgem, T_VGEM_IOCTL_FENCE_SIGNAL, &sig), "vgem signal: %s", strerror(errno));
+	close(j.fence_fd);
+	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 3000), "state left behind");
+	close(sync);
+	close(vgem);
+	return KSFT_PASS;
+}
+
+/* Drop CAP_SYS_ADMIN from the effective set of this process. */
+static int drop_sys_admin(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
+	if (syscall(SYS_capset, &hdr, data))
+		return -errno;
+	return 0;
+}
+
+/* IMPORT_FD answers iova_base 0 to a caller without CAP_SYS_ADMIN. */
+static int case_iova_hidden(void)
+{
+	struct tframe x = { .fd = -1 };
+	struct axl_import_fd imp;
+	int dev = axl_open_dev(), status;
+	pid_t pid;
+
+	FAIL_IF(dev < 0, "open");
+	EXPECT_RET(tframe_make(&x, 64, 64, 31), 0);
+	EXPECT_RET(axl_import(dev, x.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &imp), 0);
+	FAIL_IF(imp.iova_base == 0, "root sees iova 0");
+	EXPECT_RET(axl_release(dev, imp.handle), 0);
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct axl_submit sub;
+		int res = heap_alloc(PAGE);
+
+		if (res < 0 || drop_sys_admin())
+			_exit(2);
+		if (axl_import(dev, x.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &imp))
+			_exit(3);
+		if (imp.iova_base != 0)
+			_exit(4);
+		/* the import itself works as before */
+		if (axl_submit(dev, imp.handle, res, 0, &sub) || fence_end(sub.fence_fd, WAIT_MS, NULL) != 1)
+			_exit(5);
+		_exit(axl_release(dev, imp.handle) ? 6 : 0);
+	}
+	FAIL_IF(pid < 0, "fork");
+	FAIL_IF(waitpid(pid, &status, 0) != pid, "waitpid");
+	FAIL_IF(!WIFEXITED(status) || WEXITSTATUS(status),
+		"child without CAP_SYS_ADMIN: exit %d (2 capset, 3 import, 4 iova shown, 5 job, 6 release)",
+		WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	close(dev);
+	return KSFT_PASS;
+}
+
+/* An input imported FROM_DEVICE (device writes only) is no input: EINVAL, nothing queued. */
+static int case_from_device_input(void)
+{
+	struct tframe x = { .fd = -1 };
+	struct axl_import_fd imp;
+	struct axl_submit sub;
+	int dev = axl_open_dev(), res = heap_alloc(PAGE);
+	long long submitted0 = axl_stat("submitted");
+
+	FAIL_IF(dev < 0 || res < 0, "setup");
+	EXPECT_RET(tframe_make(&x, 64, 64, 41), 0);
+	EXPECT_RET(axl_import(dev, x.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_FROM_DEVICE, &imp), 0);
+	EXPECT_RET(axl_submit(dev, imp.handle, res, 0, &sub), -EINVAL);
+	FAIL_IF(axl_stat("submitted") != submitted0, "a job was queued");
+	EXPECT_RET(axl_release(dev, imp.handle), 0);
+
+	EXPECT_RET(axl_import(dev, x.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_BIDIRECTIONAL, &imp), 0);
+	EXPECT_RET(axl_submit(dev, imp.handle, res, 0, &sub), 0);
+	if (job_ok(&sub, res, &x.ref) != KSFT_PASS)
+		return KSFT_FAIL;
+	EXPECT_RET(axl_release(dev, imp.handle), 0);
+	close(dev);
+	return KSFT_PASS;
+}
+
+/*
+ * A submit whose answer cannot be copied back (the argument is read-only)
+ * fails with EFAULT before anything is published: no job queued or run, no
+ * result written, no fd, and the next submit gets the next seqno.
+ */
+static int case_efault_no_job(void)
+{
+	struct tframe x = { .fd = -1 };
+	struct axl_import_fd imp;
+	struct axl_submit s1, s2, *ro;
+	struct axl_result r;
+	int dev = axl_open_dev(), r1 = heap_alloc(PAGE), r2 = heap_alloc(PAGE), rro = heap_alloc(PAGE);
+	long long submitted0, fences0;
+
+	FAIL_IF(dev < 0 || r1 < 0 || r2 < 0 || rro < 0, "setup");
+	EXPECT_RET(tframe_make(&x, 64, 64, 51), 0);
+	EXPECT_RET(axl_import(dev, x.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &imp), 0);
+	EXPECT_RET(axl_submit(dev, imp.handle, r1, 0, &s1), 0);
+	if (job_ok(&s1, r1, &x.ref) != KSFT_PASS)
+		return KSFT_FAIL;
+	FAIL_IF(!axl_stats_settle(1, 1, 0, 1, 3000), "state before the failing submit");
+	submitted0 = axl_stat("submitted");
+	fences0 = axl_stat("fences");
+
+	ro = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	FAIL_IF(ro == MAP_FAILED, "mmap");
+	memset(ro, 0, sizeof(*ro));
+	ro->input_handle = imp.handle;
+	ro->result_fd = rro;
+	FAIL_IF(mprotect(ro, PAGE, PROT_READ), "mprotect");
+	EXPECT_RET(axl_ioctl(dev, AXL_IOCTL_SUBMIT, ro), -EFAULT);
+	FAIL_IF(axl_stat("submitted") != submitted0, "submitted %lld, was %lld",
+		axl_stat("submitted"), submitted0);
+	FAIL_IF(!axl_stats_settle(1, 1, 0, fences0, 3000), "a job or fence left behind");
+	usleep(50000); /* well past latency_us: a queued job would have written */
+	EXPECT_RET(result_read(rro, &r), 0);
+	FAIL_IF(r.magic != 0, "result written by a job of a failed submit (status %d)", r.status);
+
+	EXPECT_RET(axl_submit(dev, imp.handle, r2, 0, &s2), 0);
+	FAIL_IF(s2.seqno != s1.seqno + 1, "seqno %llu after %llu: the failed submit took one",
+		(unsigned long long)s2.seqno, (unsigned long long)s1.seqno);
+	if (job_ok(&s2, r2, &x.ref) != KSFT_PASS)
+		return KSFT_FAIL;
+	EXPECT_RET(axl_release(dev, imp.handle), 0);
+	munmap(ro, PAGE);
+	close(dev);
+	return KSFT_PASS;
+}
+
+/* max_pinned_mb bounds the bytes all imports hold: ENOSPC past it. */
+static int case_pinned_cap(void)
+{
+	struct axl_import_fd a, b, c;
+	int dev = axl_open_dev(), dev2 = axl_open_dev();
+	int half = heap_alloc(512 * 1024), half2 = heap_alloc(512 * 1024);
+	int big = heap_alloc(2 * 1024 * 1024), small = heap_alloc(PAGE);
+	long saved = param_get("max_pinned_mb");
+	int ret = KSFT_FAIL;
+
+	FAIL_IF(dev < 0 || dev2 < 0 || half < 0 || half2 < 0 || big < 0 || small < 0, "setup");
+	FAIL_IF(saved < 0, "no max_pinned_mb parameter");
+	FAIL_IF(axl_stat("imports") != 0, "imports left from earlier tests");
+	EXPECT_RET(param_set("max_pinned_mb", 1), 0);
+
+	if (axl_import(dev, big, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &a) != -ENOSPC) {
+		tap_diag("2 MiB import under a 1 MiB cap did not fail with ENOSPC");
+		goto out;
+	}
+	/* two files, one cap */
+	if (axl_import(dev, half, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &a) ||
+	    axl_import(dev2, half2, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &b)) {
+		tap_diag("1 MiB in two imports under a 1 MiB cap failed");
+		goto out;
+	}
+	if (axl_import(dev2, small, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &c) != -ENOSPC) {
+		tap_diag("import past the cap did not fail with ENOSPC");
+		goto out;
+	}
+	if (axl_release(dev, a.handle) ||
+	    axl_import(dev2, small, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &c)) {
+		tap_diag("import after a release freed room failed");
+		goto out;
+	}
+	ret = KSFT_PASS;
+out:
+	param_set("max_pinned_mb", (unsigned long)saved);
+	close(dev);
+	close(dev2);
+	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 3000), "imports left behind");
+	return ret;
+}
+
+/*
+ * The engine stops reading a frame once the job's deadline passed: a 16 MiB
+ * frame with a 2 ms timeout and no simulated latency ends with ETIMEDOUT
+ * (reading it takes far longer), and the engine goes on with the next job.
+ */
+static int case_compute_deadline(void)
+{
+	const uint32_t w = 4096, h = 4096;
+	struct tframe small = { .fd = -1 };
+	struct axl_import_fd imp, is;
+	struct axl_submit sub, s2;
+	struct axl_result r;
+	int dev = axl_open_dev(), res = heap_alloc(PAGE), r2 = heap_alloc(PAGE);
+	int big = heap_alloc((size_t)w * h), st;
+	uint64_t stamp = 0;
+
+	FAIL_IF(dev < 0 || res < 0 || r2 < 0 || big < 0, "setup");
+	EXPECT_RET(tframe_make(&small, 64, 64, 61), 0);
+	EXPECT_RET(param_set("latency_us", 0), 0);
+	EXPECT_RET(axl_import(dev, big, w, h, AXL_PIXFMT_RAW, 0, AXL_IMPORT_TO_DEVICE, &imp), 0);
+	EXPECT_RET(axl_import(dev, small.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &is), 0);
+	EXPECT_RET(axl_submit(dev, imp.handle, res, 2000, &sub), 0);
+	EXPECT_RET(axl_submit(dev, is.handle, r2, 0, &s2), 0);
+	st = fence_end(sub.fence_fd, WAIT_MS, &stamp);
+	FAIL_IF(st != -ETIMEDOUT, "16 MiB in 2 ms: fence status %d (%s)", st, axl_errname(st));
+	EXPECT_RET(result_read(res, &r), 0);
+	FAIL_IF(r.magic != AXL_RESULT_MAGIC || r.status != -ETIMEDOUT, "result status %d", r.status);
+	tap_diag("16 MiB frame with a 2 ms timeout ended %.1f ms after submit",
+		 (stamp - sub.submit_ns) / 1e6);
+	if (job_ok(&s2, r2, &small.ref) != KSFT_PASS)
+		return KSFT_FAIL;
+	EXPECT_RET(axl_release(dev, imp.handle), 0);
+	EXPECT_RET(axl_release(dev, is.handle), 0);
+	close(dev);
+	return KSFT_PASS;
+}
+
+static int sysfs_write(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, value, strlen(value)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Poll GET_INFO until the engine's device is @want (a PCI address). */
+static bool device_is(int dev, const char *want, int timeout_ms)
+{
+	struct axl_info info;
+
+	for (int t = 0; t <= timeout_ms; t += 20) {
+		if (!axl_info(dev, &info) && !strcmp(info.device, want))
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+/* Remove the PCI device with an import and jobs outstanding, then rescan. */
+static int remove_and_check(int dev, const char *addr)
+{
+	struct tframe x = { .fd = -1 };
+	struct axl_import_fd imp, tmp;
+	struct axl_submit s[2], sub;
+	char path[128];
+	int res[2] = { heap_alloc(PAGE), heap_alloc(PAGE) }, r3 = heap_alloc(PAGE), st;
+
+	FAIL_IF(res[0] < 0 || res[1] < 0 || r3 < 0, "setup");
+	EXPECT_RET(tframe_make(&x, 64, 64, 71), 0);
+	EXPECT_RET(axl_import(dev, x.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &imp), 0);
+	EXPECT_RET(param_set("latency_us", 2000000), 0);
+	for (int i = 0; i < 2; i++)
+		EXPECT_RET(axl_submit(dev, imp.handle, res[i], 0, &s[i]), 0);
+	FAIL_IF(bufinfo_attached_to(addr) != 3, "attachments %d before removal, expected 3",
+		bufinfo_attached_to(addr));
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove", addr);
+	EXPECT_RET(sysfs_write(path, "1"), 0);
+	for (int i = 0; i < 2; i++) {
+		st = fence_end(s[i].fence_fd, 0, NULL);
+		FAIL_IF(st != -ENODEV, "job %d after removal: fence status %d (%s)", i, st,
+			axl_errname(st));
+	}
+	FAIL_IF(bufinfo_attached_to(addr) != 0, "attachments %d after removal",
+		bufinfo_attached_to(addr));
+	FAIL_IF(!device_is(dev, "none", 0), "GET_INFO still names a device");
+	EXPECT_RET(axl_submit(dev, imp.handle, r3, 0, &sub), -ENODEV);
+	EXPECT_RET(axl_import(dev, x.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &tmp),
+		   -ENODEV);
+	EXPECT_RET(axl_release(dev, imp.handle), 0);
+	FAIL_IF(!axl_stats_settle(1, 0, 0, 2, 3000), "state left after removal");
+	return KSFT_PASS;
+}
+
+static int case_pci_remove(void)
+{
+	struct tframe x = { .fd = -1 };
+	struct axl_import_fd imp;
+	struct axl_submit sub;
+	struct axl_info info;
+	char addr[32], first[512];
+	int dev = axl_open_dev(), res = heap_alloc(PAGE), mark, ret, splats;
+
+	FAIL_IF(dev < 0 || res < 0, "setup");
+	EXPECT_RET(axl_info(dev, &info), 0);
+	if (!(info.caps & AXL_CAP_PCI)) {
+		tap_diag("the engine is not on a PCI device (%s)", info.device);
+		return KSFT_SKIP;
+	}
+	snprintf(addr, sizeof(addr), "%s", info.device);
+	mark = kmsg_mark();
+	ret = remove_and_check(dev, addr);
+
+	/* bring the device back whatever happened, for the tests after this one */
+	param_set("latency_us", 2000);
+	EXPECT_RET(sysfs_write("/sys/bus/pci/rescan", "1"), 0);
+	FAIL_IF(!device_is(dev, addr, 5000), "driver did not bind %s again after a rescan", addr);
+	if (ret != KSFT_PASS)
+		return ret;
+
+	EXPECT_RET(axl_info(dev, &info), 0);
+	FAIL_IF(!(info.caps & AXL_CAP_PCI), "caps 0x%x after rescan", info.caps);
+	EXPECT_RET(tframe_make(&x, 64, 64, 72), 0);
+	EXPECT_RET(axl_import(dev, x.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &imp), 0);
+	EXPECT_RET(axl_submit(dev, imp.handle, res, 0, &sub), 0);
+	if (job_ok(&sub, res, &x.ref) != KSFT_PASS)
+		return KSFT_FAIL;
+	EXPECT_RET(axl_release(dev, imp.handle), 0);
+	FAIL_IF(mark < 0, "no kernel log mark");
+	splats = kmsg_scan_splats(mark, first, sizeof(first));
+	FAIL_IF(splats, "%d splat line(s) around the removal, first: %s", splats, first);
+	close(dev);
+	return KSFT_PASS;
+}
+
+static int case_baseline(void)
+{
+	char first[512];
+	int splats;
+
+	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 3000), "driver state left behind");
+	FAIL_IF(kmsg_at_start < 0, "no kernel log mark: %s", axl_errname(kmsg_at_start));
+	splats = kmsg_scan_splats(kmsg_at_start, first, sizeof(first));
+	FAIL_IF(splats, "%d kernel log splat line(s), first: %s", splats, first);
+	return KSFT_PASS;
+}
+
+static const struct axl_case cases[] = {
+	{ "a job whose buffers carry its own or a later fence ends in time", case_own_fence },
+	{ "a dependency stuck past the timeout ends the job with ETIMEDOUT", case_dep_timeout },
+	{ "closing the file cancels a job waiting for a stuck dependency", case_close_stuck_dep },
+	{ "iova_base is hidden without CAP_SYS_ADMIN", case_iova_hidden },
+	{ "an input imported FROM_DEVICE cannot be submitted", case_from_device_input },
+	{ "a submit failing with EFAULT queues nothing", case_efault_no_job },
+	{ "max_pinned_mb caps the bytes all imports pin", case_pinned_cap },
+	{ "the engine stops reading a frame at the job's deadline", case_compute_deadline },
+	{ "PCI removal revokes imports and fails jobs with ENODEV; rescan restores", case_pci_remove },
+	{ "no leaks and a clean kernel log", case_baseline },
+};
+
+int main(void)
+{
+	int dev = axl_open_dev();
+
+	if (dev < 0) {
+		printf("TAP version 13\n1..0 # SKIP %s: %s\n", AXL_DEV_PATH, axl_errname(dev));
+		return KSFT_SKIP;
+	}
+	close(dev);
+	kmsg_at_start = kmsg_mark();
+	return tap_run(cases, ARRAY_SIZE(cases));
+}
