@@ -8,13 +8,14 @@
 
 #include <linux/atomic.h>
 #include <linux/dma-direction.h>
-#include <linux/iosys-map.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
 #include <linux/axl.h>
+
+#include "axl_compat.h" /* struct iosys_map on every kernel */
 
 struct dma_buf;
 struct dma_buf_attachment;

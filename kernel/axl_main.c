@@ -179,4 +179,9 @@ module_exit(axl_exit);
 
 MODULE_DESCRIPTION("axl: dma-buf import and job submission for the Axelera Metis NPU (metis-sim engine)");
 MODULE_LICENSE("GPL");
+/* kernel/Kbuild probes both: see axl_compat.h */
+#if defined(AXL_HAVE_DMA_BUF_NS) && defined(AXL_HAVE_MODULE_IMPORT_NS_IDENT)
 MODULE_IMPORT_NS(DMA_BUF);
+#elif defined(AXL_HAVE_DMA_BUF_NS)
+MODULE_IMPORT_NS("DMA_BUF");
+#endif
