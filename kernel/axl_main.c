@@ -59,7 +59,7 @@ static int axl_get_info(struct axl_file *file, void __user *uarg)
 
 	memset(&info, 0, sizeof(info));
 	info.abi_version = AXL_ABI_VERSION;
-	info.caps = axl_dev_caps();
+	info.caps = axl_dev_caps() | AXL_CAP_IMPORT_PLANES;
 	info.max_imports = axl_max_imports();
 	info.max_jobs = axl_max_jobs();
 	mutex_lock(&file->lock);
@@ -89,6 +89,8 @@ static long axl_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		return axl_submit_ioctl(file, uarg);
 	case AXL_IOCTL_RELEASE_IMPORT:
 		return axl_release_ioctl(file, uarg);
+	case AXL_IOCTL_IMPORT_FD2:
+		return axl_import2_ioctl(file, uarg);
 	}
 	return -ENOTTY;
 }
