@@ -53,6 +53,17 @@ export type {
   PixelFormat,
 } from "./lib/device.ts";
 export { frameLayout } from "./lib/frame.ts";
+export {
+  FORMAT_MOD_LINEAR,
+  importGeometryFor,
+  importRequest,
+  MAX_PLANES,
+  planeCount,
+  planeLines,
+  planesEnd,
+  v1Planes,
+} from "./lib/import_layout.ts";
+export type { ImportGeometry, ImportPlane, ImportRequest } from "./lib/import_layout.ts";
 export type { Frame, FrameLayout, Plane } from "./lib/frame.ts";
 export { crc32, referenceResult } from "./lib/reference.ts";
 export type { ReferenceResult } from "./lib/reference.ts";

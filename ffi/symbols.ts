@@ -64,6 +64,13 @@ export const symbols = {
     parameters: ["i32", "i32", "u32", "u32", "u32", "u32", "u32", "buffer"],
     result: "i32",
   },
+  // int32_t axl_shim_dev_import2(int32_t dev, int32_t buf_fd, uint32_t width, uint32_t height,
+  //                              uint32_t pixfmt, uint32_t flags, uint64_t modifier,
+  //                              uint32_t nplanes, const uint64_t *planes, uint64_t *out);
+  axl_shim_dev_import2: {
+    parameters: ["i32", "i32", "u32", "u32", "u32", "u32", "u64", "u32", "buffer", "buffer"],
+    result: "i32",
+  },
   // int32_t axl_shim_dev_submit(int32_t dev, uint32_t handle, int32_t result_fd, uint32_t model_id,
   //                             uint32_t timeout_us, uint32_t flags, uint64_t *out);
   axl_shim_dev_submit: {

@@ -9,7 +9,6 @@
 #include <linux/atomic.h>
 #include <linux/dma-direction.h>
 #include <linux/dma-fence.h>
-#include <linux/iosys-map.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -17,6 +16,8 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <linux/axl.h>
+
+#include "axl_compat.h" /* struct iosys_map on every kernel */
 
 struct dma_buf;
 struct dma_buf_attachment;
@@ -37,22 +38,22 @@ struct sg_table;
  * @pixfmt:     AXL_PIXFMT_*.
  * @width:      pixels per line (bytes per line for RAW).
  * @height:     lines of the first plane.
- * @stride:     bytes per line of every plane.
  * @line_bytes: payload bytes per line of every plane.
  * @nplanes:    1, or 2 for NV12.
  * @offset:     byte offset of each plane.
+ * @pitch:      bytes from one line to the next, per plane.
  * @lines:      lines of each plane.
- * @size:       bytes the frame occupies: the end of its last plane.
+ * @size:       bytes the frame needs: the end of its last line's payload.
  */
 struct axl_frame {
 	u32 pixfmt;
 	u32 width;
 	u32 height;
-	u32 stride;
 	u32 line_bytes;
 	u32 nplanes;
-	u64 offset[2];
-	u32 lines[2];
+	u64 offset[AXL_MAX_PLANES];
+	u32 pitch[AXL_MAX_PLANES];
+	u32 lines[AXL_MAX_PLANES];
 	u64 size;
 };
 
@@ -220,11 +221,14 @@ void axl_files_revoke(void);
 /* axl_frame.c: geometry and the engine's computation. */
 int axl_frame_init(struct axl_frame *frame, u32 pixfmt, u32 width,
 		   u32 height, u32 stride);
+int axl_frame_init_planes(struct axl_frame *frame,
+			  const struct axl_import_fd2 *args);
 int axl_frame_compute(const struct axl_frame *frame, const u8 *base,
 		      struct axl_result *res, ktime_t deadline);
 
 /* axl_import.c */
 int axl_import_ioctl(struct axl_file *file, void __user *uarg);
+int axl_import2_ioctl(struct axl_file *file, void __user *uarg);
 int axl_release_ioctl(struct axl_file *file, void __user *uarg);
 struct axl_import *axl_import_get_busy(struct axl_file *file, u32 handle);
 void axl_import_idle(struct axl_import *imp);

@@ -459,8 +459,8 @@ int axl_engine_init(void)
 	spin_lock_init(&engine.fence_lock);
 	INIT_LIST_HEAD(&engine.queue);
 	INIT_WORK(&engine.work, axl_engine_work);
-	hrtimer_init(&engine.timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-	engine.timer.function = axl_engine_timer;
+	axl_hrtimer_setup(&engine.timer, axl_engine_timer, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_ABS);
 	engine.context = dma_fence_context_alloc(1);
 	engine.seqno = 0;
 	engine.started = 0;

@@ -9,6 +9,7 @@
 #include <linux/errno.h>
 #include <linux/ktime.h>
 #include <linux/minmax.h>
+#include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 
@@ -17,24 +18,15 @@
 /* Bytes the engine handles between scheduling points; even, so YUYV luma stays aligned. */
 #define AXL_CHUNK (64U * 1024)
 
-/**
- * axl_frame_init() - validate a frame description and lay out its planes
- * @frame:  filled in on success.
- * @pixfmt: AXL_PIXFMT_*.
- * @width:  pixels per line (bytes per line for RAW), > 0.
- * @height: lines, > 0.
- * @stride: bytes per line of every plane, or 0 for packed lines.
- *
- * NV12 needs an even width and height (its chroma plane is subsampled
- * 2x2), YUYV an even width (two pixels share one macropixel). The chroma
- * plane of NV12 follows the luma plane directly and has the same stride.
- *
- * Return: 0, or -EINVAL when the description is invalid.
+/*
+ * The format's rules: an even width (and height for NV12), the payload bytes
+ * of a line, the plane count and each plane's lines. Fills everything in
+ * @frame but the offsets and pitches.
  */
-int axl_frame_init(struct axl_frame *frame, u32 pixfmt, u32 width,
-		   u32 height, u32 stride)
+static int axl_frame_format(struct axl_frame *frame, u32 pixfmt, u32 width,
+			    u32 height)
 {
-	u32 line, last;
+	u32 line;
 
 	memset(frame, 0, sizeof(*frame));
 	if (!width || !height || (u64)width * height > AXL_IMPORT_MAX_SAMPLES)
@@ -60,23 +52,129 @@ int axl_frame_init(struct axl_frame *frame, u32 pixfmt, u32 width,
 	default:
 		return -EINVAL;
 	}
-	if (!stride)
-		stride = line;
-	else if (stride < line)
-		return -EINVAL;
 
 	frame->pixfmt = pixfmt;
 	frame->width = width;
 	frame->height = height;
-	frame->stride = stride;
 	frame->line_bytes = line;
 	frame->lines[0] = height;
-	if (frame->nplanes == 2) {
-		frame->offset[1] = (u64)stride * height;
+	if (frame->nplanes == 2)
 		frame->lines[1] = height / 2;
+	return 0;
+}
+
+/*
+ * End of plane @p: the last byte of its last line's payload, plus one. The
+ * padding after that line is not part of the frame, so a buffer that ends
+ * there is large enough. -EINVAL when a pitch is below the line's bytes or
+ * the end does not fit in 64 bits.
+ */
+static int axl_plane_end(const struct axl_frame *frame, u32 p, u64 *end)
+{
+	u64 span;
+
+	if (frame->pitch[p] < frame->line_bytes)
+		return -EINVAL;
+	/* (2^32 - 1)^2 + 2^32 - 1 < 2^64: only the offset can overflow */
+	span = (u64)frame->pitch[p] * (frame->lines[p] - 1) + frame->line_bytes;
+	if (check_add_overflow(frame->offset[p], span, end))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * axl_frame_init() - validate an AXL_IOCTL_IMPORT_FD frame and lay out its planes
+ * @frame:  filled in on success.
+ * @pixfmt: AXL_PIXFMT_*.
+ * @width:  pixels per line (bytes per line for RAW), > 0.
+ * @height: lines, > 0.
+ * @stride: bytes per line of every plane, or 0 for packed lines.
+ *
+ * NV12 needs an even width and height (its chroma plane is subsampled
+ * 2x2), YUYV an even width (two pixels share one macropixel). The chroma
+ * plane of NV12 follows the luma plane directly and has the same stride.
+ *
+ * Return: 0, or -EINVAL when the description is invalid.
+ */
+int axl_frame_init(struct axl_frame *frame, u32 pixfmt, u32 width,
+		   u32 height, u32 stride)
+{
+	u32 p;
+	int ret;
+
+	ret = axl_frame_format(frame, pixfmt, width, height);
+	if (ret)
+		return ret;
+	if (!stride)
+		stride = frame->line_bytes;
+	else if (stride < frame->line_bytes)
+		return -EINVAL;
+
+	for (p = 0; p < frame->nplanes; p++) {
+		frame->pitch[p] = stride;
+		if (p)
+			frame->offset[p] = frame->offset[p - 1] +
+					   (u64)stride * frame->lines[p - 1];
 	}
-	last = frame->nplanes - 1;
-	frame->size = frame->offset[last] + (u64)stride * frame->lines[last];
+	return axl_plane_end(frame, frame->nplanes - 1, &frame->size);
+}
+
+static bool axl_plane_is_zero(const struct axl_plane *plane)
+{
+	return !plane->offset && !plane->pitch && !plane->reserved;
+}
+
+/**
+ * axl_frame_init_planes() - validate an AXL_IOCTL_IMPORT_FD2 frame
+ * @frame: filled in on success.
+ * @args:  the request; only its geometry fields are read.
+ *
+ * The format rules are those of axl_frame_init(). Then: @args->nplanes is
+ * the format's plane count, unused plane entries and every plane's reserved
+ * field are zero, each pitch covers a line, and the planes are ascending
+ * and disjoint (each starts at or after the end of the previous plane's last
+ * line payload). Whether the frame fits in the buffer is checked against
+ * @frame->size when the buffer is known.
+ *
+ * Return: 0; -EINVAL for a bad format, plane count or non-zero unused or
+ * reserved plane fields; then -EOPNOTSUPP for a modifier other than
+ * AXL_FORMAT_MOD_LINEAR (the offset and pitch rules are those of a linear
+ * layout, so they are checked only for one); then -EINVAL for a bad pitch,
+ * offset order or overlap.
+ */
+int axl_frame_init_planes(struct axl_frame *frame,
+			  const struct axl_import_fd2 *args)
+{
+	u64 end = 0;
+	u32 p;
+	int ret;
+
+	ret = axl_frame_format(frame, args->pixfmt, args->width, args->height);
+	if (ret)
+		return ret;
+	if (args->nplanes != frame->nplanes)
+		return -EINVAL;
+	for (p = 0; p < AXL_MAX_PLANES; p++) {
+		const struct axl_plane *plane = &args->planes[p];
+
+		if (p >= frame->nplanes ? !axl_plane_is_zero(plane) :
+					  plane->reserved != 0)
+			return -EINVAL;
+	}
+	/* the offset/pitch rules below are those of a linear layout */
+	if (args->modifier != AXL_FORMAT_MOD_LINEAR)
+		return -EOPNOTSUPP;
+
+	for (p = 0; p < frame->nplanes; p++) {
+		if (args->planes[p].offset < end)
+			return -EINVAL; /* out of order, or overlapping */
+		frame->offset[p] = args->planes[p].offset;
+		frame->pitch[p] = args->planes[p].pitch;
+		ret = axl_plane_end(frame, p, &end);
+		if (ret)
+			return ret;
+	}
+	frame->size = end;
 	return 0;
 }
 
@@ -106,9 +204,10 @@ static void axl_luma_line(const u8 *line, u32 len, u32 step,
  * @deadline: CLOCK_MONOTONIC time the job times out at.
  *
  * The CRC is zlib's crc32() over the payload of every plane in order, line
- * by line, without stride padding. Luma is the first plane; for YUYV it is
- * every even byte. The clock is read after every chunk, so the work one
- * job costs the engine is bounded by its timeout (plus one chunk).
+ * by line, without pitch padding; each plane is read at its own offset and
+ * pitch. Luma is the first plane; for YUYV it is every even byte. The clock
+ * is read after every chunk, so the work one job costs the engine is bounded
+ * by its timeout (plus one chunk).
  *
  * Return: 0, or -ETIMEDOUT when @deadline passed before the end; @res is
  * then incomplete.
@@ -128,7 +227,7 @@ int axl_frame_compute(const struct axl_frame *frame, const u8 *base,
 	for (p = 0; p < frame->nplanes; p++) {
 		for (l = 0; l < frame->lines[p]; l++) {
 			const u8 *line = base + frame->offset[p] +
-					 (u64)l * frame->stride;
+					 (u64)l * frame->pitch[p];
 			u32 off, len;
 
 			/* in chunks: one RAW line may be the whole buffer */

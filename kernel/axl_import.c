@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * axl: AXL_IOCTL_IMPORT_FD and AXL_IOCTL_RELEASE_IMPORT.
+ * axl: AXL_IOCTL_IMPORT_FD, AXL_IOCTL_IMPORT_FD2 and AXL_IOCTL_RELEASE_IMPORT.
  *
  * An import attaches a dma-buf to the engine's device and maps it there for
  * as long as the handle lives, so the IOVA user space is told stays valid
@@ -242,6 +242,80 @@ static void axl_import_fill(struct axl_import_fd *args,
 	args->nents = imp->sgt->nents;
 }
 
+/* Hands a new import's handle and mapping to user space; 0 or -EFAULT. */
+typedef int (*axl_import_out_fn)(const struct axl_import *imp, void *ctx);
+
+/*
+ * The path both import ioctls share once the frame is validated: map the
+ * dma-buf of @fd, reserve a handle, report it through @out and make it
+ * visible. On failure everything but @imp itself is undone.
+ */
+static int axl_import_add(struct axl_file *file, struct axl_import *imp,
+			  int fd, axl_import_out_fn out, void *ctx)
+{
+	u32 handle;
+	int ret;
+
+	/* cheap early check; axl_handle_reserve() has the final word */
+	if (READ_ONCE(file->nr_imports) >= axl_max_imports())
+		return -ENOSPC;
+
+	/* held until the handle is committed, so a device removal revokes it */
+	ret = axl_dev_lock();
+	if (ret)
+		return ret;
+	ret = axl_import_map(imp, fd);
+	if (ret)
+		goto err_unlock_dev;
+
+	ret = axl_handle_reserve(file, &handle);
+	if (ret)
+		goto err_unmap;
+	imp->handle = handle;
+
+	ret = out(imp, ctx);
+	if (ret)
+		goto err_unreserve;
+
+	ret = axl_handle_commit(file, imp);
+	if (ret)
+		goto err_unreserve;
+	axl_dev_unlock();
+	return 0;
+
+err_unreserve:
+	axl_handle_unreserve(file, handle);
+err_unmap:
+	axl_import_unmap(imp);
+err_unlock_dev:
+	axl_dev_unlock();
+	return ret;
+}
+
+static struct axl_import *axl_import_alloc(void)
+{
+	struct axl_import *imp = kzalloc(sizeof(*imp), GFP_KERNEL_ACCOUNT);
+
+	if (imp) {
+		kref_init(&imp->ref);
+		atomic_set(&imp->busy, 0);
+	}
+	return imp;
+}
+
+struct axl_import_v1_out {
+	struct axl_import_fd *args;
+	void __user *uarg;
+};
+
+static int axl_import_out_v1(const struct axl_import *imp, void *ctx)
+{
+	struct axl_import_v1_out *o = ctx;
+
+	axl_import_fill(o->args, imp);
+	return copy_to_user(o->uarg, o->args, sizeof(*o->args)) ? -EFAULT : 0;
+}
+
 /**
  * axl_import_ioctl() - AXL_IOCTL_IMPORT_FD
  * @file: the calling open file.
@@ -257,8 +331,8 @@ static void axl_import_fill(struct axl_import_fd *args,
 int axl_import_ioctl(struct axl_file *file, void __user *uarg)
 {
 	struct axl_import_fd args;
+	struct axl_import_v1_out out = { .args = &args, .uarg = uarg };
 	struct axl_import *imp;
-	u32 handle;
 	int ret;
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
@@ -266,11 +340,9 @@ int axl_import_ioctl(struct axl_file *file, void __user *uarg)
 	if (args.pad || args.reserved[0] || args.reserved[1])
 		return -EINVAL;
 
-	imp = kzalloc(sizeof(*imp), GFP_KERNEL_ACCOUNT);
+	imp = axl_import_alloc();
 	if (!imp)
 		return -ENOMEM;
-	kref_init(&imp->ref);
-	atomic_set(&imp->busy, 0);
 
 	ret = axl_import_dir(args.flags, &imp->dir);
 	if (ret)
@@ -279,43 +351,89 @@ int axl_import_ioctl(struct axl_file *file, void __user *uarg)
 			     args.height, args.stride);
 	if (ret)
 		goto err_free;
-	/* cheap early check; axl_handle_reserve() has the final word */
-	if (READ_ONCE(file->nr_imports) >= axl_max_imports()) {
-		ret = -ENOSPC;
-		goto err_free;
-	}
 
-	/* held until the handle is committed, so a device removal revokes it */
-	ret = axl_dev_lock();
+	ret = axl_import_add(file, imp, args.fd, axl_import_out_v1, &out);
 	if (ret)
 		goto err_free;
-	ret = axl_import_map(imp, args.fd);
-	if (ret)
-		goto err_unlock_dev;
-
-	ret = axl_handle_reserve(file, &handle);
-	if (ret)
-		goto err_unmap;
-	imp->handle = handle;
-
-	axl_import_fill(&args, imp);
-	if (copy_to_user(uarg, &args, sizeof(args))) {
-		ret = -EFAULT;
-		goto err_unreserve;
-	}
-
-	ret = axl_handle_commit(file, imp);
-	if (ret)
-		goto err_unreserve;
-	axl_dev_unlock();
 	return 0;
 
-err_unreserve:
-	axl_handle_unreserve(file, handle);
-err_unmap:
-	axl_import_unmap(imp);
-err_unlock_dev:
-	axl_dev_unlock();
+err_free:
+	kfree(imp);
+	return ret;
+}
+
+struct axl_import_v2_out {
+	struct axl_import_fd2 *args;
+	void __user *uarg;
+};
+
+/* The output fields are those of AXL_IOCTL_IMPORT_FD: fill them the same way. */
+static int axl_import_out_v2(const struct axl_import *imp, void *ctx)
+{
+	struct axl_import_v2_out *o = ctx;
+	struct axl_import_fd v1 = {};
+
+	axl_import_fill(&v1, imp);
+	o->args->handle = v1.handle;
+	o->args->out_flags = v1.out_flags;
+	o->args->iova_base = v1.iova_base;
+	o->args->size = v1.size;
+	o->args->inode = v1.inode;
+	o->args->nents = v1.nents;
+	return copy_to_user(o->uarg, o->args, sizeof(*o->args)) ? -EFAULT : 0;
+}
+
+static bool axl_import2_reserved_zero(const struct axl_import_fd2 *args)
+{
+	u32 i;
+
+	if (args->pad)
+		return false;
+	for (i = 0; i < ARRAY_SIZE(args->reserved); i++)
+		if (args->reserved[i])
+			return false;
+	return true;
+}
+
+/**
+ * axl_import2_ioctl() - AXL_IOCTL_IMPORT_FD2
+ * @file: the calling open file.
+ * @uarg: struct axl_import_fd2 in user memory.
+ *
+ * Return: as axl_import_ioctl(); also -EINVAL for a plane count that is not
+ * the format's, non-zero unused planes or plane reserved fields, a pitch
+ * below the line's bytes, planes out of order or overlapping, or a plane
+ * past the end of the buffer; -EOPNOTSUPP for a modifier other than
+ * AXL_FORMAT_MOD_LINEAR.
+ */
+int axl_import2_ioctl(struct axl_file *file, void __user *uarg)
+{
+	struct axl_import_fd2 args;
+	struct axl_import_v2_out out = { .args = &args, .uarg = uarg };
+	struct axl_import *imp;
+	int ret;
+
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (!axl_import2_reserved_zero(&args))
+		return -EINVAL;
+
+	imp = axl_import_alloc();
+	if (!imp)
+		return -ENOMEM;
+
+	ret = axl_import_dir(args.flags, &imp->dir);
+	if (ret)
+		goto err_free;
+	ret = axl_frame_init_planes(&imp->frame, &args);
+	if (ret)
+		goto err_free;
+
+	ret = axl_import_add(file, imp, args.fd, axl_import_out_v2, &out);
+	if (ret)
+		goto err_free;
+	return 0;
+
 err_free:
 	kfree(imp);
 	return ret;

@@ -208,13 +208,12 @@ static int axl_job_get_deps(struct axl_job *job)
 	int ret;
 
 	/* the engine reads the input: wait for writers */
-	ret = dma_resv_get_fences(job->import->dmabuf->resv,
-				  DMA_RESV_USAGE_WRITE, &nr_in, &in);
+	ret = axl_resv_get_fences(job->import->dmabuf->resv, true, &nr_in,
+				  &in);
 	if (ret)
 		return ret;
 	/* and writes the result: wait for everyone */
-	ret = dma_resv_get_fences(job->result->resv, DMA_RESV_USAGE_READ,
-				  &nr_out, &out);
+	ret = axl_resv_get_fences(job->result->resv, false, &nr_out, &out);
 	if (ret)
 		goto err_put_in;
 

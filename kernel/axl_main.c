@@ -84,7 +84,7 @@ static int axl_get_info(struct axl_file *file, void __user *uarg)
 
 	memset(&info, 0, sizeof(info));
 	info.abi_version = AXL_ABI_VERSION;
-	info.caps = axl_dev_caps();
+	info.caps = axl_dev_caps() | AXL_CAP_IMPORT_PLANES;
 	info.max_imports = axl_max_imports();
 	info.max_jobs = axl_max_jobs();
 	mutex_lock(&file->lock);
@@ -119,6 +119,8 @@ static long axl_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		return axl_submit_ioctl(file, uarg);
 	case AXL_IOCTL_RELEASE_IMPORT:
 		return axl_release_ioctl(file, uarg);
+	case AXL_IOCTL_IMPORT_FD2:
+		return axl_import2_ioctl(file, uarg);
 	}
 	return -ENOTTY;
 }
@@ -209,4 +211,9 @@ module_exit(axl_exit);
 
 MODULE_DESCRIPTION("axl: dma-buf import and job submission for the Axelera Metis NPU (metis-sim engine)");
 MODULE_LICENSE("GPL");
+/* kernel/Kbuild probes both: see axl_compat.h */
+#if defined(AXL_HAVE_DMA_BUF_NS) && defined(AXL_HAVE_MODULE_IMPORT_NS_IDENT)
 MODULE_IMPORT_NS(DMA_BUF);
+#elif defined(AXL_HAVE_DMA_BUF_NS)
+MODULE_IMPORT_NS("DMA_BUF");
+#endif

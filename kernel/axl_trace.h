@@ -17,10 +17,12 @@
 #include <linux/dma-buf.h>
 #include <linux/fs.h>
 #include <linux/tracepoint.h>
-#include <linux/version.h>
 
-/* 6.10 dropped __assign_str()'s source argument (see axl_compat.h). */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+/*
+ * 6.10 dropped __assign_str()'s source argument; kernel/Kbuild reads the
+ * macro's definition and defines AXL_HAVE_ASSIGN_STR_ONE_ARG (see axl_compat.h).
+ */
+#ifdef AXL_HAVE_ASSIGN_STR_ONE_ARG
 #define axl_assign_str(dst, src) __assign_str(dst)
 #else
 #define axl_assign_str(dst, src) __assign_str(dst, src)

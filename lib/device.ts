@@ -11,6 +11,7 @@ import type { DmaBuf } from "./dmabuf.ts";
 import { Fence } from "./fence.ts";
 import type { FenceInfo } from "./fence.ts";
 import { cString, nulStrings, shim } from "./_shim.ts";
+import { type ImportPlane, importRequest, MAX_PLANES } from "./import_layout.ts";
 
 /** Pixel formats the driver understands (see `AXL_PIXFMT_*`). */
 export const PIXEL_FORMATS = ["NV12", "GREY", "YUYV", "RAW"] as const;
@@ -36,7 +37,7 @@ export interface DeviceInfo {
   device: string;
   /** Fence timeline name (`metis-0`). */
   timeline: string;
-  /** Capability names: `simulated`, `iommu`, `pci`, `fence-stamp`. */
+  /** Capability names: `simulated`, `iommu`, `pci`, `fence-stamp`, `import-planes`. */
   caps: string[];
   /** Imports one open file may hold. */
   maxImports: number;
@@ -50,12 +51,25 @@ export interface DeviceInfo {
 
 const u32 = z.number().int().min(0).max(0xffff_ffff);
 
-/** Options of {@linkcode Device.import}. */
+/**
+ * Options of {@linkcode Device.import}. `stride` describes the layout of
+ * `AXL_IOCTL_IMPORT_FD`; `planes` (an offset and a pitch per plane, e.g. an
+ * NvBufSurface's) or a `modifier` other than linear (0n) select `AXL_IOCTL_IMPORT_FD2`
+ * (see {@linkcode importRequest}; {@linkcode importGeometryFor} turns a frame layout into
+ * these options).
+ */
 export const ImportOptions = z.object({
   width: u32.min(1),
   height: u32.min(1),
   format: z.enum(PIXEL_FORMATS).default("NV12"),
   stride: u32.default(0),
+  planes: z.array(
+    z.object({
+      offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+      pitch: u32.min(1),
+    }).strict(),
+  ).min(1).max(MAX_PLANES).optional(),
+  modifier: z.bigint().min(0n).max(0xffff_ffff_ffff_ffffn).optional(),
   direction: z.enum(DIRECTIONS).default("to-device"),
 }).strict();
 /** Input type of {@linkcode ImportOptions}. */
@@ -109,6 +123,7 @@ export function parseOptions<S extends z.ZodType>(
 // Out-slots for the shim, reused by every call: JS is single-threaded and each call
 // copies the slots out before returning, so no call sees another's values.
 const importOut = new BigUint64Array(6);
+const importPlanes = new BigUint64Array(2 * MAX_PLANES);
 const submitOut = new BigUint64Array(3);
 const resultNums = new BigInt64Array(12);
 const NO_HISTOGRAM = new Uint32Array(0);
@@ -218,10 +233,13 @@ export class Device implements Disposable {
     const [driver, engine, device, timeline] = nulStrings(strings, 4);
     const capBits = Number(nums[1]);
     const caps = (
-      [["AXL_CAP_SIMULATED", "simulated"], ["AXL_CAP_IOMMU", "iommu"], ["AXL_CAP_PCI", "pci"], [
-        "AXL_CAP_FENCE_STAMP",
-        "fence-stamp",
-      ]] as const
+      [
+        ["AXL_CAP_SIMULATED", "simulated"],
+        ["AXL_CAP_IOMMU", "iommu"],
+        ["AXL_CAP_PCI", "pci"],
+        ["AXL_CAP_FENCE_STAMP", "fence-stamp"],
+        ["AXL_CAP_IMPORT_PLANES", "import-planes"],
+      ] as const
     ).filter(([c]) => capBits & s.constant(c)).map(([, n]) => n);
     return {
       path: this.#path,
@@ -248,20 +266,46 @@ export class Device implements Disposable {
       "bidirectional": "AXL_IMPORT_BIDIRECTIONAL",
     }[o.direction];
     const out = importOut;
-    unwrap(
-      s.symbols.axl_shim_dev_import(
-        this.fd,
-        buf.fd,
-        o.width,
-        o.height,
-        s.constant(`AXL_PIXFMT_${o.format}`),
-        o.stride,
-        s.constant(flag),
-        out,
-      ),
-      `device.import(inode ${buf.inode}, ${o.format} ${o.width}x${o.height})`,
-      "device",
-    );
+    const req = importRequest(o);
+    const what = `device.import(inode ${buf.inode}, ${o.format} ${o.width}x${o.height})`;
+    if (req.ioctl === "IMPORT_FD") {
+      unwrap(
+        s.symbols.axl_shim_dev_import(
+          this.fd,
+          buf.fd,
+          o.width,
+          o.height,
+          s.constant(`AXL_PIXFMT_${o.format}`),
+          req.stride,
+          s.constant(flag),
+          out,
+        ),
+        what,
+        "device",
+      );
+    } else {
+      importPlanes.fill(0n);
+      req.planes.forEach((p, i) => {
+        importPlanes[2 * i] = BigInt(p.offset);
+        importPlanes[2 * i + 1] = BigInt(p.pitch);
+      });
+      unwrap(
+        s.symbols.axl_shim_dev_import2(
+          this.fd,
+          buf.fd,
+          o.width,
+          o.height,
+          s.constant(`AXL_PIXFMT_${o.format}`),
+          s.constant(flag),
+          req.modifier,
+          req.planes.length,
+          importPlanes,
+          out,
+        ),
+        what,
+        "device",
+      );
+    }
     const imp = new Import(this, buf, {
       handle: Number(out[0]),
       iova: out[1]!,
@@ -273,6 +317,8 @@ export class Device implements Disposable {
       width: o.width,
       height: o.height,
       direction: o.direction,
+      planes: req.planes,
+      ioctl: req.ioctl,
     });
     this.#imports.add(imp);
     return imp;
@@ -360,6 +406,10 @@ export interface ImportFacts {
   height: number;
   /** DMA direction. */
   direction: Direction;
+  /** Offset and pitch of each plane, as the import described them. */
+  planes?: ImportPlane[];
+  /** The ioctl that made the import. */
+  ioctl?: "IMPORT_FD" | "IMPORT_FD2";
 }
 
 /** A dma-buf imported into the NPU. Release it (or use `using`) when done. */
@@ -378,6 +428,8 @@ export class Import implements Disposable, ImportFacts {
   readonly width: number;
   readonly height: number;
   readonly direction: Direction;
+  readonly planes: ImportPlane[];
+  readonly ioctl: "IMPORT_FD" | "IMPORT_FD2";
   #released = false;
   readonly #pending = new Set<Job>();
 
@@ -395,6 +447,8 @@ export class Import implements Disposable, ImportFacts {
     this.width = facts.width;
     this.height = facts.height;
     this.direction = facts.direction;
+    this.planes = facts.planes ?? [];
+    this.ioctl = facts.ioctl ?? "IMPORT_FD";
   }
 
   /** True once released. */

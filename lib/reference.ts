@@ -46,8 +46,9 @@ export interface ReferenceResult {
 }
 
 /**
- * Computes the engine's result for the frame in `bytes` laid out as `layout`. Luma is
- * the first plane (every even byte for YUYV).
+ * Computes the engine's result for the frame in `bytes` laid out as `layout`: each plane
+ * at its own offset and stride (pitch), padding and gaps left out. Luma is the first plane
+ * (every even byte for YUYV).
  *
  * @example
  * ```ts
@@ -59,8 +60,11 @@ export interface ReferenceResult {
  * ```
  */
 export function referenceResult(bytes: Uint8Array, layout: FrameLayout): ReferenceResult {
-  if (bytes.length < layout.size) {
-    throw new RangeError(`frame needs ${layout.size} bytes, buffer has ${bytes.length}`);
+  // the frame ends with its last line's payload, as the driver counts it
+  const last = layout.planes[layout.planes.length - 1]!;
+  const end = last.offset + last.stride * (last.lines - 1) + last.lineBytes;
+  if (bytes.length < end) {
+    throw new RangeError(`frame needs ${end} bytes, buffer has ${bytes.length}`);
   }
   let crc = 0;
   for (const p of layout.planes) {

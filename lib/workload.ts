@@ -9,6 +9,7 @@
 import { Device, type DeviceInfo, type Direction, type ImportOptions } from "./device.ts";
 import type { DmaBuf } from "./dmabuf.ts";
 import type { Frame } from "./frame.ts";
+import { importGeometryFor } from "./import_layout.ts";
 import { Heap } from "./heap.ts";
 import { HeapProducer } from "./producers/heap_producer.ts";
 import type { Producer } from "./producers/producer.ts";
@@ -202,6 +203,7 @@ export async function runWorkload(options: WorkloadOptions = {}): Promise<Worklo
     const exporters = new Set<string>();
     // One options object per frame shape and one for submit: validated once, reused.
     let importOptions: ImportOptions | undefined;
+    let importKey = "";
     const submitOptions = { result, model: options.model ?? 0, timeoutMs };
     const inodes = new Set<number>();
     const cpu0 = Number(s.symbols.axl_shim_clock_ns(CLOCK_PROCESS_CPUTIME_ID));
@@ -221,16 +223,13 @@ export async function runWorkload(options: WorkloadOptions = {}): Promise<Worklo
           copyFrame(frame.buffer, staging);
           input = staging;
         }
-        const stride = frame.planes[0]!.stride;
-        if (
-          importOptions?.width !== frame.width || importOptions.height !== frame.height ||
-          importOptions.format !== frame.format || importOptions.stride !== stride
-        ) {
+        // one options object per layout, so the import validates it once (parseOptions)
+        const key = `${frame.format} ${frame.width}x${frame.height} ` +
+          frame.planes.map((p) => `${p.offset}:${p.stride}`).join(",");
+        if (importOptions === undefined || key !== importKey) {
+          importKey = key;
           importOptions = {
-            width: frame.width,
-            height: frame.height,
-            format: frame.format,
-            stride,
+            ...importGeometryFor(frame),
             direction: options.direction ?? "to-device",
           };
         }

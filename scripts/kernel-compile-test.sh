@@ -7,12 +7,19 @@
 #
 #   scripts/kernel-compile-test.sh [--no-install] [--no-dkms] [SERIES...]
 #
-# SERIES: 6.1 and/or 6.12 (default both). Headers that apt knows but are not
-# installed get installed (linux-headers-<abi>-amd64), unless --no-install.
-# --no-dkms leaves out the DKMS builds (they are reported as skipped).
+# SERIES: 6.1, 6.12 and/or 5.15 (default all three). Headers that apt knows but
+# are not installed get installed (linux-headers-<abi>-amd64), unless
+# --no-install. --no-dkms leaves out the DKMS builds (they are reported as
+# skipped).
 #
-# Not covered: the Jetson's 5.15 (kernel/axl_compat.h refuses it on purpose)
-# and arm64 headers (Debian's arm64 header packages need a multiarch apt setup).
+# 5.15 is the Jetson's kernel series: arm64 cross-builds (W=1) against the two
+# kits in ../shared/kernels/ next to the repo (linux-5.15-arm64 and
+# linux-5.15-arm64-debug; AXL_KERNEL_KITS overrides the directory). Their
+# headers.tar.xz are unpacked once into ${XDG_CACHE_HOME:-~/.cache}/axl/kernels/.
+# A missing kit or cross compiler (gcc-aarch64-linux-gnu) is reported as a skip
+# that says what is missing, never as a pass. Each build also checks that
+# kernel/dkms.conf's BUILD_EXCLUSIVE_KERNEL admits the kernel; DKMS itself is
+# not run for the cross builds.
 #
 # Ends with "ok | N passed | M failed | K skipped" (FAILED when anything
 # failed). Exit: 0 all passed, 1 a build failed, 3 cannot run.
@@ -25,12 +32,12 @@ for arg; do
 	case $arg in
 	--no-install) install=0 ;;
 	--no-dkms) dkms=0 ;;
-	6.1 | 6.12) series+=("$arg") ;;
+	6.1 | 6.12 | 5.15) series+=("$arg") ;;
 	-h | --help) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}" && exit 0 ;;
 	*) echo "kernel-compile-test: unknown argument '$arg' (see --help)" >&2 && exit 3 ;;
 	esac
 done
-((${#series[@]})) || series=(6.1 6.12)
+((${#series[@]})) || series=(6.1 6.12 5.15)
 
 passed=0 failed=0 skipped=0 problems=()
 say() { printf 'kernel-compile-test: %s\n' "$*"; }
@@ -102,8 +109,59 @@ check_module() {
 	fi
 }
 
+# exclusive_ok KVER — kernel/dkms.conf's BUILD_EXCLUSIVE_KERNEL admits KVER.
+exclusive_re=$(sed -nE 's/^BUILD_EXCLUSIVE_KERNEL="?([^"]*)"?$/\1/p' kernel/dkms.conf)
+exclusive_ok() { [[ -z $exclusive_re ]] || grep -qE "$exclusive_re" <<<"$1"; }
+
+# kit_build FLAVOUR — cross-build for one arm64 5.15 kit.
+kit_build() {
+	local flavour=$1 kits tar release cache tree src log rc start
+	kits=${AXL_KERNEL_KITS:-$root/../shared/kernels}
+	tar=$kits/$flavour/headers.tar.xz
+	if [[ ! -f $tar || ! -f $kits/$flavour/RELEASE ]]; then
+		skip "5.15 $flavour: not run, no kernel kit at $kits/$flavour (headers.tar.xz and RELEASE; see AXL_KERNEL_KITS)"
+		return
+	fi
+	if ! command -v aarch64-linux-gnu-gcc >/dev/null; then
+		skip "5.15 $flavour: not run, no aarch64-linux-gnu-gcc (apt-get install gcc-aarch64-linux-gnu)"
+		return
+	fi
+	release=$(<"$kits/$flavour/RELEASE")
+	cache=${XDG_CACHE_HOME:-$HOME/.cache}/axl/kernels/$flavour
+	tree=$cache/linux-headers-$release
+	if [[ ! -f $tree/Makefile || $tar -nt $tree/Makefile ]]; then
+		say "unpacking $tar into $cache"
+		rm -rf "$cache" && mkdir -p "$cache" && tar -xJf "$tar" -C "$cache" ||
+			{ fail "5.15 $flavour: cannot unpack $tar" && return; }
+		touch "$tree/Makefile"
+	fi
+	src=$work/make-$release
+	fresh_copy "$src"
+	log=$work/make-$release.log
+	say "make -C <kit $flavour> ARCH=arm64 M=<copy of kernel/> W=1 modules ($release)"
+	start=$(date +%s)
+	make -s -C "$tree" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- M="$src" W=1 modules \
+		>"$log" 2>&1
+	rc=$?
+	cat "$log"
+	if ((rc != 0)); then
+		fail "make $release (arm64): exit $rc"
+		return
+	fi
+	if ! exclusive_ok "$release"; then
+		fail "kernel/dkms.conf BUILD_EXCLUSIVE_KERNEL '$exclusive_re' does not admit $release"
+		return
+	fi
+	check_module "$src/axl.ko" "$release" "$log" "make $release (arm64) in $(($(date +%s) - start)) s"
+}
+
 updated=0
 for s in "${series[@]}"; do
+	if [[ $s == 5.15 ]]; then
+		kit_build linux-5.15-arm64
+		kit_build linux-5.15-arm64-debug
+		continue
+	fi
 	pkg=$(newest_headers "$s")
 	# A fresh machine's package lists may predate the series (6.12 reached
 	# bookworm through its security and point-release updates): refresh once.
@@ -126,6 +184,8 @@ for s in "${series[@]}"; do
 		apt_install "$pkg" || { fail "$s: apt-get install $pkg failed" && continue; }
 	fi
 	kdir=/usr/src/$pkg
+	exclusive_ok "$kver" ||
+		fail "kernel/dkms.conf BUILD_EXCLUSIVE_KERNEL '$exclusive_re' does not admit $kver"
 
 	# 1. Plain out-of-tree build with extra warnings.
 	src=$work/make-$kver

@@ -46,6 +46,29 @@ void axl_abi_layout(void)
 	FIELD(axl_import_fd, pad);
 	FIELD(axl_import_fd, reserved);
 
+	SIZE(axl_plane);
+	FIELD(axl_plane, offset);
+	FIELD(axl_plane, pitch);
+	FIELD(axl_plane, reserved);
+
+	SIZE(axl_import_fd2);
+	FIELD(axl_import_fd2, fd);
+	FIELD(axl_import_fd2, flags);
+	FIELD(axl_import_fd2, width);
+	FIELD(axl_import_fd2, height);
+	FIELD(axl_import_fd2, pixfmt);
+	FIELD(axl_import_fd2, nplanes);
+	FIELD(axl_import_fd2, modifier);
+	FIELD(axl_import_fd2, planes);
+	FIELD(axl_import_fd2, handle);
+	FIELD(axl_import_fd2, out_flags);
+	FIELD(axl_import_fd2, iova_base);
+	FIELD(axl_import_fd2, size);
+	FIELD(axl_import_fd2, inode);
+	FIELD(axl_import_fd2, nents);
+	FIELD(axl_import_fd2, pad);
+	FIELD(axl_import_fd2, reserved);
+
 	SIZE(axl_submit);
 	FIELD(axl_submit, input_handle);
 	FIELD(axl_submit, result_fd);
@@ -80,4 +103,5 @@ void axl_abi_layout(void)
 	IOCTL(AXL_IOCTL_IMPORT_FD);
 	IOCTL(AXL_IOCTL_SUBMIT);
 	IOCTL(AXL_IOCTL_RELEASE_IMPORT);
+	IOCTL(AXL_IOCTL_IMPORT_FD2);
 }

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 /* Version of the contract between this library and ffi/symbols.ts. */
-#define AXL_SHIM_API_VERSION 1
+#define AXL_SHIM_API_VERSION 2
 
 /* Versions and constants. */
 int32_t axl_shim_api_version(void);
@@ -48,6 +48,9 @@ int32_t axl_shim_fence_info(int32_t fd, int64_t *out, char *name, uint64_t name_
 int32_t axl_shim_dev_info(int32_t dev, uint64_t *nums, char *strings, uint64_t strings_len);
 int32_t axl_shim_dev_import(int32_t dev, int32_t buf_fd, uint32_t width, uint32_t height,
 			    uint32_t pixfmt, uint32_t stride, uint32_t flags, uint64_t *out);
+int32_t axl_shim_dev_import2(int32_t dev, int32_t buf_fd, uint32_t width, uint32_t height,
+			     uint32_t pixfmt, uint32_t flags, uint64_t modifier, uint32_t nplanes,
+			     const uint64_t *planes, uint64_t *out);
 int32_t axl_shim_dev_submit(int32_t dev, uint32_t handle, int32_t result_fd, uint32_t model_id,
 			    uint32_t timeout_us, uint32_t flags, uint64_t *out);
 int32_t axl_shim_dev_release(int32_t dev, uint32_t handle);

@@ -71,6 +71,45 @@ int32_t axl_shim_dev_import(int32_t dev, int32_t buf_fd, uint32_t width, uint32_
 	return 0;
 }
 
+/*
+ * AXL_IOCTL_IMPORT_FD2. planes: nplanes pairs [offset, pitch]; the other
+ * plane entries stay zero. out: as axl_shim_dev_import().
+ */
+int32_t axl_shim_dev_import2(int32_t dev, int32_t buf_fd, uint32_t width, uint32_t height,
+			     uint32_t pixfmt, uint32_t flags, uint64_t modifier, uint32_t nplanes,
+			     const uint64_t *planes, uint64_t *out)
+{
+	struct axl_import_fd2 req = {
+		.fd = buf_fd,
+		.flags = flags,
+		.width = width,
+		.height = height,
+		.pixfmt = pixfmt,
+		.nplanes = nplanes,
+		.modifier = modifier,
+	};
+	int ret;
+
+	if (!out || (nplanes && !planes) || nplanes > AXL_MAX_PLANES)
+		return -EINVAL;
+	for (uint32_t i = 0; i < nplanes; i++) {
+		if (planes[2 * i + 1] > UINT32_MAX)
+			return -EINVAL;
+		req.planes[i].offset = planes[2 * i];
+		req.planes[i].pitch = (uint32_t)planes[2 * i + 1];
+	}
+	ret = axl_xioctl(dev, AXL_IOCTL_IMPORT_FD2, &req);
+	if (ret < 0)
+		return ret;
+	out[0] = req.handle;
+	out[1] = req.iova_base;
+	out[2] = req.size;
+	out[3] = req.inode;
+	out[4] = req.nents;
+	out[5] = req.out_flags;
+	return 0;
+}
+
 /* out: [0] fence_fd [1] seqno [2] submit_ns */
 int32_t axl_shim_dev_submit(int32_t dev, uint32_t handle, int32_t result_fd, uint32_t model_id,
 			    uint32_t timeout_us, uint32_t flags, uint64_t *out)

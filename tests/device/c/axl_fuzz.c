@@ -255,7 +255,8 @@ static void fill_submit(struct worker *w, int d, struct axl_submit *s)
 static unsigned long pick_unknown_cmd(struct worker *w)
 {
 	static const unsigned long ours[] = { AXL_IOCTL_GET_INFO, AXL_IOCTL_IMPORT_FD,
-					      AXL_IOCTL_SUBMIT, AXL_IOCTL_RELEASE_IMPORT };
+					      AXL_IOCTL_SUBMIT, AXL_IOCTL_RELEASE_IMPORT,
+					      AXL_IOCTL_IMPORT_FD2 };
 	/* types the VFS handles itself before the driver (FIONBIO, FIFREEZE, FICLONE...) */
 	static const unsigned int vfs_types[] = { 0x00, 0x15, 0x54, 0x58, 0x66, 0x94 };
 	unsigned long cmd;
@@ -282,7 +283,8 @@ static unsigned long pick_unknown_cmd(struct worker *w)
 			vfs |= _IOC_TYPE(cmd) == vfs_types[i];
 		if (vfs)
 			continue;
-		if (cmd != ours[0] && cmd != ours[1] && cmd != ours[2] && cmd != ours[3])
+		if (cmd != ours[0] && cmd != ours[1] && cmd != ours[2] && cmd != ours[3] &&
+		    cmd != ours[4])
 			return cmd;
 	}
 }

@@ -42,6 +42,7 @@
 #define AXL_CAP_IOMMU       (1U << 1) /* imports are mapped through an IOMMU */
 #define AXL_CAP_PCI         (1U << 2) /* the engine is a PCI function */
 #define AXL_CAP_FENCE_STAMP (1U << 3) /* fences carry a signal timestamp */
+#define AXL_CAP_IMPORT_PLANES (1U << 4) /* AXL_IOCTL_IMPORT_FD2 is supported */
 
 /**
  * struct axl_info - AXL_IOCTL_GET_INFO output
@@ -108,9 +109,11 @@ struct axl_info {
  * buffer, or the import fails with -EINVAL. Layout: every plane has
  * @stride bytes per line (2 * width when packed for YUYV, width otherwise);
  * NV12's interleaved chroma plane follows the luma plane at offset
- * stride * height and has height / 2 lines, so the frame takes
- * stride * height * 3 / 2 bytes. NV12 needs an even width and height, YUYV
- * an even width, and width * height may not exceed AXL_IMPORT_MAX_SAMPLES.
+ * stride * height and has height / 2 lines. The frame ends with the payload
+ * of its last line: the padding after it (stride minus the line's bytes) is
+ * never read, so the buffer need not hold it. NV12 needs an even width and
+ * height, YUYV an even width, and width * height may not exceed
+ * AXL_IMPORT_MAX_SAMPLES. AXL_IOCTL_IMPORT_FD2 describes other layouts.
  *
  * Fails with -ENOSPC when the file holds its maximum of imports or when the
  * buffer would take the bytes all imports hold past the driver's global cap
@@ -135,6 +138,82 @@ struct axl_import_fd {
 	__u64 reserved[2];
 };
 
+/* Planes one struct axl_import_fd2 can describe. */
+#define AXL_MAX_PLANES 4
+
+/* DRM_FORMAT_MOD_LINEAR of <drm/drm_fourcc.h>: lines in memory order. */
+#define AXL_FORMAT_MOD_LINEAR 0ULL
+
+/**
+ * struct axl_plane - one plane of struct axl_import_fd2
+ * @offset:   byte offset of the plane's first line in the dma-buf.
+ * @pitch:    bytes from one line of the plane to the next, at least the
+ *            plane's line bytes (never 0).
+ * @reserved: must be zero.
+ */
+struct axl_plane {
+	__u64 offset;
+	__u32 pitch;
+	__u32 reserved;
+};
+
+/**
+ * struct axl_import_fd2 - AXL_IOCTL_IMPORT_FD2 argument
+ * @fd:        in: dma-buf file descriptor of the frame.
+ * @flags:     in: exactly one AXL_IMPORT_* direction flag.
+ * @width:     in: frame width in pixels (bytes per line for RAW), > 0.
+ * @height:    in: frame height in lines, > 0.
+ * @pixfmt:    in: AXL_PIXFMT_*.
+ * @nplanes:   in: planes used in @planes; must be the format's plane count
+ *             (2 for NV12, 1 for GREY, RAW and YUYV).
+ * @modifier:  in: DRM format modifier of the layout. metis-sim reads
+ *             AXL_FORMAT_MOD_LINEAR only and fails any other value (a tiled
+ *             or block-linear layout) with -EOPNOTSUPP, after checking the
+ *             format, @nplanes and the zero fields, before the offsets and
+ *             pitches (their rules below are those of a linear layout).
+ * @planes:    in: offset and pitch of each plane; the entries from
+ *             @nplanes on must be all zero.
+ * @handle:    out: import handle, valid for the importing open file only.
+ * @out_flags: out: AXL_IMPORT_OUT_* flags.
+ * @iova_base: out: device address of the first mapped byte.
+ * @size:      out: size of the dma-buf in bytes.
+ * @inode:     out: inode number of the dma-buf (as in debugfs bufinfo).
+ * @nents:     out: mapped scatterlist entries.
+ * @pad:       must be zero.
+ * @reserved:  must be zero.
+ *
+ * The import of AXL_IOCTL_IMPORT_FD for frames whose planes have their own
+ * offset and pitch, such as an NvBufSurface (lines padded to an aligned
+ * pitch, the chroma plane at an aligned offset) or a V4L2 multi-planar
+ * buffer. Handles are the same kind as AXL_IOCTL_IMPORT_FD's.
+ *
+ * A plane has the format's lines (NV12: height, then height / 2 for the
+ * chroma plane) of line bytes each (2 * width for YUYV, width otherwise),
+ * line n at offset + n * pitch; it ends with its last line's payload, at
+ * offset + (lines - 1) * pitch + line bytes. Planes must be in ascending
+ * order and must not overlap: each plane starts at or after the end of the
+ * one before it. The last plane must end within the dma-buf. Any violation
+ * (and the geometry rules of struct axl_import_fd) fails with -EINVAL.
+ */
+struct axl_import_fd2 {
+	__s32 fd;
+	__u32 flags;
+	__u32 width;
+	__u32 height;
+	__u32 pixfmt;
+	__u32 nplanes;
+	__u64 modifier;
+	struct axl_plane planes[AXL_MAX_PLANES];
+	__u32 handle;
+	__u32 out_flags;
+	__u64 iova_base;
+	__u64 size;
+	__u64 inode;
+	__u32 nents;
+	__u32 pad;
+	__u64 reserved[4];
+};
+
 /* No submit flags are defined yet. */
 #define AXL_SUBMIT_VALID_FLAGS 0U
 
@@ -143,7 +222,7 @@ struct axl_import_fd {
 
 /**
  * struct axl_submit - AXL_IOCTL_SUBMIT argument
- * @input_handle: in: handle returned by AXL_IOCTL_IMPORT_FD.
+ * @input_handle: in: handle returned by AXL_IOCTL_IMPORT_FD(2).
  * @result_fd:    in: dma-buf the engine writes a struct axl_result into;
  *                at least sizeof(struct axl_result) bytes.
  * @model_id:     in: model to run (metis-sim accepts any value).
@@ -205,7 +284,8 @@ struct axl_release {
  * @luma_max:   largest luma (first-plane) sample.
  * @luma_sum:   sum of the luma samples; mean = luma_sum / (width * height).
  * @crc32:      CRC-32 (IEEE 802.3, as zlib's crc32()) over the payload bytes
- *              of every plane in order, line by line, stride padding excluded.
+ *              of every plane in order, line by line, stride (pitch) padding
+ *              and the bytes between planes excluded.
  * @histogram:  luma histogram, 256 bins.
  *
  * For RAW and GREY the "luma" plane is the whole frame; for YUYV it is every
@@ -233,5 +313,6 @@ struct axl_result {
 #define AXL_IOCTL_IMPORT_FD      _IOWR(AXL_IOCTL_MAGIC, 0x01, struct axl_import_fd)
 #define AXL_IOCTL_SUBMIT         _IOWR(AXL_IOCTL_MAGIC, 0x02, struct axl_submit)
 #define AXL_IOCTL_RELEASE_IMPORT _IOW(AXL_IOCTL_MAGIC, 0x03, struct axl_release)
+#define AXL_IOCTL_IMPORT_FD2     _IOWR(AXL_IOCTL_MAGIC, 0x04, struct axl_import_fd2)
 
 #endif /* _UAPI_LINUX_AXL_H */
