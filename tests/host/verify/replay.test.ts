@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { judgedRun, runDir, type RunCase } from "./_runs.ts";
+import { judgedRun, type RunCase, runDir } from "./_runs.ts";
 
 // The committed result.json of each captured run was written by the live command in the VM:
 // judging the same artifacts again must give it back field for field.
