@@ -6,9 +6,10 @@
  * - `read`: the bytes, newlines counted (Deno's floor for reading the file);
  * - `lines`: `readFileLines` (UTF-8 decoding, line splitting);
  * - `parse`: `parseFtrace` (every line parsed into a record);
- * - `facts`: `collectTraceFacts(parseFtrace(...))`, verify's trace fold;
+ * - `facts`: `readTraceFacts()`, verify's streaming trace fold;
  * - `judge`: `judgeArtifacts()`, verify's whole analysis of an artifacts directory (trace
- *   facts, frame join, bufinfo samples, invariants, latency statistics) — the directory is
+ *   facts, frame join, bufinfo samples, invariants, latency statistics) — the function
+ *   `axl verify` judges its capture with, and replays too. The directory is
  *   `bench/fixtures/verify-run/` with the file as its `trace.txt`.
  *
  * ```sh
@@ -21,7 +22,7 @@ import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { readFileLines } from "../lib/trace/lines.ts";
 import { parseFtrace } from "../lib/trace/ftrace.ts";
-import { collectTraceFacts } from "../lib/verify/trace_facts.ts";
+import { readTraceFacts } from "../lib/verify/trace_facts.ts";
 import { judgeArtifacts } from "../lib/verify/replay.ts";
 import { peakRssBytes } from "./_stats.ts";
 
@@ -113,10 +114,9 @@ async function run(stage: Stage, path: string): Promise<Omit<StageResult, "peakR
       break;
     }
     case "facts": {
-      const facts = await collectTraceFacts(
-        parseFtrace((await Deno.open(path)).readable, { strict: false }),
-      );
-      // Parsed traces fill the streaming frame join, not the per-event lists.
+      using file = await Deno.open(path);
+      const facts = await readTraceFacts(file, { strict: false });
+      // Folded traces fill the streaming frame join, not the per-event lists.
       counts.imports = facts.join?.imports ?? 0;
       counts.submits = facts.join?.submits ?? 0;
       counts.unparsed = facts.unparsed;

@@ -5,7 +5,7 @@
  * trace events printed as `/* name: body *\/` comments), lost-event markers and headers.
  *
  * Each line goes first through a hand-written scanner of the common shapes
- * (`ftrace_scan.ts`), then, when the scanner is not sure, through the regular expressions
+ * (`_ftrace_scan.ts`), then, when the scanner is not sure, through the regular expressions
  * here, which define the format; both give the same record for every line the scanner takes.
  *
  * @module
@@ -35,7 +35,8 @@ import {
   scanInto,
   scanLine,
   viewRecord,
-} from "./ftrace_scan.ts";
+} from "./_ftrace_scan.ts";
+import type { ScannedEvent } from "./scanned_event.ts";
 
 /** A trace event, from an event line or a function_graph comment line. */
 export interface FtraceEvent {
@@ -165,12 +166,12 @@ export interface FtraceScanOptions extends FtraceParseOptions {
   onCall?: (func: string | undefined, call: CallKind) => void;
   /**
    * When given, called for every event (event lines and function_graph `/* event *\/`
-   * comments) the scanner read, as a {@linkcode LineView} that is valid during the call only;
+   * comments) the scanner read, as a {@linkcode ScannedEvent} that is valid during the call only;
    * when it returns true, no record is made for that line. Lets a fold read a few fields of a
    * few events without the parser making a record, a fields object and a string per value.
    * Events the scanner leaves to the regular expressions still come as records.
    */
-  onEvent?: (view: LineView) => boolean;
+  onEvent?: (event: ScannedEvent) => boolean;
 }
 
 /**

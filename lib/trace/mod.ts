@@ -36,6 +36,7 @@ export {
   scanFtrace,
   timestampNs,
 } from "./ftrace.ts";
+export { fieldInt, type ScannedEvent } from "./scanned_event.ts";
 export {
   type BufferLoss,
   type CpuBufferStats,

@@ -5,7 +5,7 @@
  * @module
  */
 import { runWorkload, type WorkloadOptions } from "../workload.ts";
-import type { WorkloadOutcome, WorkloadSpec } from "./run.ts";
+import type { WorkloadOutcome, WorkloadSpec } from "./workload.ts";
 
 /**
  * Wraps {@linkcode runWorkload}.

@@ -1,6 +1,6 @@
 /**
  * Judging a verification run: trace facts, per-frame records, latency statistics, the four
- * invariants, the failure-mode table and the zod schema of `result.json`.
+ * invariants (one module each), the failure-mode table and the zod schema of `result.json`.
  *
  * @module
  */
@@ -46,6 +46,10 @@ export {
   type VerifyResult,
   VerifyResultSchema,
 } from "./schema.ts";
+export { type AttachmentsVerdict, judgeAttachments } from "./attachments.ts";
+export { type ExporterEvidence, judgeExporter } from "./exporter.ts";
+export { type AccountingVerdict, type AxlCounts, judgeAccounting } from "./accounting.ts";
+export { type CopiesVerdict, judgeCopies, type PerfEvidence } from "./copies.ts";
 export {
   DEFAULT_ACCEPTED_EXPORTERS,
   type Environment,

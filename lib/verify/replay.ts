@@ -1,7 +1,9 @@
 /**
- * Judging a run again from its artifacts directory (`trace.txt`, `per_cpu_stats.txt`,
- * `bufinfo_samples.txt`, `perf.script`, `capture.json`), e.g. with other thresholds or a
- * wider exporter set, or on a host without the device.
+ * Judging a captured run from its artifacts: the one judge path of live `axl verify` (right
+ * after the capture, `runVerify()`) and of replays (a saved artifacts directory, e.g. with
+ * other thresholds or a wider exporter set, or on a host without the device) and of the
+ * bench's `judge` stage. The trace is folded straight from `trace.txt` by the streaming
+ * scanner (`readTraceFacts()`); perf from `perf.script`.
  *
  * @module
  */
@@ -9,8 +11,8 @@ import { join } from "node:path";
 import { parseBufinfoSamples } from "../trace/bufinfo_sampler.ts";
 import { type BufferLoss, parsePerCpuStats, summarizeLoss } from "../trace/per_cpu_stats.ts";
 import { parsePerfScript, summarizePerf } from "../trace/perf_script.ts";
+import type { Capture, CaptureRecord } from "./capture.ts";
 import { judge, type JudgeOptions } from "./judge.ts";
-import type { CaptureRecord } from "./run.ts";
 import type { VerifyResult } from "./schema.ts";
 import { readTraceFacts } from "./trace_facts.ts";
 
@@ -48,7 +50,37 @@ async function openMaybeGzip(path: string): Promise<ReadableStream<Uint8Array>> 
 }
 
 /**
- * Re-judges the run saved in `dir` (`perf.script` may be stored gzipped as `perf.script.gz`).
+ * Reads a capture back from its artifacts directory: `capture.json`, `per_cpu_stats.txt`
+ * (when saved) and `bufinfo_samples.txt`.
+ *
+ * @example
+ * ```ts ignore
+ * import { readCapture } from "./replay.ts";
+ * const capture = await readCapture("artifacts/verify");
+ * console.log(capture.record.headline, capture.loss?.lost);
+ * ```
+ */
+export async function readCapture(dir: string): Promise<Capture> {
+  const record = JSON.parse(await Deno.readTextFile(join(dir, "capture.json"))) as CaptureRecord;
+  let loss: BufferLoss | undefined;
+  try {
+    loss = parseSavedStats(await Deno.readTextFile(join(dir, "per_cpu_stats.txt")));
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  const bufinfo = record.bufinfoUnavailable !== null
+    ? { unavailable: record.bufinfoUnavailable }
+    : await parseBufinfoSamples(
+      (await Deno.open(join(dir, "bufinfo_samples.txt"))).readable,
+      "bufinfo_samples.txt",
+    );
+  return { dir, record, bufinfo, ...(loss ? { loss } : {}) };
+}
+
+/**
+ * Judges a captured run: `from` is a capture just taken (`captureRun()`) or an artifacts
+ * directory, read with {@linkcode readCapture}. `perf.script` may be stored gzipped as
+ * `perf.script.gz`.
  *
  * @example
  * ```ts ignore
@@ -57,43 +89,34 @@ async function openMaybeGzip(path: string): Promise<ReadableStream<Uint8Array>> 
  * console.log(r.axl.status);
  * ```
  */
-export async function judgeArtifacts(dir: string, options?: JudgeOptions): Promise<VerifyResult> {
-  const capture = JSON.parse(await Deno.readTextFile(join(dir, "capture.json"))) as CaptureRecord;
+export async function judgeArtifacts(
+  from: string | Capture,
+  options?: JudgeOptions,
+): Promise<VerifyResult> {
+  const { dir, record, bufinfo, loss } = typeof from === "string" ? await readCapture(from) : from;
   // Read into one reused buffer and folded as it goes: memory does not grow with the trace.
   using trace = await Deno.open(join(dir, "trace.txt"));
   const facts = await readTraceFacts(trace, { source: join(dir, "trace.txt"), strict: false });
-  let loss: BufferLoss | undefined;
-  try {
-    loss = parseSavedStats(await Deno.readTextFile(join(dir, "per_cpu_stats.txt")));
-  } catch (e) {
-    if (!(e instanceof Deno.errors.NotFound)) throw e;
-  }
-  const bufinfo = capture.bufinfoUnavailable !== null
-    ? { unavailable: capture.bufinfoUnavailable }
-    : await parseBufinfoSamples(
-      (await Deno.open(join(dir, "bufinfo_samples.txt"))).readable,
-      "bufinfo_samples.txt",
-    );
-  const perf = "unavailable" in capture.perf ? { unavailable: capture.perf.unavailable } : {
-    ...capture.perf,
+  const perf = "unavailable" in record.perf ? { unavailable: record.perf.unavailable } : {
+    ...record.perf,
     summary: await summarizePerf(
       parsePerfScript(
         await openMaybeGzip(join(dir, "perf.script")),
         join(dir, "perf.script"),
       ),
-      { pids: capture.workload.pids },
+      { pids: record.workload.pids },
     ),
   };
   return judge({
-    headline: capture.headline,
+    headline: record.headline,
     trace: facts,
-    setup: capture.setup,
+    setup: record.setup,
     ...(loss ? { loss } : {}),
     bufinfo,
     perf,
-    workload: capture.workload,
-    environment: capture.environment,
-    notes: capture.notes,
+    workload: record.workload,
+    environment: record.environment,
+    notes: record.notes,
     ...(options ? { options } : {}),
   });
 }

@@ -12,7 +12,7 @@ import {
   type FtraceRecord,
   scanFtrace,
 } from "../trace/ftrace.ts";
-import { fieldInt, type LineView } from "../trace/ftrace_scan.ts";
+import { fieldInt, type ScannedEvent } from "../trace/scanned_event.ts";
 import type { LineSource } from "../trace/lines.ts";
 import { FrameJoin, type FrameJoinOptions } from "./frames.ts";
 
@@ -184,7 +184,7 @@ function addEvent(facts: TraceFacts, e: FtraceEvent): void {
 }
 
 /** An event read in place by the scanner (see `scanFtrace()`'s `onEvent`). */
-function addEventView(facts: TraceFacts, v: LineView): void {
+function addEventView(facts: TraceFacts, v: ScannedEvent): void {
   facts.eventCounts[v.name] = (facts.eventCounts[v.name] ?? 0) + 1;
   const ts = Number.isNaN(v.ts) ? undefined : v.ts;
   stamp(facts, ts);

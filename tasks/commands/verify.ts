@@ -12,12 +12,8 @@ import { HeapProducer } from "../../lib/producers/heap_producer.ts";
 import type { Producer } from "../../lib/producers/producer.ts";
 import { listCaptureDevices, V4l2Producer } from "../../lib/producers/v4l2_producer.ts";
 import { builtinWorkload } from "../../lib/verify/builtin_workload.ts";
-import {
-  commandWorkload,
-  pidWorkload,
-  runVerify,
-  type WorkloadSpec,
-} from "../../lib/verify/run.ts";
+import { runVerify } from "../../lib/verify/run.ts";
+import { commandWorkload, pidWorkload, type WorkloadSpec } from "../../lib/verify/workload.ts";
 import { DEFAULT_ACCEPTED_EXPORTERS } from "../../lib/verify/judge.ts";
 import type { Status } from "../../lib/verify/schema.ts";
 import { parseOptions, printJson, runCommand, UsageError } from "../_cli.ts";

@@ -10,7 +10,7 @@ import {
   NOT_A_CALL,
   NOT_SCANNED,
   scanLine,
-} from "../../../lib/trace/ftrace_scan.ts";
+} from "../../../lib/trace/_ftrace_scan.ts";
 import { FIXTURES } from "./_fixtures.ts";
 import { mulberry32 } from "../_rng.ts";
 

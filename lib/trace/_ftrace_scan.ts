@@ -22,6 +22,7 @@
  * @module
  */
 import type { FtraceEvent, FtraceGraphCall, FtraceRecord, FtraceSwitch } from "./ftrace.ts";
+import { fieldInt, type ScannedEvent } from "./scanned_event.ts";
 
 /** Returned for lines the scanner leaves to the regular-expression parser. */
 export const NOT_SCANNED = null;
@@ -112,7 +113,7 @@ function hashOf(u: Uint8Array, a: number, b: number): number {
  *
  * @example
  * ```ts
- * import { Interned } from "./ftrace_scan.ts";
+ * import { Interned } from "./_ftrace_scan.ts";
  * const t = "a=1 a=2";
  * const u = new TextEncoder().encode(t);
  * const k = new Interned();
@@ -194,7 +195,7 @@ export const EVENT_LINE = 1, GRAPH_EVENT = 2, GRAPH_CALL = 3, GRAPH_SWITCH = 4;
  *
  * @example
  * ```ts
- * import { GRAPH_EVENT, LineView, READ, scanInto } from "./ftrace_scan.ts";
+ * import { GRAPH_EVENT, LineView, READ, scanInto } from "./_ftrace_scan.ts";
  * const line = " 41.7 |   0)  deno-186  |   |  /* axl_dmabuf_import: handle=4 exporter=system *\/";
  * const v = new LineView();
  * if (scanInto(v, line, new TextEncoder().encode(line), 0, line.length, 1) !== READ) throw new Error();
@@ -202,7 +203,7 @@ export const EVENT_LINE = 1, GRAPH_EVENT = 2, GRAPH_CALL = 3, GRAPH_SWITCH = 4;
  * if (v.field("exporter") !== "system" || v.task !== "deno") throw new Error();
  * ```
  */
-export class LineView {
+export class LineView implements ScannedEvent {
   /** The text and bytes the spans index, and the line number. */
   s = "";
   u: Uint8Array = new Uint8Array(0);
@@ -300,23 +301,6 @@ export class LineView {
   }
 }
 
-/**
- * A field value as an integer, as verify reads them: `0x…` (any case) as hex, else `Number()`.
- *
- * @example
- * ```ts
- * import { fieldInt } from "./ftrace_scan.ts";
- * if (fieldInt("0xff") !== 255 || fieldInt("12") !== 12 || !Number.isNaN(fieldInt("x"))) {
- *   throw new Error();
- * }
- * ```
- */
-export function fieldInt(v: string): number {
-  return v.length > 1 && v.charCodeAt(0) === 48 && (v.charCodeAt(1) | 32) === 120
-    ? parseInt(v, 16)
-    : Number(v);
-}
-
 // Names, tasks, flags, keys and functions are few: each is made into a string once.
 const names = new Interned();
 const tasks = new Interned();
@@ -331,7 +315,7 @@ const funcs = new Interned();
  *
  * @example
  * ```ts
- * import { LineView, READ, scanInto } from "./ftrace_scan.ts";
+ * import { LineView, READ, scanInto } from "./_ftrace_scan.ts";
  * const line = "  x-1 [000] ..... 1.000000: axl_job_submit: context=2 seqno=9";
  * const v = new LineView();
  * if (scanInto(v, line, new TextEncoder().encode(line), 0, line.length, 1) !== READ) throw new Error();
@@ -374,7 +358,7 @@ export function scanInto(
  *
  * @example
  * ```ts
- * import { LineView, scanInto, viewRecord } from "./ftrace_scan.ts";
+ * import { LineView, scanInto, viewRecord } from "./_ftrace_scan.ts";
  * const line = " 1) + 24.815 us   |  }";
  * const v = new LineView();
  * scanInto(v, line, new TextEncoder().encode(line), 0, line.length, 9);
@@ -446,7 +430,7 @@ function fieldsObject(v: LineView): Record<string, string> {
  *
  * @example
  * ```ts
- * import { NOT_SCANNED, scanLine } from "./ftrace_scan.ts";
+ * import { NOT_SCANNED, scanLine } from "./_ftrace_scan.ts";
  * const line = "  x-1 [000] ..... 1.000000: axl_job_submit: context=2 seqno=9";
  * const r = scanLine(line, new TextEncoder().encode(line), 0, line.length, 1);
  * if (r === NOT_SCANNED || r?.kind !== "event" || r.fields.seqno !== "9") throw new Error();
@@ -840,7 +824,7 @@ function scanFieldsInto(v: LineView, u: Uint8Array, a: number, b: number): boole
  *
  * @example
  * ```ts
- * import { scanFields } from "./ftrace_scan.ts";
+ * import { scanFields } from "./_ftrace_scan.ts";
  * const body = 'driver=axl seqno=7 name="a b"';
  * const f = scanFields(body, new TextEncoder().encode(body), 0, body.length);
  * if (f === null || f.seqno !== "7" || f.name !== "a b") throw new Error();
@@ -895,7 +879,7 @@ export const CALL_KINDS: readonly CallKind[] = ["entry", "entry", "leaf", "exit"
  *
  * @example
  * ```ts
- * import { CALL_LEAF, callColumn, Interned } from "./ftrace_scan.ts";
+ * import { CALL_LEAF, callColumn, Interned } from "./_ftrace_scan.ts";
  * const l = " 1.000 |   0)  a-1  | + 3.2 us   |    dma_buf_attach();";
  * const names = new Interned();
  * const kind = callColumn(l, new TextEncoder().encode(l), 0, l.length, names);

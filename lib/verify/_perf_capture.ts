@@ -1,0 +1,101 @@
+// perf during a capture: probe the event, attach to the workload, stop, write `perf.script`.
+// Whatever goes wrong becomes the reason perf is unavailable, never an exception.
+import { join } from "node:path";
+import { PerfRecording, perfScript, probePerfEvent } from "../trace/perf_record.ts";
+
+/** Options of {@linkcode PerfCapture.probe}. */
+export interface PerfCaptureOptions {
+  /** False: perf is "disabled (--no-perf)". */
+  enabled: boolean;
+  /** perf binary (default `perf`). */
+  binary?: string;
+  /** Where `perf record` writes (a temporary directory: not 9p, not the artifacts). */
+  data: string;
+  say: (message: string) => void;
+  /** Capture notes (the event chosen when it is not `cycles`). */
+  notes: string[];
+}
+
+/** One capture's perf recording. */
+export class PerfCapture {
+  /** The event perf records, once probed. */
+  event: { event: "cycles" | "cpu-clock"; reason: string } | undefined;
+  /** Why there is no perf evidence, once something failed. */
+  unavailable: string | undefined;
+  #o: PerfCaptureOptions;
+  #recording: PerfRecording | undefined;
+
+  private constructor(o: PerfCaptureOptions) {
+    this.#o = o;
+    this.unavailable = o.enabled ? undefined : "disabled (--no-perf)";
+  }
+
+  /** Chooses the event (cycles, else cpu-clock) unless perf is disabled. */
+  static async probe(o: PerfCaptureOptions): Promise<PerfCapture> {
+    const p = new PerfCapture(o);
+    if (p.unavailable) return p;
+    try {
+      p.event = await probePerfEvent(o.binary);
+      if (p.event.event === "cpu-clock") o.notes.push(`perf: ${p.event.reason}`);
+    } catch (e) {
+      p.unavailable = (e as Error).message;
+    }
+    return p;
+  }
+
+  /** Starts `perf record` on `pids`. */
+  async attach(pids: number[]): Promise<void> {
+    if (!this.event || this.unavailable || pids.length === 0) return;
+    try {
+      this.#o.say(`attaching perf (${this.event.event}) to ${pids.join(",")}`);
+      this.#recording = await PerfRecording.start({
+        output: this.#o.data,
+        event: this.event.event,
+        pids,
+        ...(this.#o.binary ? { perf: this.#o.binary } : {}),
+      });
+    } catch (e) {
+      this.unavailable = (e as Error).message;
+    }
+  }
+
+  /** Stops recording; writes `perf-record.log` to `dir`; checks the data file. */
+  async stop(dir: string): Promise<void> {
+    const recording = this.#recording;
+    if (!recording) return;
+    try {
+      await recording.stop();
+    } catch (e) {
+      this.unavailable = (e as Error).message;
+    }
+    await Deno.writeTextFile(
+      join(dir, "perf-record.log"),
+      `${recording.argv.join(" ")}\n${recording.stderr}`,
+    );
+    try {
+      const size = (await Deno.stat(this.#o.data)).size;
+      if (size === 0) this.unavailable = "perf record wrote an empty file";
+    } catch {
+      this.unavailable = `perf record wrote no data file (see perf-record.log)`;
+    }
+  }
+
+  /** Writes `perf.script` (and `perf-script.err`) to `dir` when perf recorded; its path. */
+  async writeScript(dir: string): Promise<string | undefined> {
+    if (!this.#recording || this.unavailable || !this.event) return undefined;
+    const path = join(dir, "perf.script");
+    await Deno.writeFile(
+      path,
+      perfScript(this.#o.data, this.#o.binary, join(dir, "perf-script.err")),
+    );
+    return path;
+  }
+
+  /** The perf part of the capture record. */
+  record(): { unavailable: string } | { event: string; reason: string } {
+    if (this.#recording && !this.unavailable && this.event) {
+      return { event: this.event.event, reason: this.event.reason };
+    }
+    return { unavailable: this.unavailable ?? "not recorded" };
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * I1, attachments: some frame inode had ≥ 2 attached devices in a bufinfo sample taken while
+ * the run imported frames (DESIGN Corrections 1: attachments cannot be read afterwards).
+ *
+ * @module
+ */
+import type { BufinfoSummary, InodeObservation } from "../trace/bufinfo_sampler.ts";
+import { diagnosis } from "./diagnosis.ts";
+import type { Diagnosis } from "./schema.ts";
+import { invariant, type Verdict } from "./_invariant.ts";
+
+/** I1's verdict, with the frame inodes bufinfo listed (I2 judges their exporters). */
+export interface AttachmentsVerdict extends Verdict {
+  /** Frame inodes that appeared in some sample. */
+  sampled: InodeObservation[];
+  /** Those of them that had ≥ 2 devices attached in some sample. */
+  multi: InodeObservation[];
+}
+
+/**
+ * Judges I1 from the bufinfo samples of a run, the inodes of its frames, and the workload's
+ * `/dmabuf:` map refs (named in the diagnosis when a frame had one device only).
+ *
+ * @example
+ * ```ts
+ * import { judgeAttachments } from "./attachments.ts";
+ * import { addSample, emptySummary } from "../trace/bufinfo_sampler.ts";
+ * const bufinfo = addSample(emptySummary(), {
+ *   buffers: [{ size: 4096, flags: 2, mode: 7, count: 3, exporter: "system", inode: 9,
+ *     name: "", devices: ["vivid", "0000:00:03.0"], fences: [], line: 3 }],
+ * }, 0);
+ * const v = judgeAttachments(bufinfo, new Set([9]), []);
+ * if (v.invariant.status !== "PASS" || v.multi[0]?.inode !== 9) throw new Error();
+ * ```
+ */
+export function judgeAttachments(
+  bufinfo: BufinfoSummary | { unavailable: string },
+  frameInodes: ReadonlySet<number>,
+  mapRefs: ReadonlyArray<{ pid: number; inode: number }>,
+): AttachmentsVerdict {
+  if ("unavailable" in bufinfo) {
+    return {
+      invariant: invariant("I1", "SKIP", `bufinfo not sampled: ${bufinfo.unavailable}`, {}),
+      diagnoses: [diagnosis("bufinfo-unavailable", bufinfo.unavailable)],
+      sampled: [],
+      multi: [],
+    };
+  }
+  const sampled = [...bufinfo.inodes.values()].filter((x) => frameInodes.has(x.inode));
+  const multi = sampled.filter((x) => x.maxDevices >= 2);
+  const evidence = {
+    samples: bufinfo.samples,
+    frame_inodes: frameInodes.size,
+    frame_inodes_sampled: sampled.length,
+    multi_attach: multi.slice(0, 20).map((x) => ({
+      inode: x.inode,
+      exporter: x.exporter,
+      devices: x.devicesAtMax,
+      multi_attach_samples: x.multiAttachSamples,
+    })),
+    max_devices: Math.max(0, ...sampled.map((x) => x.maxDevices)),
+    sample_errors: bufinfo.errors.length,
+  };
+  const diagnoses: Diagnosis[] = [];
+  const verdict = (status: "PASS" | "FAIL" | "INCONCLUSIVE", summary: string) => ({
+    invariant: invariant("I1", status, summary, evidence),
+    diagnoses,
+    sampled,
+    multi,
+  });
+  if (frameInodes.size === 0) {
+    return verdict("INCONCLUSIVE", "no frame inode is known (no axl import in the trace)");
+  }
+  if (multi.length > 0) {
+    const e = multi[0]!;
+    return verdict(
+      "PASS",
+      `${multi.length} of ${frameInodes.size} frame inodes had ≥ 2 devices attached ` +
+        `(e.g. inode ${e.inode}: ${e.devicesAtMax.join(", ")})`,
+    );
+  }
+  if (sampled.length === 0) {
+    diagnoses.push(diagnosis("attach-not-sampled", `${bufinfo.samples} samples`));
+    return verdict(
+      "INCONCLUSIVE",
+      `none of ${frameInodes.size} frame inodes appeared in ${bufinfo.samples} bufinfo samples`,
+    );
+  }
+  const ref = mapRefs[0];
+  diagnoses.push(diagnosis(
+    "attach-count-one",
+    ref
+      ? `${mapRefs.length} /dmabuf: map refs in the workload (e.g. pid ${ref.pid} inode ${ref.inode})`
+      : "no /dmabuf: map refs seen",
+  ));
+  return verdict(
+    "FAIL",
+    `${sampled.length} frame inodes sampled, at most ${evidence.max_devices} device attached`,
+  );
+}

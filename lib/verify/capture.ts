@@ -1,0 +1,293 @@
+/**
+ * Capturing a run: a private tracefs instance, the bufinfo sampler, map-ref and sysfs scans
+ * and perf around a workload, until it ends. The raw evidence goes to an artifacts directory
+ * (`trace.txt`, `per_cpu_stats.txt`, `bufinfo_samples.txt`, `perf.script`, `capture.json`);
+ * what the judge needs besides the raw files comes back as a {@linkcode Capture}. tracefs is
+ * restored on every path.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { BufinfoSampler, type BufinfoSummary } from "../trace/bufinfo_sampler.ts";
+import { type DmaBufMapRef, scanProcess } from "../trace/dmabuf_refs.ts";
+import { type BufferLoss, parsePerCpuStats, summarizeLoss } from "../trace/per_cpu_stats.ts";
+import { sizeBufferKb, TraceSession } from "../trace/tracefs.ts";
+import { readSysfsBuffer, type SysfsBuffer, sysfsStatsPresent } from "../trace/sysfs_stats.ts";
+import type { Environment, TraceSetup, WorkloadReport } from "./judge.ts";
+import type { RunningWorkload, WorkloadSpec } from "./workload.ts";
+import { PerfCapture } from "./_perf_capture.ts";
+
+/** Options of {@linkcode captureRun}. */
+export interface CaptureOptions {
+  /** Artifacts directory (created). */
+  artifacts: string;
+  workload: WorkloadSpec;
+  /** First line of the output and of result.json. */
+  headline: string;
+  /** Per-CPU trace buffer in KiB; default sized from the expected frames. */
+  bufferSizeKb?: number;
+  /** function_graph on the dma-buf functions (default true). */
+  graph?: boolean;
+  /** Record perf (default true) with this binary (default `perf`). */
+  perf?: boolean;
+  perfBinary?: string;
+  /** bufinfo sampling interval, ms (default 20). */
+  bufinfoIntervalMs?: number;
+  /** tracefs mount point override. */
+  tracefs?: string;
+  /** Device facts for the report. */
+  device?: { name: string; simulated: boolean };
+  /** Progress messages (the command prints them on a TTY). */
+  onProgress?: (message: string) => void;
+}
+
+/** The non-raw inputs of the judge, saved as `capture.json` so a run can be judged again. */
+export interface CaptureRecord {
+  headline: string;
+  setup: TraceSetup;
+  workload: WorkloadReport;
+  environment: Environment;
+  notes: string[];
+  bufinfoUnavailable: string | null;
+  perf: { unavailable: string } | { event: string; reason: string };
+}
+
+/** Files a capture writes (`perfScript` only when perf recorded). */
+export interface CaptureFiles {
+  dir: string;
+  trace: string;
+  stats: string;
+  bufinfo: string;
+  perfScript?: string;
+  /** How the run was set up (trace session, workload outcome, environment): for replays. */
+  capture: string;
+}
+
+/**
+ * A captured run, as the judge takes it (`judgeArtifacts()`): the artifacts directory with
+ * the raw trace (and perf script), the record, and what the capture already read. A capture
+ * read back from its directory has the same parts (`readCapture()`).
+ */
+export interface Capture {
+  /** The artifacts directory. */
+  dir: string;
+  record: CaptureRecord;
+  /** bufinfo as sampled; a live sampler also keeps the read errors the saved samples lack. */
+  bufinfo: BufinfoSummary | { unavailable: string };
+  /** Ring-buffer loss from per_cpu stats; absent when they could not be read. */
+  loss?: BufferLoss;
+}
+
+/**
+ * Environment facts of this machine.
+ *
+ * @example
+ * ```ts ignore
+ * import { probeEnvironment } from "./capture.ts";
+ * console.log(await probeEnvironment("/sys/kernel/tracing"));
+ * ```
+ */
+export async function probeEnvironment(
+  tracefs?: string,
+): Promise<Omit<Environment, "device" | "simulated" | "pmu">> {
+  const kernel = Deno.osRelease();
+  let version = "";
+  try {
+    version = await Deno.readTextFile("/proc/sys/kernel/version");
+  } catch { /* not Linux */ }
+  let rt = /PREEMPT_RT/.test(version);
+  try {
+    rt ||= (await Deno.readTextFile("/sys/kernel/realtime")).trim() === "1";
+  } catch { /* non-RT kernels have no such file */ }
+  let tracers: string[] = [];
+  try {
+    if (tracefs) {
+      tracers = (await Deno.readTextFile(`${tracefs}/available_tracers`)).trim().split(/\s+/);
+    }
+  } catch { /* reported elsewhere */ }
+  return { kernel, preemptRt: rt, machine: Deno.build.arch, tracers };
+}
+
+/**
+ * Runs the workload under capture and writes the raw artifacts and `capture.json`. Throws
+ * only when it cannot capture at all (no tracefs, not root); what is missing otherwise is in
+ * the record (`bufinfoUnavailable`, `perf.unavailable`, notes).
+ *
+ * @example
+ * ```ts ignore
+ * import { captureRun } from "./capture.ts";
+ * import { judgeArtifacts } from "./replay.ts";
+ * const { capture } = await captureRun({ artifacts: "artifacts/verify", workload, headline: "..." });
+ * console.log((await judgeArtifacts(capture)).axl.status);
+ * ```
+ */
+export async function captureRun(
+  o: CaptureOptions,
+): Promise<{ capture: Capture; files: CaptureFiles }> {
+  const say = o.onProgress ?? (() => {});
+  await Deno.mkdir(o.artifacts, { recursive: true });
+  const files: CaptureFiles = {
+    dir: o.artifacts,
+    trace: join(o.artifacts, "trace.txt"),
+    stats: join(o.artifacts, "per_cpu_stats.txt"),
+    bufinfo: join(o.artifacts, "bufinfo_samples.txt"),
+    capture: join(o.artifacts, "capture.json"),
+  };
+  await Deno.writeTextFile(files.bufinfo, "");
+  const graph = o.graph ?? true;
+  const bufferSizeKb = o.bufferSizeKb ?? sizeBufferKb({ frames: o.workload.expectedFrames, graph });
+  say(`setting up tracefs (buffer ${bufferSizeKb} KiB per CPU${graph ? ", function_graph" : ""})`);
+  const session = TraceSession.open({
+    bufferSizeKb,
+    graphFunctions: graph ? undefined : false,
+    ...(o.tracefs ? { tracefs: o.tracefs } : {}),
+  });
+  const notes: string[] = [...session.info.notes];
+  const tmp = await Deno.makeTempDir({ prefix: "axl-verify-" });
+  try {
+    const env = await probeEnvironment(session.info.tracefs);
+    const sampler = new BufinfoSampler({
+      intervalMs: o.bufinfoIntervalMs ?? 20,
+      rawOutput: files.bufinfo,
+    });
+    let bufinfoUnavailable: string | undefined;
+    try {
+      await sampler.probe();
+    } catch (e) {
+      bufinfoUnavailable = (e as Error).message;
+    }
+    const perf = await PerfCapture.probe({
+      enabled: o.perf !== false,
+      data: join(tmp, "perf.data"),
+      say,
+      notes,
+      ...(o.perfBinary ? { binary: o.perfBinary } : {}),
+    });
+
+    session.start();
+    if (!bufinfoUnavailable) sampler.start();
+    if (o.workload.pidsBeforeStart) await perf.attach(o.workload.pidsBeforeStart);
+    say(`running workload: ${o.workload.description}`);
+    const running = o.workload.start();
+    if (!o.workload.pidsBeforeStart) await perf.attach(running.pids);
+    const watch = watchWorkload(running, bufinfoUnavailable ? undefined : sampler, notes);
+    const outcome = await running.done;
+    const seen = await watch.stop();
+    say("workload done; collecting");
+    const bufinfo: BufinfoSummary | { unavailable: string } = bufinfoUnavailable
+      ? { unavailable: bufinfoUnavailable }
+      : await sampler.stop();
+    await perf.stop(o.artifacts);
+    session.stop();
+    await Deno.writeFile(files.trace, await session.readTrace());
+    const loss = await saveStats(session, files.stats, notes);
+    const setup = session.info;
+    await session.close();
+    say("tracefs restored");
+    const perfScript = await perf.writeScript(o.artifacts);
+    if (perfScript) files.perfScript = perfScript;
+
+    const record: CaptureRecord = {
+      headline: o.headline,
+      setup,
+      workload: {
+        kind: o.workload.kind,
+        description: o.workload.description,
+        pids: running.pids,
+        framesSubmitted: outcome.framesSubmitted,
+        exitCode: outcome.exitCode,
+        mapRefs: seen.mapRefs,
+        sysfs: seen.sysfs,
+        ...(outcome.frames ? { frames: outcome.frames } : {}),
+        ...(outcome.stderrTail ? { stderrTail: outcome.stderrTail } : {}),
+      },
+      environment: {
+        ...env,
+        device: o.device?.name ?? "",
+        simulated: o.device?.simulated ?? false,
+        pmu: perf.event?.event === "cycles",
+      },
+      notes,
+      bufinfoUnavailable: bufinfoUnavailable ?? null,
+      perf: perf.record(),
+    };
+    await Deno.writeTextFile(files.capture, JSON.stringify(record, null, 2) + "\n");
+    return {
+      capture: { dir: o.artifacts, record, bufinfo, ...(loss ? { loss } : {}) },
+      files,
+    };
+  } finally {
+    await session.close();
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+}
+
+/** What {@linkcode watchWorkload} saw of the workload's processes. */
+interface Watched {
+  mapRefs: Array<{ pid: number } & DmaBufMapRef>;
+  sysfs: NonNullable<WorkloadReport["sysfs"]>;
+}
+
+/**
+ * Scans the workload's `/dmabuf:` map refs, and the sysfs stats of the buffers bufinfo has
+ * seen, every 200 ms until stopped.
+ */
+function watchWorkload(
+  running: RunningWorkload,
+  sampler: BufinfoSampler | undefined,
+  notes: string[],
+): { stop(): Promise<Watched> } {
+  const mapRefs = new Map<string, { pid: number } & DmaBufMapRef>();
+  const present = sysfsStatsPresent();
+  const sysfs = new Map<number, SysfsBuffer>();
+  if (!present) {
+    notes.push(
+      "no /sys/kernel/dmabuf/buffers (CONFIG_DMABUF_SYSFS_STATS off): sysfs stats not read",
+    );
+  }
+  let scanning = true;
+  const scanner = (async () => {
+    while (scanning) {
+      if (present && sampler) {
+        for (const ino of sampler.summary.inodes.keys()) {
+          if (ino < 0 || sysfs.has(ino)) continue;
+          const b = readSysfsBuffer(ino);
+          if (b) sysfs.set(ino, b);
+        }
+      }
+      for (const pid of running.pids) {
+        const refs = await scanProcess(pid);
+        for (const m of refs.maps) mapRefs.set(`${pid}:${m.inode}:${m.start}`, { pid, ...m });
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  return {
+    async stop() {
+      scanning = false;
+      await scanner;
+      return {
+        mapRefs: [...mapRefs.values()],
+        sysfs: { present, buffers: [...sysfs.values()].slice(0, 100) },
+      };
+    },
+  };
+}
+
+/** Saves the per_cpu stats of the stopped session and adds up their loss (a note if not). */
+async function saveStats(
+  session: TraceSession,
+  path: string,
+  notes: string[],
+): Promise<BufferLoss | undefined> {
+  try {
+    const raw = session.rawStats();
+    await Deno.writeTextFile(path, [...raw].map(([c, t]) => `### cpu${c}\n${t}`).join(""));
+    return summarizeLoss(
+      new Map([...raw].map(([c, t]) => [c, parsePerCpuStats(t, `per_cpu/cpu${c}/stats`)])),
+    );
+  } catch (e) {
+    notes.push(`per_cpu stats: ${(e as Error).message}`);
+    return undefined;
+  }
+}
