@@ -64,6 +64,12 @@ static int axl_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (ret)
 		return ret;
+	/*
+	 * The engine takes scatterlist segments of any length; without this
+	 * the DMA layer assumes 64 KiB, and DMA_API_DEBUG flags every frame.
+	 * (It cannot fail for a PCI device, and returns nothing since 6.10.)
+	 */
+	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
 
 	down_write(&axl_dev_sem);
 	if (axl_engine_dev.dev) {
@@ -131,6 +137,8 @@ static int axl_platform_init(void)
 	plat = platform_device_register_full(&info);
 	if (IS_ERR(plat))
 		return PTR_ERR(plat);
+	/* as for the PCI function (platform devices have DMA parameters too) */
+	dma_set_max_seg_size(&plat->dev, UINT_MAX);
 	axl_engine_dev.plat = plat;
 	axl_engine_dev.dev = &plat->dev;
 	axl_engine_dev.caps = axl_dev_iommu_caps(&plat->dev);

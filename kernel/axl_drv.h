@@ -242,6 +242,11 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg);
 void axl_job_complete(struct axl_job *job, int status);
 void axl_job_signal(struct axl_job *job, int status);
 void axl_job_cleanup(struct work_struct *work);
+void axl_engine_flush_cleanup(void);
+
+/* axl_writers.c: one device mapping for writing per buffer. */
+int axl_writer_claim(struct dma_buf *buf, void *owner);
+void axl_writer_release(struct dma_buf *buf);
 void axl_file_put(struct axl_file *file);
 u32 axl_max_jobs(void);
 

@@ -448,6 +448,17 @@ void axl_engine_drain(int error)
 }
 
 /**
+ * axl_engine_flush_cleanup() - wait for the cleanup of every job that ended
+ *
+ * Cleanups unmap and put; none waits for a fence, so this is bounded. Not
+ * for the signalling worker, which must never wait for a cleanup.
+ */
+void axl_engine_flush_cleanup(void)
+{
+	flush_workqueue(engine.cleanup_wq);
+}
+
+/**
  * axl_engine_init() - start metis-sim
  *
  * Return: 0 or -ENOMEM.

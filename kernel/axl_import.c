@@ -117,12 +117,17 @@ static int axl_import_map(struct axl_import *imp, int fd)
 	ret = axl_pin(imp->dmabuf->size);
 	if (ret)
 		goto err_put;
+	if (imp->dir != DMA_TO_DEVICE) {
+		ret = axl_writer_claim(imp->dmabuf, imp);
+		if (ret)
+			goto err_unpin;
+	}
 
 	imp->dev = dev;
 	imp->attach = dma_buf_attach(imp->dmabuf, dev);
 	if (IS_ERR(imp->attach)) {
 		ret = PTR_ERR(imp->attach);
-		goto err_unpin;
+		goto err_unclaim;
 	}
 
 	imp->sgt = dma_buf_map_attachment_unlocked(imp->attach, imp->dir);
@@ -144,6 +149,9 @@ err_unmap:
 	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt, imp->dir);
 err_detach:
 	dma_buf_detach(imp->dmabuf, imp->attach);
+err_unclaim:
+	if (imp->dir != DMA_TO_DEVICE)
+		axl_writer_release(imp->dmabuf);
 err_unpin:
 	axl_unpin(imp->dmabuf->size);
 err_put:
@@ -158,6 +166,8 @@ static void axl_import_detach(struct axl_import *imp)
 		return;
 	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt, imp->dir);
 	dma_buf_detach(imp->dmabuf, imp->attach);
+	if (imp->dir != DMA_TO_DEVICE)
+		axl_writer_release(imp->dmabuf);
 	imp->attach = NULL;
 	imp->sgt = NULL;
 }

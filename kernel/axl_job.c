@@ -125,12 +125,16 @@ static int axl_job_map_result(struct axl_job *job, int fd)
 		ret = -EINVAL;
 		goto err_put;
 	}
+	/* one job in flight at a time writes a result buffer: see axl_writers.c */
+	ret = axl_writer_claim(result, job);
+	if (ret)
+		goto err_put;
 
 	job->dev = axl_dev();
 	job->result_attach = dma_buf_attach(result, job->dev);
 	if (IS_ERR(job->result_attach)) {
 		ret = PTR_ERR(job->result_attach);
-		goto err_put;
+		goto err_unclaim;
 	}
 	job->result_sgt = dma_buf_map_attachment_unlocked(job->result_attach,
 							  AXL_RESULT_DIR);
@@ -150,6 +154,8 @@ err_unmap:
 					  AXL_RESULT_DIR);
 err_detach:
 	dma_buf_detach(result, job->result_attach);
+err_unclaim:
+	axl_writer_release(result);
 err_put:
 	dma_buf_put(result);
 	return ret;
@@ -161,6 +167,7 @@ static void axl_job_unmap_result(struct axl_job *job)
 	dma_buf_unmap_attachment_unlocked(job->result_attach, job->result_sgt,
 					  AXL_RESULT_DIR);
 	dma_buf_detach(job->result, job->result_attach);
+	axl_writer_release(job->result);
 	dma_buf_put(job->result);
 }
 

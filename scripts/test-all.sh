@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: host tests (x86_64, then aarch64 under qemu-user), the
 # module compile test against 6.1 and 6.12 headers, the rig self-test (the guest survives
-# live kernel text patching), then the device suite in the VM rig.
+# live kernel text patching), the C device suite on arm64 5.15 (plain and debug kernel,
+# when ../shared/kernels holds the kits), then the device suite in the VM rig.
 # Ends with one line adding up every part: "total: N passed, M failed".
 #
 #   scripts/test-all.sh [--host-only]   (--host-only: x86_64 host tests only)
@@ -10,7 +11,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 export NO_COLOR=1 RUST_BACKTRACE=0
 
-passed=0 failed=0 broken=()
+passed=0 failed=0 broken=() not_run=()
 vm_results=build/vm-results
 logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT
@@ -60,9 +61,17 @@ if [[ ${1:-} != --host-only ]]; then
 	part kernel bash scripts/kernel-compile-test.sh
 	# Two toggles: with a TCG thread per vCPU every guest died within its first two.
 	part rig bash scripts/vm/stress.sh --seconds 180 --toggles 2
+	# The Jetson-shaped target: arm64 5.15 with an SMMU, plain and with lockdep/KASAN.
+	if [[ -r ../shared/kernels/linux-5.15-arm64/Image ]]; then
+		part arm64 bash scripts/vm/arm64-csuite.sh
+		part arm64-debug bash scripts/vm/arm64-csuite.sh --debug-kernel
+	else
+		not_run+=("arm64 and arm64-debug (no kernel kit in ../shared/kernels: see scripts/vm/arm64-csuite.sh --help)")
+	fi
 	part vm bash scripts/vm/run.sh --vivid --env AXL_EXPECT_VIVID=1 --results "$vm_results" -- bash tests/device/run-suite.sh
 fi
 
+((${#not_run[@]})) && echo "not run (neither passed nor failed): ${not_run[*]}"
 ((${#broken[@]})) && echo "failed parts: ${broken[*]}"
 echo "total: $passed passed, $failed failed"
 ((${#broken[@]} == 0))

@@ -726,14 +726,26 @@ static int case_limits(void)
 	struct axl_import_fd imp, first;
 	struct axl_submit sub;
 	struct axl_info info;
-	int dev = open_dev_info(&info), dev2, res, *fences;
+	int dev = open_dev_info(&info), dev2, *res, *fences, *bufs;
 
 	FAIL_IF(dev < 0, "open: %s", axl_errname(dev));
 	EXPECT_RET(frame_make(&f, AXL_PIXFMT_GREY, 64, 64, 0, 1), 0);
-	res = heap_alloc(PAGE);
-	for (uint32_t i = 0; i < info.max_imports; i++)
-		EXPECT_RET(axl_import(dev, f.fd, 64, 64, AXL_PIXFMT_GREY, 0,
-				      AXL_IMPORT_TO_DEVICE, i ? &imp : &first), 0);
+	/*
+	 * A buffer of its own per import and per job: DMA_API_DEBUG warns
+	 * when one device maps the same memory more than 7 times at once.
+	 */
+	bufs = calloc(info.max_imports, sizeof(*bufs));
+	res = calloc(info.max_jobs, sizeof(*res));
+	FAIL_IF(!bufs || !res, "calloc");
+	for (uint32_t i = 0; i < info.max_jobs; i++)
+		FAIL_IF((res[i] = heap_alloc(PAGE)) < 0, "result buffer %u", i);
+	for (uint32_t i = 1; i < info.max_imports; i++) {
+		FAIL_IF((bufs[i] = heap_alloc(PAGE)) < 0, "buffer %u", i);
+		EXPECT_RET(axl_import(dev, bufs[i], 64, 64, AXL_PIXFMT_GREY, 0,
+				      AXL_IMPORT_TO_DEVICE, &imp), 0);
+	}
+	EXPECT_RET(axl_import(dev, f.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE,
+			      &first), 0);
 	EXPECT_RET(axl_import(dev, f.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, NULL), -ENOSPC);
 	EXPECT_RET(axl_info(dev, &info), 0);
 	FAIL_IF(info.file_imports != info.max_imports, "file_imports %u", info.file_imports);
@@ -748,10 +760,10 @@ static int case_limits(void)
 	EXPECT_RET(param_set("latency_us", 500000), 0);
 	fences = calloc(info.max_jobs, sizeof(*fences));
 	for (uint32_t i = 0; i < info.max_jobs; i++) {
-		EXPECT_RET(axl_submit(dev, first.handle, res, 0, &sub), 0);
+		EXPECT_RET(axl_submit(dev, first.handle, res[i], 0, &sub), 0);
 		fences[i] = sub.fence_fd;
 	}
-	EXPECT_RET(axl_submit(dev, first.handle, res, 0, NULL), -EBUSY);
+	EXPECT_RET(axl_submit(dev, first.handle, res[0], 0, NULL), -EBUSY);
 	EXPECT_RET(axl_info(dev, &info), 0);
 	FAIL_IF(info.file_jobs != info.max_jobs, "file_jobs %u", info.file_jobs);
 	/* closing the file cancels the queue; every fence still signals */
@@ -765,7 +777,12 @@ static int case_limits(void)
 	}
 	free(fences);
 	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 5000), "not back to zero");
-	close(res);
+	for (uint32_t i = 0; i < info.max_jobs; i++)
+		close(res[i]);
+	for (uint32_t i = 1; i < info.max_imports; i++)
+		close(bufs[i]);
+	free(res);
+	free(bufs);
 	frame_free(&f);
 	return KSFT_PASS;
 }
@@ -1058,13 +1075,13 @@ static int case_sigkill(void)
 		struct frame f = { .fd = -1 };
 		struct axl_import_fd imp;
 		struct axl_submit sub;
-		int d = axl_open_dev(), res = heap_alloc(PAGE);
+		int d = axl_open_dev(), res = heap_alloc(PAGE), res2 = heap_alloc(PAGE);
 
-		if (d < 0 || res < 0 ||
+		if (d < 0 || res < 0 || res2 < 0 ||
 		    frame_make(&f, AXL_PIXFMT_NV12, 640, 480, 0, 9) ||
 		    axl_import(d, f.fd, 640, 480, AXL_PIXFMT_NV12, 0, AXL_IMPORT_TO_DEVICE, &imp) ||
 		    axl_submit(d, imp.handle, res, 0, &sub) ||
-		    axl_submit(d, imp.handle, res, 0, &sub))
+		    axl_submit(d, imp.handle, res2, 0, &sub))
 			_exit(1);
 		if (write(pipefd[1], "x", 1) != 1)
 			_exit(1);

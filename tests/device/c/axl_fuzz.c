@@ -42,7 +42,7 @@
 /* errno sets, as bit masks over small errno values */
 #define E(x) (1ull << (x))
 #define OK_INFO    (E(0) | E(EFAULT))
-#define OK_IMPORT  (E(0) | E(EINVAL) | E(EBADF) | E(ENOSPC) | E(EFAULT))
+#define OK_IMPORT  (E(0) | E(EINVAL) | E(EBADF) | E(ENOSPC) | E(EFAULT) | E(EBUSY))
 #define OK_SUBMIT  (E(0) | E(EINVAL) | E(EBADF) | E(ENOENT) | E(EBUSY) | E(EFAULT) | \
 		    E(EMFILE))
 #define OK_RELEASE (E(0) | E(EINVAL) | E(ENOENT) | E(EBUSY) | E(EFAULT))

@@ -128,7 +128,8 @@ int main(void)
 {
 	const char *ko = getenv("AXL_KO");
 	char params[1024], first[512], device[64];
-	int dev, buf, res, fences[2], ret, kmsg, kofd;
+	int dev, buf, res[2], fences[2], ret, kmsg, kofd;
+	long latency;
 	struct axl_import_fd imp;
 	struct axl_submit sub;
 	struct fence_state st;
@@ -175,14 +176,19 @@ int main(void)
 
 	/* 2: jobs in flight pin it too, and keep running */
 	buf = heap_alloc(PAGE);
-	res = heap_alloc(PAGE);
+	/* a result buffer per job in flight: one job at a time may write one */
+	res[0] = heap_alloc(PAGE);
+	res[1] = heap_alloc(PAGE);
+	latency = param_get("latency_us");
 	param_set("latency_us", 3000000);
 	ret = axl_import(dev, buf, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &imp);
 	for (int i = 0; i < 2 && !ret; i++) {
-		ret = axl_submit(dev, imp.handle, res, 0, &sub);
+		ret = axl_submit(dev, imp.handle, res[i], 0, &sub);
 		fences[i] = sub.fence_fd;
 	}
 	if (ret) {
+		/* later tests in the same guest must not inherit the slow engine */
+		param_set("latency_us", latency);
 		printf("Bail out! cannot queue jobs: %s\n", axl_errname(ret));
 		return KSFT_FAIL;
 	}
@@ -207,7 +213,8 @@ int main(void)
 	close(fences[0]);
 	close(fences[1]);
 	close(buf);
-	close(res);
+	close(res[0]);
+	close(res[1]);
 	for (int t = 0; (ret = try_unload()) && t < 200; t++)
 		usleep(10000); /* the engine's worker may still drop the last fence */
 	result(!ret && access(AXL_DEV_PATH, F_OK) && access("/sys/module/axl", F_OK) &&

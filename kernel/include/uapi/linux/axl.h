@@ -119,7 +119,9 @@ struct axl_info {
  * buffer would take the bytes all imports hold past the driver's global cap
  * (module parameter max_pinned_mb), and with -ENODEV once the engine's
  * device is gone. An import made AXL_IMPORT_FROM_DEVICE is mapped for
- * device writes only and cannot be a job's input.
+ * device writes only and cannot be a job's input. One mapping for device
+ * writes per buffer: an import FROM_DEVICE or BIDIRECTIONAL fails with
+ * -EBUSY while another such import, or a job in flight, writes the buffer.
  */
 struct axl_import_fd {
 	__s32 fd;
@@ -224,7 +226,8 @@ struct axl_import_fd2 {
  * struct axl_submit - AXL_IOCTL_SUBMIT argument
  * @input_handle: in: handle returned by AXL_IOCTL_IMPORT_FD(2).
  * @result_fd:    in: dma-buf the engine writes a struct axl_result into;
- *                at least sizeof(struct axl_result) bytes.
+ *                at least sizeof(struct axl_result) bytes. One job in
+ *                flight at a time may write a buffer (-EBUSY otherwise).
  * @model_id:     in: model to run (metis-sim accepts any value).
  * @timeout_us:   in: job timeout, 0 = driver default,
  *                at most AXL_SUBMIT_MAX_TIMEOUT_US.

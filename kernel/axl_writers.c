@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * axl: one device mapping for writing per buffer.
+ *
+ * The engine's device maps a buffer for writing when it is imported
+ * FROM_DEVICE or BIDIRECTIONAL and when it is a job's result. Two such
+ * mappings of one buffer would overlap, which the DMA API does not support
+ * (DMA_API_DEBUG reports "overlapping mappings aren't supported"): on a
+ * non-coherent system the unmap of one invalidates the CPU caches and can
+ * drop what was written through the other. So each buffer has at most one
+ * writer mapping at a time; mappings for reading (TO_DEVICE) are not
+ * counted. The xarray's own lock is all the table needs.
+ */
+#include <linux/dma-buf.h>
+#include <linux/xarray.h>
+
+#include "axl_drv.h"
+
+/* dma-buf -> whoever holds its writer mapping (an import or a job) */
+static DEFINE_XARRAY(axl_writers);
+
+/**
+ * axl_writer_claim() - become the one writer mapping of a buffer
+ * @buf:   the dma-buf, referenced by the caller until axl_writer_release().
+ * @owner: the import or job that will map it for writing.
+ *
+ * A job that ended may hold its result buffer until its cleanup ran: that
+ * is waited for (cleanups wait for no fence). Process context only; never
+ * from the signalling worker.
+ *
+ * Return: 0; -EBUSY while an import or a job in flight maps @buf for
+ * writing; -ENOMEM.
+ */
+int axl_writer_claim(struct dma_buf *buf, void *owner)
+{
+	unsigned long key = (unsigned long)buf;
+	int ret;
+
+	ret = xa_insert(&axl_writers, key, owner, GFP_KERNEL_ACCOUNT);
+	if (ret != -EBUSY)
+		return ret;
+	axl_engine_flush_cleanup();
+	return xa_insert(&axl_writers, key, owner, GFP_KERNEL_ACCOUNT);
+}
+
+/**
+ * axl_writer_release() - the writer mapping of a buffer is gone
+ * @buf: a buffer axl_writer_claim() succeeded for.
+ */
+void axl_writer_release(struct dma_buf *buf)
+{
+	xa_erase(&axl_writers, (unsigned long)buf);
+}
