@@ -451,6 +451,54 @@ static int case_from_device_input(void)
 }
 
 /*
+ * One mapping for device writes per buffer: a second FROM_DEVICE or
+ * BIDIRECTIONAL import of a buffer, or a second job in flight writing the
+ * same result buffer, fails with EBUSY; reading imports are not limited, and
+ * a job that ended gives its result buffer back to the next submit at once.
+ */
+static int case_one_writer(void)
+{
+	struct tframe x = { .fd = -1 }, y = { .fd = -1 };
+	struct axl_import_fd a, b, c;
+	struct axl_submit j, k;
+	int dev = axl_open_dev(), res = heap_alloc(PAGE), res2 = heap_alloc(PAGE);
+	long latency = param_get("latency_us");
+
+	FAIL_IF(dev < 0 || res < 0 || res2 < 0 || latency < 0, "setup");
+	EXPECT_RET(tframe_make(&x, 64, 64, 51), 0);
+	EXPECT_RET(tframe_make(&y, 64, 64, 52), 0);
+	EXPECT_RET(axl_import(dev, x.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_BIDIRECTIONAL, &a), 0);
+	EXPECT_RET(axl_import(dev, x.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_FROM_DEVICE, NULL),
+		   -EBUSY);
+	EXPECT_RET(axl_import(dev, x.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &b), 0);
+	/* a buffer imported for writing cannot be a job's result either */
+	EXPECT_RET(axl_import(dev, y.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &c), 0);
+	EXPECT_RET(axl_submit(dev, c.handle, x.fd, 0, NULL), -EBUSY);
+	EXPECT_RET(axl_release(dev, a.handle), 0);
+	EXPECT_RET(axl_import(dev, x.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_FROM_DEVICE, &a), 0);
+	EXPECT_RET(axl_release(dev, a.handle), 0);
+	EXPECT_RET(axl_release(dev, b.handle), 0);
+
+	/* two jobs in flight may not write one result buffer */
+	EXPECT_RET(param_set("latency_us", 200000), 0);
+	EXPECT_RET(axl_submit(dev, c.handle, res, 0, &j), 0);
+	EXPECT_RET(axl_submit(dev, c.handle, res, 0, NULL), -EBUSY);
+	EXPECT_RET(axl_submit(dev, c.handle, res2, 0, &k), 0);
+	EXPECT_RET(param_set("latency_us", latency), 0);
+	if (job_ok(&j, res, &y.ref) != KSFT_PASS || job_ok(&k, res2, &y.ref) != KSFT_PASS)
+		return KSFT_FAIL;
+	/* right after the wait the same result buffer takes the next job */
+	EXPECT_RET(axl_submit(dev, c.handle, res, 0, &j), 0);
+	if (job_ok(&j, res, &y.ref) != KSFT_PASS)
+		return KSFT_FAIL;
+	EXPECT_RET(axl_release(dev, c.handle), 0);
+	close(res);
+	close(res2);
+	close(dev);
+	return KSFT_PASS;
+}
+
+/*
  * A submit whose answer cannot be copied back (the argument is read-only)
  * fails with EFAULT before anything is published: no job queued or run, no
  * result written, no fd, and the next submit gets the next seqno.
@@ -699,6 +747,7 @@ static const struct axl_case cases[] = {
 	{ "closing the file cancels a job waiting for a stuck dependency", case_close_stuck_dep },
 	{ "iova_base is hidden without CAP_SYS_ADMIN", case_iova_hidden },
 	{ "an input imported FROM_DEVICE cannot be submitted", case_from_device_input },
+	{ "one mapping for device writes per buffer: imports and results", case_one_writer },
 	{ "a submit failing with EFAULT queues nothing", case_efault_no_job },
 	{ "max_pinned_mb caps the bytes all imports pin", case_pinned_cap },
 	{ "the engine stops reading a frame at the job's deadline", case_compute_deadline },
