@@ -168,21 +168,13 @@ elif [[ -e $results/insmod.failed ]]; then
 	vm_die "insmod axl.ko failed on $release (kernel log above)"
 fi
 
+# shellcheck source=tests/device/tap_result.sh
+source "$repo/tests/device/tap_result.sh"
 passed=0 failed=0 skipped=0 problems=()
 for tap in "$results"/*.tap; do
 	name=$(basename "$tap" .tap)
 	rc=$(cat "$results/$name.rc" 2>/dev/null || echo 255)
-	read -r p f s < <(awk -f "$repo/tests/device/tap_counts.awk" "$tap")
-	if ((rc == 4 && f == 0)); then
-		((p + s == 0)) && s=1
-	elif ((rc != 0 && f == 0)); then
-		problems+=("$name exited $rc without a failing TAP line")
-		f=1
-	elif ((rc == 0 && p + f + s == 0)); then
-		problems+=("$name printed no TAP results")
-		f=1
-	fi
-	((f)) && problems+=("$name: $f failed")
+	tap_result "$name" "$rc" "$tap"
 	vm_log "$name: $p passed, $f failed, $s skipped (exit $rc)"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 done

@@ -35,8 +35,8 @@ problems=()
 
 say() { printf 'run-suite: %s\n' "$*"; }
 
-# tap_counts FILE — "pass fail skip" from the TAP result lines of FILE.
-tap_counts() { awk -f "$repo/tests/device/tap_counts.awk" "$1"; }
+# shellcheck source=tests/device/tap_result.sh
+source "$repo/tests/device/tap_result.sh"
 
 # run_c_test PROGRAM — run one TAP program and add its results to the totals.
 run_c_test() {
@@ -46,21 +46,7 @@ run_c_test() {
 	say "== $name"
 	timeout -k 10 "$per_test_timeout" "$prog" 2>&1 </dev/null | tee "$log"
 	rc=${PIPESTATUS[0]}
-	read -r p f s < <(tap_counts "$log")
-	if ((rc == 124 || rc == 137)); then
-		problems+=("$name timed out after ${per_test_timeout} s")
-		f=$((f + 1))
-	elif ((rc == 4 && f == 0)); then
-		# KSFT_SKIP: the whole program skipped (missing device or feature).
-		((p + s == 0)) && s=1
-	elif ((rc != 0 && f == 0)); then
-		problems+=("$name exited $rc without a failing TAP line")
-		f=1
-	elif ((rc == 0 && p + f + s == 0)); then
-		problems+=("$name printed no TAP results")
-		f=1
-	fi
-	((f)) && problems+=("$name: $f failed")
+	tap_result "$name" "$rc" "$log"
 	say "$name: $p passed, $f failed, $s skipped (exit $rc)"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	c_pass=$((c_pass + p)) c_total=$((c_total + p + f))

@@ -109,31 +109,9 @@ static void pframe_free(struct pframe *f)
 /* What metis-sim computes, from the plane layout alone. */
 static void pframe_reference(const struct pframe *f, struct axl_result *ref)
 {
-	uint32_t step = f->pixfmt == AXL_PIXFMT_YUYV ? 2 : 1;
-	uint32_t crc = 0;
-
 	memset(ref, 0, sizeof(*ref));
-	ref->luma_min = 255;
-	for (uint32_t p = 0; p < f->nplanes; p++) {
-		for (uint32_t l = 0; l < f->lines[p]; l++) {
-			const uint8_t *line = f->map + f->offset[p] + (size_t)l * f->pitch[p];
-
-			crc = ref_crc32(crc, line, f->line_bytes);
-			if (p)
-				continue;
-			for (uint32_t x = 0; x < f->line_bytes; x += step) {
-				uint8_t v = line[x];
-
-				ref->histogram[v]++;
-				ref->luma_sum += v;
-				if (v < ref->luma_min)
-					ref->luma_min = v;
-				if (v > ref->luma_max)
-					ref->luma_max = v;
-			}
-		}
-	}
-	ref->crc32 = crc;
+	planes_reference(f->pixfmt, f->line_bytes, f->nplanes, f->offset, f->pitch, f->lines,
+			 f->map, ref);
 }
 
 static struct axl_import_fd2 pframe_req(const struct pframe *f)

@@ -365,27 +365,22 @@ uint32_t ref_crc32(uint32_t crc, const uint8_t *p, size_t n)
 	return ~crc;
 }
 
-void frame_reference(const struct frame_geom *g, const uint8_t *base,
-		     struct axl_result *ref)
+void planes_reference(uint32_t pixfmt, uint32_t line_bytes, uint32_t nplanes,
+		      const uint64_t *offset, const uint32_t *pitch,
+		      const uint32_t *lines, const uint8_t *base, struct axl_result *ref)
 {
-	uint32_t step = g->pixfmt == AXL_PIXFMT_YUYV ? 2 : 1;
+	uint32_t step = pixfmt == AXL_PIXFMT_YUYV ? 2 : 1;
 	uint32_t crc = 0;
 
-	memset(ref, 0, sizeof(*ref));
-	ref->magic = AXL_RESULT_MAGIC;
-	ref->version = AXL_RESULT_VERSION;
-	ref->pixfmt = g->pixfmt;
-	ref->width = g->width;
-	ref->height = g->height;
 	ref->luma_min = 255;
-	for (uint32_t p = 0; p < g->nplanes; p++) {
-		for (uint32_t l = 0; l < g->lines[p]; l++) {
-			const uint8_t *line = base + g->offset[p] + (size_t)l * g->stride;
+	for (uint32_t p = 0; p < nplanes; p++) {
+		for (uint32_t l = 0; l < lines[p]; l++) {
+			const uint8_t *line = base + offset[p] + (size_t)l * pitch[p];
 
-			crc = ref_crc32(crc, line, g->line_bytes);
+			crc = ref_crc32(crc, line, line_bytes);
 			if (p)
 				continue;
-			for (uint32_t x = 0; x < g->line_bytes; x += step) {
+			for (uint32_t x = 0; x < line_bytes; x += step) {
 				uint8_t v = line[x];
 
 				ref->histogram[v]++;
@@ -398,6 +393,22 @@ void frame_reference(const struct frame_geom *g, const uint8_t *base,
 		}
 	}
 	ref->crc32 = crc;
+}
+
+void frame_reference(const struct frame_geom *g, const uint8_t *base,
+		     struct axl_result *ref)
+{
+	uint64_t offset[2] = { g->offset[0], g->offset[1] };
+	uint32_t pitch[2] = { g->stride, g->stride };
+
+	memset(ref, 0, sizeof(*ref));
+	ref->magic = AXL_RESULT_MAGIC;
+	ref->version = AXL_RESULT_VERSION;
+	ref->pixfmt = g->pixfmt;
+	ref->width = g->width;
+	ref->height = g->height;
+	planes_reference(g->pixfmt, g->line_bytes, g->nplanes, offset, pitch, g->lines, base,
+			 ref);
 }
 
 /* ---- system state ---- */

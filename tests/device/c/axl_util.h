@@ -113,6 +113,10 @@ int frame_geom(struct frame_geom *g, uint32_t pixfmt, uint32_t w, uint32_t h,
 void frame_fill(const struct frame_geom *g, uint8_t *base, uint64_t seed);
 void frame_reference(const struct frame_geom *g, const uint8_t *base,
 		     struct axl_result *ref);
+/* The engine's statistics of planes at their own offsets and pitches (no header). */
+void planes_reference(uint32_t pixfmt, uint32_t line_bytes, uint32_t nplanes,
+		      const uint64_t *offset, const uint32_t *pitch,
+		      const uint32_t *lines, const uint8_t *base, struct axl_result *ref);
 uint32_t ref_crc32(uint32_t crc, const uint8_t *p, size_t n);
 
 /* ---- system state ---- */
