@@ -39,6 +39,29 @@ Deno.test("parseOptions() validates a reused object once and a rejected object e
   assert.throws(() => parseOptions(ImportOptions, bad, "import"), RangeError);
 });
 
+Deno.test("parseOptions() validates a reused object again once it was changed", () => {
+  const options = {
+    width: 64,
+    height: 64,
+    format: "NV12" as const,
+    planes: [{ offset: 0, pitch: 64 }, { offset: 4096, pitch: 64 }],
+  };
+  const first = parseOptions(ImportOptions, options, "import");
+  options.width = -1;
+  assert.throws(() => parseOptions(ImportOptions, options, "import"), RangeError);
+  options.width = 128;
+  assert.equal(parseOptions(ImportOptions, options, "import").width, 128);
+  // deep inside: a plane's pitch
+  options.planes[1]!.pitch = -5;
+  assert.throws(() => parseOptions(ImportOptions, options, "import"), RangeError);
+  options.planes[1]!.pitch = 64;
+  options.width = 64;
+  assert.deepEqual(parseOptions(ImportOptions, options, "import"), first);
+  // a key added after validation is seen too (the schema is strict)
+  Object.assign(options, { colour: 1 });
+  assert.throws(() => parseOptions(ImportOptions, options, "import"), TypeError);
+});
+
 Deno.test("parseOptions() keeps one cache per schema", () => {
   const value = { width: 64, height: 64 };
   parseOptions(ImportOptions, value, "import");
