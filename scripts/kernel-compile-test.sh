@@ -25,6 +25,8 @@
 # failed). Exit: 0 all passed, 1 a build failed, 3 cannot run.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/vm/lib.sh
+source "$root/scripts/vm/lib.sh" # vm_kit_tree
 cd "$root" || exit 3
 
 install=1 dkms=1 series=()
@@ -115,7 +117,7 @@ exclusive_ok() { [[ -z $exclusive_re ]] || grep -qE "$exclusive_re" <<<"$1"; }
 
 # kit_build FLAVOUR — cross-build for one arm64 5.15 kit.
 kit_build() {
-	local flavour=$1 kits tar release cache tree src log rc start
+	local flavour=$1 kits tar release tree src log rc start
 	kits=${AXL_KERNEL_KITS:-$root/../shared/kernels}
 	tar=$kits/$flavour/headers.tar.xz
 	if [[ ! -f $tar || ! -f $kits/$flavour/RELEASE ]]; then
@@ -127,14 +129,7 @@ kit_build() {
 		return
 	fi
 	release=$(<"$kits/$flavour/RELEASE")
-	cache=${XDG_CACHE_HOME:-$HOME/.cache}/axl/kernels/$flavour
-	tree=$cache/linux-headers-$release
-	if [[ ! -f $tree/Makefile || $tar -nt $tree/Makefile ]]; then
-		say "unpacking $tar into $cache"
-		rm -rf "$cache" && mkdir -p "$cache" && tar -xJf "$tar" -C "$cache" ||
-			{ fail "5.15 $flavour: cannot unpack $tar" && return; }
-		touch "$tree/Makefile"
-	fi
+	tree=$(vm_kit_tree "$kits/$flavour") || { fail "5.15 $flavour: cannot unpack $tar" && return; }
 	src=$work/make-$release
 	fresh_copy "$src"
 	log=$work/make-$release.log

@@ -9,6 +9,8 @@
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+# shellcheck source=scripts/vm/lib.sh
+source scripts/vm/lib.sh
 export NO_COLOR=1 RUST_BACKTRACE=0
 
 passed=0 failed=0 broken=() not_run=()
@@ -20,16 +22,9 @@ trap 'rm -rf "$logdir"' EXIT
 # where, and what ran last (from the rig's run.env), so a dead guest is never
 # read as an axl test failure.
 rig_crash() {
-	local env=$vm_results/run.env
-	(($1 == 125)) && [[ -r $env ]] || return 0
-	local crash site during
-	crash=$(sed -n 's/^crash=//p' "$env")
-	site=$(sed -n 's/^crash_site=//p' "$env")
-	during=$(sed -n 's/^crash_during=//p' "$env")
-	printf ': the guest kernel died, not a test: %s' "${crash:-no exit code reported}"
-	[[ -n $site ]] && printf ' at %s' "$site"
-	[[ -n $during ]] && printf ', last output "%s"' "$during"
-	printf '; console log %s/console.log' "$vm_results"
+	(($1 == 125)) && [[ -r $vm_results/run.env ]] || return 0
+	printf ': the guest kernel died, not a test: %s; console log %s/console.log' \
+		"$(vm_crash_text "$vm_results")" "$vm_results"
 }
 
 # Runs one part, echoing its output, and adds its deno summary line to the totals.

@@ -60,30 +60,14 @@ done
 release=$(cat "$kit/RELEASE")
 
 # Host packages: the emulator, the cross compiler, the initramfs tools.
-missing=()
-for p in qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross make cpio gzip xz-utils; do
-	vm_pkg_installed "$p" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-	vm_log "installing ${missing[*]}"
-	vm_apt install -y -q --no-install-recommends "${missing[@]}" ||
-		vm_die "apt-get install ${missing[*]} failed (see above)"
-fi
+vm_apt_install qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross make cpio gzip xz-utils
 
 cache=$AXL_VM_CACHE/arm64/$release
 mkdir -p "$cache"
 vm_lock "$cache"
 
-# The kit's module build tree, unpacked once per headers tarball.
-key=$(stat -c '%s %Y' "$kit/headers.tar.xz")
-if [[ ! -r $cache/headers.key || $(cat "$cache/headers.key") != "$key" ]]; then
-	vm_log "unpacking the $release module build tree"
-	rm -rf "$cache/headers" && mkdir -p "$cache/headers"
-	tar -xJf "$kit/headers.tar.xz" -C "$cache/headers" || vm_die "cannot unpack $kit/headers.tar.xz"
-	echo "$key" >"$cache/headers.key"
-fi
-kdir=$(find "$cache/headers" -mindepth 1 -maxdepth 1 -type d -name 'linux-headers-*' | head -n 1)
-[[ -n $kdir ]] || vm_die "$kit/headers.tar.xz holds no linux-headers-* directory"
+# The kit's module build tree (shared with scripts/kernel-compile-test.sh).
+kdir=$(vm_kit_tree "$kit") || vm_die "cannot unpack $kit/headers.tar.xz (see above)"
 
 # Debian's arm64 busybox-static, fetched through a private apt state so the
 # host's dpkg architectures stay as they are.

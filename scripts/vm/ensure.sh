@@ -22,12 +22,12 @@ repo=$(cd "$here/../.." && pwd)
 # shellcheck source=scripts/vm/lib.sh
 source "$here/lib.sh"
 
-rt=0 module=1 install=1 deno=0
+rt=0 module=1 deno=0 vm_no_install=0
 while (($#)); do
 	case $1 in
 	--rt) rt=1 ;;
 	--no-module) module=0 ;;
-	--no-install) install=0 ;;
+	--no-install) vm_no_install=1 ;;
 	--deno) deno=1 ;;
 	-h | --help)
 		sed -n '2,16s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
@@ -38,33 +38,20 @@ while (($#)); do
 	shift
 done
 
-# apt_install PKG... — install the packages that are not installed yet.
-apt_install() {
-	local missing=() p
-	for p in "$@"; do vm_pkg_installed "$p" || missing+=("$p"); done
-	((${#missing[@]})) || return 0
-	if ((!install)); then
-		vm_die "missing packages: ${missing[*]} (apt-get install -y ${missing[*]}, or drop --no-install)"
-	fi
-	vm_log "installing ${missing[*]}"
-	vm_apt install -y -q --no-install-recommends "${missing[@]}" ||
-		vm_die "apt-get install ${missing[*]} failed (see above)"
-}
-
 tools=(qemu-system-x86 qemu-system-data busybox-static cpio zstd xz-utils kmod linux-perf bc)
 ((module)) && tools+=(make gcc)
-apt_install "${tools[@]}"
+vm_apt_install "${tools[@]}"
 
 flavour=$(vm_flavour "$rt")
 abi=$(vm_newest_abi "$flavour")
-if [[ -z $abi ]] && ((install)); then
+if [[ -z $abi ]] && ((!vm_no_install)); then
 	vm_log "apt knows no 6.12 kernel; running apt-get update"
 	vm_apt update -q || vm_die "apt-get update failed"
 	abi=$(vm_newest_abi "$flavour")
 fi
 [[ -n $abi ]] || vm_die "apt knows no linux-image-6.12.*+deb12-$flavour-unsigned; add Debian bookworm(-backports/-security) to the apt sources and run apt-get update"
 kver=$abi-$flavour
-apt_install "linux-image-$kver-unsigned" "linux-headers-$kver"
+vm_apt_install "linux-image-$kver-unsigned" "linux-headers-$kver"
 
 vmlinuz=/boot/vmlinuz-$kver
 moddir=/lib/modules/$kver

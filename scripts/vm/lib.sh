@@ -63,6 +63,52 @@ vm_pkg_installed() {
 	[[ $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null) == "install ok installed" ]]
 }
 
+# vm_apt_install PKG... — install the packages that are not installed yet.
+# With vm_no_install=1 (set by the caller) fail naming them instead.
+vm_apt_install() {
+	local missing=() p
+	for p in "$@"; do vm_pkg_installed "$p" || missing+=("$p"); done
+	((${#missing[@]})) || return 0
+	if ((${vm_no_install:-0})); then
+		vm_die "missing packages: ${missing[*]} (apt-get install -y ${missing[*]}, or drop --no-install)"
+	fi
+	vm_log "installing ${missing[*]}"
+	vm_apt install -y -q --no-install-recommends "${missing[@]}" ||
+		vm_die "apt-get install ${missing[*]} failed (see above)"
+}
+
+# vm_kit_tree KIT — the external-module build tree of an arm64 kernel kit
+# (KIT/headers.tar.xz, KIT/RELEASE; see ../shared/kernels/README.md), unpacked
+# once under ${XDG_CACHE_HOME:-~/.cache}/axl/kernels/<kit name>/ and again
+# only when the tarball is newer. Prints the tree's path; returns 1 when it
+# cannot be unpacked.
+vm_kit_tree() {
+	local kit=$1 release cache tree
+	release=$(<"$kit/RELEASE") || return 1
+	cache=${XDG_CACHE_HOME:-$HOME/.cache}/axl/kernels/$(basename "$kit")
+	tree=$cache/linux-headers-$release
+	if [[ ! -f $tree/Makefile || $kit/headers.tar.xz -nt $tree/Makefile ]]; then
+		vm_log "unpacking $kit/headers.tar.xz into $cache"
+		rm -rf "$cache" && mkdir -p "$cache" && tar -xJf "$kit/headers.tar.xz" -C "$cache" &&
+			[[ -f $tree/Makefile ]] || return 1
+		touch "$tree/Makefile"
+	fi
+	echo "$tree"
+}
+
+# vm_crash_text RESULTS — how the guest of a rig run died, from its run.env:
+# the crash line, the kernel's RIP/pc and the last user-space output.
+vm_crash_text() {
+	local env=$1/run.env crash site during
+	crash=$(sed -n 's/^crash=//p' "$env" 2>/dev/null)
+	site=$(sed -n 's/^crash_site=//p' "$env" 2>/dev/null)
+	during=$(sed -n 's/^crash_during=//p' "$env" 2>/dev/null)
+	printf '%s' "${crash:-no exit code reported}"
+	[[ -n $site ]] && printf ' at %s' "$site"
+	[[ -n $during ]] && printf ', last output "%s"' "$during"
+	return 0
+}
+
 # vm_hash FILE... — one sha256 over the contents of all files, in order.
 vm_hash() { cat -- "$@" | sha256sum | cut -c1-16; }
 

@@ -23,6 +23,8 @@
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+# shellcheck source=scripts/vm/lib.sh
+source "$here/lib.sh"
 
 seconds=60 toggles=0 runs=1 modes=(single) results=''
 die() {
@@ -71,9 +73,7 @@ for mode in "${modes[@]}"; do
 		case $rc in
 		0) outcome=survived ;;
 		125)
-			crash=$(sed -n 's/^crash=//p' "$out/run.env" 2>/dev/null)
-			site=$(sed -n 's/^crash_site=//p' "$out/run.env" 2>/dev/null)
-			outcome="guest kernel died: ${crash:-no exit code reported}${site:+ at $site}"
+			outcome="guest kernel died: $(vm_crash_text "$out")"
 			;;
 		3)
 			tail -n 5 "$results/$mode-$i.log" >&2
