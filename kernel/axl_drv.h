@@ -245,8 +245,9 @@ void axl_job_cleanup(struct work_struct *work);
 void axl_engine_flush_cleanup(void);
 
 /* axl_writers.c: one device mapping for writing per buffer. */
-int axl_writer_claim(struct dma_buf *buf, void *owner);
-void axl_writer_release(struct dma_buf *buf);
+int axl_writer_claim(struct dma_buf *buf, void *owner,
+		     enum dma_data_direction dir);
+void axl_writer_release(struct dma_buf *buf, enum dma_data_direction dir);
 void axl_file_put(struct axl_file *file);
 u32 axl_max_jobs(void);
 

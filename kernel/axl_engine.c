@@ -444,7 +444,7 @@ void axl_engine_drain(int error)
 	queue_work(engine.wq, &engine.work);
 	flush_workqueue(engine.wq);
 	/* every job signalled has its cleanup queued by now */
-	flush_workqueue(engine.cleanup_wq);
+	axl_engine_flush_cleanup();
 }
 
 /**

@@ -117,11 +117,9 @@ static int axl_import_map(struct axl_import *imp, int fd)
 	ret = axl_pin(imp->dmabuf->size);
 	if (ret)
 		goto err_put;
-	if (imp->dir != DMA_TO_DEVICE) {
-		ret = axl_writer_claim(imp->dmabuf, imp);
-		if (ret)
-			goto err_unpin;
-	}
+	ret = axl_writer_claim(imp->dmabuf, imp, imp->dir);
+	if (ret)
+		goto err_unpin;
 
 	imp->dev = dev;
 	imp->attach = dma_buf_attach(imp->dmabuf, dev);
@@ -150,8 +148,7 @@ err_unmap:
 err_detach:
 	dma_buf_detach(imp->dmabuf, imp->attach);
 err_unclaim:
-	if (imp->dir != DMA_TO_DEVICE)
-		axl_writer_release(imp->dmabuf);
+	axl_writer_release(imp->dmabuf, imp->dir);
 err_unpin:
 	axl_unpin(imp->dmabuf->size);
 err_put:
@@ -166,8 +163,7 @@ static void axl_import_detach(struct axl_import *imp)
 		return;
 	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt, imp->dir);
 	dma_buf_detach(imp->dmabuf, imp->attach);
-	if (imp->dir != DMA_TO_DEVICE)
-		axl_writer_release(imp->dmabuf);
+	axl_writer_release(imp->dmabuf, imp->dir);
 	imp->attach = NULL;
 	imp->sgt = NULL;
 }

@@ -126,7 +126,7 @@ static int axl_job_map_result(struct axl_job *job, int fd)
 		goto err_put;
 	}
 	/* one job in flight at a time writes a result buffer: see axl_writers.c */
-	ret = axl_writer_claim(result, job);
+	ret = axl_writer_claim(result, job, AXL_RESULT_DIR);
 	if (ret)
 		goto err_put;
 
@@ -155,7 +155,7 @@ err_unmap:
 err_detach:
 	dma_buf_detach(result, job->result_attach);
 err_unclaim:
-	axl_writer_release(result);
+	axl_writer_release(result, AXL_RESULT_DIR);
 err_put:
 	dma_buf_put(result);
 	return ret;
@@ -167,7 +167,7 @@ static void axl_job_unmap_result(struct axl_job *job)
 	dma_buf_unmap_attachment_unlocked(job->result_attach, job->result_sgt,
 					  AXL_RESULT_DIR);
 	dma_buf_detach(job->result, job->result_attach);
-	axl_writer_release(job->result);
+	axl_writer_release(job->result, AXL_RESULT_DIR);
 	dma_buf_put(job->result);
 }
 

@@ -22,7 +22,8 @@ static DEFINE_XARRAY(axl_writers);
 /**
  * axl_writer_claim() - become the one writer mapping of a buffer
  * @buf:   the dma-buf, referenced by the caller until axl_writer_release().
- * @owner: the import or job that will map it for writing.
+ * @owner: the import or job that will map it.
+ * @dir:   the direction it will be mapped in; DMA_TO_DEVICE claims nothing.
  *
  * A job that ended may hold its result buffer until its cleanup ran: that
  * is waited for (cleanups wait for no fence). Process context only; never
@@ -31,11 +32,14 @@ static DEFINE_XARRAY(axl_writers);
  * Return: 0; -EBUSY while an import or a job in flight maps @buf for
  * writing; -ENOMEM.
  */
-int axl_writer_claim(struct dma_buf *buf, void *owner)
+int axl_writer_claim(struct dma_buf *buf, void *owner,
+		     enum dma_data_direction dir)
 {
 	unsigned long key = (unsigned long)buf;
 	int ret;
 
+	if (dir == DMA_TO_DEVICE)
+		return 0;
 	ret = xa_insert(&axl_writers, key, owner, GFP_KERNEL_ACCOUNT);
 	if (ret != -EBUSY)
 		return ret;
@@ -44,10 +48,12 @@ int axl_writer_claim(struct dma_buf *buf, void *owner)
 }
 
 /**
- * axl_writer_release() - the writer mapping of a buffer is gone
- * @buf: a buffer axl_writer_claim() succeeded for.
+ * axl_writer_release() - a mapping made after axl_writer_claim() is gone
+ * @buf: the buffer.
+ * @dir: the direction given to axl_writer_claim().
  */
-void axl_writer_release(struct dma_buf *buf)
+void axl_writer_release(struct dma_buf *buf, enum dma_data_direction dir)
 {
-	xa_erase(&axl_writers, (unsigned long)buf);
+	if (dir != DMA_TO_DEVICE)
+		xa_erase(&axl_writers, (unsigned long)buf);
 }
