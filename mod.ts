@@ -24,16 +24,16 @@
  *
  * @module
  */
-export { AxlError, errnoName, hintFor, unwrap } from "./lib/errors.ts";
-export type { ErrorContext } from "./lib/errors.ts";
-export { DmaBuf } from "./lib/dmabuf.ts";
-export type { AccessOptions, CpuAccess } from "./lib/dmabuf.ts";
-export { dmaBufFdInfo, parseFdinfo } from "./lib/fdinfo.ts";
-export type { DmaBufFdInfo } from "./lib/fdinfo.ts";
-export { allocateFor, defaultFrameAccessors, Heap, HEAP_DIR } from "./lib/heap.ts";
-export type { AllocateOptions, ReconciledBuffer } from "./lib/heap.ts";
-export { Fence } from "./lib/fence.ts";
-export type { FenceInfo } from "./lib/fence.ts";
+export { AxlError, errnoName, hintFor, unwrap } from "./lib/core/errors.ts";
+export type { ErrorContext } from "./lib/core/errors.ts";
+export { DmaBuf } from "./lib/core/dmabuf.ts";
+export type { AccessOptions, CpuAccess } from "./lib/core/dmabuf.ts";
+export { dmaBufFdInfo, parseFdinfo } from "./lib/core/fdinfo.ts";
+export type { DmaBufFdInfo } from "./lib/core/fdinfo.ts";
+export { allocateFor, defaultFrameAccessors, Heap, HEAP_DIR } from "./lib/core/heap.ts";
+export type { AllocateOptions, ReconciledBuffer } from "./lib/core/heap.ts";
+export { Fence } from "./lib/core/fence.ts";
+export type { FenceInfo } from "./lib/core/fence.ts";
 export {
   Device,
   devicePaths,
@@ -43,7 +43,7 @@ export {
   Job,
   PIXEL_FORMATS,
   SubmitOptions,
-} from "./lib/device.ts";
+} from "./lib/core/device.ts";
 export type {
   DeviceInfo,
   Direction,
@@ -51,7 +51,7 @@ export type {
   ImportFacts,
   JobDone,
   PixelFormat,
-} from "./lib/device.ts";
+} from "./lib/core/device.ts";
 export { frameLayout } from "./lib/frame.ts";
 export {
   FORMAT_MOD_LINEAR,
@@ -62,8 +62,8 @@ export {
   planeLines,
   planesEnd,
   v1Planes,
-} from "./lib/import_layout.ts";
-export type { ImportGeometry, ImportPlane, ImportRequest } from "./lib/import_layout.ts";
+} from "./lib/core/import_layout.ts";
+export type { ImportGeometry, ImportPlane, ImportRequest } from "./lib/core/import_layout.ts";
 export type { Frame, FrameLayout, Plane } from "./lib/frame.ts";
 export { crc32, referenceResult } from "./lib/reference.ts";
 export type { ReferenceResult } from "./lib/reference.ts";

@@ -13,10 +13,10 @@
  *
  * @module
  */
-import { Device } from "../lib/device.ts";
-import type { DmaBuf } from "../lib/dmabuf.ts";
+import { Device } from "../lib/core/device.ts";
+import type { DmaBuf } from "../lib/core/dmabuf.ts";
 import { HeapProducer } from "../lib/producers/heap_producer.ts";
-import { Heap } from "../lib/heap.ts";
+import { Heap } from "../lib/core/heap.ts";
 import { runWorkload } from "../lib/workload.ts";
 import { loadShim } from "../ffi/loader.ts";
 import { cpuDelta, type CpuSample, cpuSample } from "./_stats.ts";

@@ -13,7 +13,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { Device } from "../lib/device.ts";
+import { Device } from "../lib/core/device.ts";
 import { HeapProducer } from "../lib/producers/heap_producer.ts";
 import { runWorkload } from "../lib/workload.ts";
 import { builtinWorkload } from "../lib/verify/builtin_workload.ts";

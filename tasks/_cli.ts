@@ -1,7 +1,7 @@
 // Private helpers shared by the command files.
 import { parseArgs } from "node:util";
 import type { ParseArgsConfig } from "node:util";
-import { AxlError } from "../lib/errors.ts";
+import { AxlError } from "../lib/core/errors.ts";
 import { ExitCode } from "./command.ts";
 
 /** parseArgs with strict checking; usage errors become UsageError. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { EXPECTED_ABI_VERSION, loadShim } from "../../ffi/loader.ts";
-import { Device, devicePaths } from "../device.ts";
+import { Device, devicePaths } from "../core/device.ts";
 import {
   DEFAULT_EXPECTATIONS,
   type DoctorContext,

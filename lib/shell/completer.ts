@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Heap } from "../heap.ts";
+import { Heap } from "../core/heap.ts";
 import { splitWords } from "./args.ts";
 import { optionsOf, type PositionalSpec, type ValueKind } from "./command.ts";
 import { commandWords, findShellCommand } from "./registry.ts";

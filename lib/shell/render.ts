@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { Device, Import, Job } from "../device.ts";
-import { DmaBuf } from "../dmabuf.ts";
-import { AxlError } from "../errors.ts";
+import { Device, Import, Job } from "../core/device.ts";
+import { DmaBuf } from "../core/dmabuf.ts";
+import { AxlError } from "../core/errors.ts";
 import type { Frame } from "../frame.ts";
 import type { Session } from "./session.ts";
 

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { Device, Import, Job } from "../device.ts";
-import { DmaBuf } from "../dmabuf.ts";
+import { Device, Import, Job } from "../core/device.ts";
+import { DmaBuf } from "../core/dmabuf.ts";
 import type { Frame, FrameLayout } from "../frame.ts";
 import type { Producer } from "../producers/producer.ts";
 import type { ReferenceResult } from "../reference.ts";

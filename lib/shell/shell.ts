@@ -7,7 +7,7 @@
  * @module
  */
 import { ShimLoadError } from "../../ffi/loader.ts";
-import { AxlError } from "../errors.ts";
+import { AxlError } from "../core/errors.ts";
 import { abortable, CancelledError } from "./abortable.ts";
 import { splitWords } from "./args.ts";
 import {

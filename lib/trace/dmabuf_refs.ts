@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type DmaBufFdInfo, dmaBufFdInfo, parseFdinfo } from "../fdinfo.ts";
+import { type DmaBufFdInfo, dmaBufFdInfo, parseFdinfo } from "../core/fdinfo.ts";
 import { ParseError } from "./parse_error.ts";
 
 /** A CPU mapping of a dma-buf. */

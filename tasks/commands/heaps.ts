@@ -4,7 +4,7 @@
  * @module
  */
 import { type Command, ExitCode } from "../command.ts";
-import { Heap, HEAP_DIR } from "../../lib/heap.ts";
+import { Heap, HEAP_DIR } from "../../lib/core/heap.ts";
 import { parseOptions, printJson, runCommand } from "../_cli.ts";
 
 /** The `heaps` command. */

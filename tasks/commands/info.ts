@@ -4,7 +4,7 @@
  * @module
  */
 import { type Command, ExitCode } from "../command.ts";
-import { Device } from "../../lib/device.ts";
+import { Device } from "../../lib/core/device.ts";
 import { infoText } from "../../lib/shell/commands/info.ts";
 import { parseOptions, printJson, runCommand } from "../_cli.ts";
 

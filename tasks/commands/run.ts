@@ -5,7 +5,7 @@
  * @module
  */
 import { type Command, ExitCode } from "../command.ts";
-import type { PixelFormat } from "../../lib/device.ts";
+import type { PixelFormat } from "../../lib/core/device.ts";
 import { HeapProducer } from "../../lib/producers/heap_producer.ts";
 import type { Producer } from "../../lib/producers/producer.ts";
 import { V4l2Producer } from "../../lib/producers/v4l2_producer.ts";

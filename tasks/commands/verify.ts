@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { type Command, ExitCode } from "../command.ts";
-import { Device, type DeviceInfo } from "../../lib/device.ts";
+import { Device, type DeviceInfo } from "../../lib/core/device.ts";
 import { HeapProducer } from "../../lib/producers/heap_producer.ts";
 import type { Producer } from "../../lib/producers/producer.ts";
 import { listCaptureDevices, V4l2Producer } from "../../lib/producers/v4l2_producer.ts";

@@ -2,7 +2,7 @@
 // comes from an independent look at the same system (the files themselves, the
 // driver's GET_INFO); the VM rig's exact verdicts are checked only in the VM.
 import assert from "node:assert/strict";
-import { Device } from "../../lib/device.ts";
+import { Device } from "../../lib/core/device.ts";
 import { doctorContext } from "../../lib/doctor/environment.ts";
 import { runDoctor } from "../../lib/doctor/run.ts";
 import type { CheckResult } from "../../lib/doctor/check.ts";

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { AxlError, Device, Heap } from "../../mod.ts";
 import type { FrameLayout } from "../../lib/frame.ts";
-import { importGeometryFor, planesEnd } from "../../lib/import_layout.ts";
+import { importGeometryFor, planesEnd } from "../../lib/core/import_layout.ts";
 import { fillPattern } from "../../lib/producers/heap_producer.ts";
 import { referenceResult } from "../../lib/reference.ts";
 

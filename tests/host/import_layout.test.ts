@@ -1,7 +1,7 @@
 // The import layout code: which ioctl an import uses, the planes it describes, where a
 // frame ends, and the reference model on layouts with per-plane offsets and pitches.
 import assert from "node:assert/strict";
-import { ImportOptions, parseOptions } from "../../lib/device.ts";
+import { ImportOptions, parseOptions } from "../../lib/core/device.ts";
 import { type FrameLayout, frameLayout } from "../../lib/frame.ts";
 import {
   FORMAT_MOD_LINEAR,
@@ -9,7 +9,7 @@ import {
   importRequest,
   planesEnd,
   v1Planes,
-} from "../../lib/import_layout.ts";
+} from "../../lib/core/import_layout.ts";
 import { crc32, referenceResult } from "../../lib/reference.ts";
 import { mulberry32 } from "./_rng.ts";
 

@@ -5,12 +5,12 @@
  *
  * @module
  */
-import { PIXEL_FORMATS, type PixelFormat } from "../../device.ts";
+import { PIXEL_FORMATS, type PixelFormat } from "../../core/device.ts";
 import { type FrameLayout, frameLayout } from "../../frame.ts";
-import { Heap } from "../../heap.ts";
+import { Heap } from "../../core/heap.ts";
 import { fillPattern } from "../../producers/heap_producer.ts";
 import { referenceResult } from "../../reference.ts";
-import { shim } from "../../_shim.ts";
+import { shim } from "../../core/_shim.ts";
 import { parseCount, parseGeometry, parseSize } from "../args.ts";
 import { type ShellCommand, UsageError } from "../command.ts";
 import type { BufferMeta } from "../session.ts";

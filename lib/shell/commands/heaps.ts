@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { Heap, HEAP_DIR } from "../../heap.ts";
+import { Heap, HEAP_DIR } from "../../core/heap.ts";
 import type { ShellCommand } from "../command.ts";
 import { ExitCode } from "../exit_code.ts";
 

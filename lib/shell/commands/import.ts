@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { type Direction, DIRECTIONS, PIXEL_FORMATS, type PixelFormat } from "../../device.ts";
-import type { DmaBuf } from "../../dmabuf.ts";
+import { type Direction, DIRECTIONS, PIXEL_FORMATS, type PixelFormat } from "../../core/device.ts";
+import type { DmaBuf } from "../../core/dmabuf.ts";
 import type { Frame } from "../../frame.ts";
 import {
   type ImportGeometry,
@@ -14,7 +14,7 @@ import {
   type ImportPlane,
   planeCount,
   planeLines,
-} from "../../import_layout.ts";
+} from "../../core/import_layout.ts";
 import { parseCount } from "../args.ts";
 import { type ShellCommand, UsageError } from "../command.ts";
 import { resolveOrLatest } from "../resolve.ts";

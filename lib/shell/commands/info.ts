@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { Device, type DeviceInfo } from "../../device.ts";
+import { Device, type DeviceInfo } from "../../core/device.ts";
 import type { ShellCommand } from "../command.ts";
 
 /**
@@ -11,7 +11,7 @@ import type { ShellCommand } from "../command.ts";
  *
  * @example
  * ```ts ignore
- * import { Device } from "../../device.ts";
+ * import { Device } from "../../core/device.ts";
  * using dev = Device.open();
  * console.log(infoText(dev.info()));
  * ```

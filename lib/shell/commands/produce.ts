@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { PIXEL_FORMATS, type PixelFormat } from "../../device.ts";
+import { PIXEL_FORMATS, type PixelFormat } from "../../core/device.ts";
 import { ArgusProducer } from "../../producers/argus_producer.ts";
 import { HeapProducer } from "../../producers/heap_producer.ts";
 import type { Producer } from "../../producers/producer.ts";

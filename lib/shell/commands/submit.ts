@@ -4,10 +4,10 @@
  *
  * @module
  */
-import type { DmaBuf } from "../../dmabuf.ts";
-import type { Import } from "../../device.ts";
-import { Heap } from "../../heap.ts";
-import { shim } from "../../_shim.ts";
+import type { DmaBuf } from "../../core/dmabuf.ts";
+import type { Import } from "../../core/device.ts";
+import { Heap } from "../../core/heap.ts";
+import { shim } from "../../core/_shim.ts";
 import { parseCount } from "../args.ts";
 import { type ShellCommand, UsageError } from "../command.ts";
 import { resolveObject, resolveOrLatest } from "../resolve.ts";

@@ -14,7 +14,7 @@ import { DEFAULT_ACCEPTED_EXPORTERS } from "../../verify/judge.ts";
 import { runVerify } from "../../verify/run.ts";
 import type { Status, VerifyResult } from "../../verify/schema.ts";
 import type { WorkloadMode } from "../../workload.ts";
-import { AxlError } from "../../errors.ts";
+import { AxlError } from "../../core/errors.ts";
 import { parseCount } from "../args.ts";
 import { CannotRunError, type ShellCommand, UsageError } from "../command.ts";
 import { ExitCode } from "../exit_code.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { EngineResult, Job, JobDone } from "../../device.ts";
+import type { EngineResult, Job, JobDone } from "../../core/device.ts";
 import type { ReferenceResult } from "../../reference.ts";
 import { abortable } from "../abortable.ts";
 import { parseCount } from "../args.ts";

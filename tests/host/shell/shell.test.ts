@@ -3,7 +3,7 @@ import { CancelledError } from "../../../lib/shell/abortable.ts";
 import { UsageError } from "../../../lib/shell/command.ts";
 import { Session } from "../../../lib/shell/session.ts";
 import { classify, exitCodeOf, needsMore, Shell } from "../../../lib/shell/shell.ts";
-import { AxlError } from "../../../lib/errors.ts";
+import { AxlError } from "../../../lib/core/errors.ts";
 
 function shellWithOutput(json = false) {
   const out: string[] = [];

@@ -3,7 +3,7 @@ import { parsePerCpuStats, summarizeLoss } from "../../../lib/trace/per_cpu_stat
 import { parseBufinfo } from "../../../lib/trace/bufinfo.ts";
 import { parseBufinfoSamples } from "../../../lib/trace/bufinfo_sampler.ts";
 import { parseDmaBufMaps } from "../../../lib/trace/dmabuf_refs.ts";
-import { dmaBufFdInfo, parseFdinfo } from "../../../lib/fdinfo.ts";
+import { dmaBufFdInfo, parseFdinfo } from "../../../lib/core/fdinfo.ts";
 import { ParseError } from "../../../lib/trace/parse_error.ts";
 import { fixture, fixtureText, KERNELS } from "./_fixtures.ts";
 

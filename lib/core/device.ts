@@ -146,7 +146,7 @@ export function devicePaths(): string[] {
  *
  * @example Import a frame, submit it and read the result
  * ```ts ignore
- * import { Device, Heap } from "../mod.ts";
+ * import { Device, Heap } from "../../mod.ts";
  * using dev = Device.open();
  * const heap = Heap.open("system");
  * using frame = heap.allocate(640 * 480 * 3 / 2);

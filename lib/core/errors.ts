@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { loadShim } from "../ffi/loader.ts";
+import { loadShim } from "../../ffi/loader.ts";
 
 /** Which kind of object an operation acted on; it selects the hint. */
 export type ErrorContext =

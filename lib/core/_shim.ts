@@ -1,6 +1,6 @@
 // Private: the loaded shim plus small helpers shared by the lib modules.
-import { loadShim } from "../ffi/loader.ts";
-import type { Shim } from "../ffi/loader.ts";
+import { loadShim } from "../../ffi/loader.ts";
+import type { Shim } from "../../ffi/loader.ts";
 
 /** The process-wide shim. */
 export function shim(): Shim {

@@ -14,7 +14,7 @@ import {
   jetsonRoles,
   reconcileOrThrow,
   vmRoles,
-} from "./constraints/mod.ts";
+} from "../constraints/mod.ts";
 
 /** Directory the kernel creates heap nodes in. */
 export const HEAP_DIR = "/dev/dma_heap";
