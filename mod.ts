@@ -52,7 +52,7 @@ export type {
   JobDone,
   PixelFormat,
 } from "./lib/core/device.ts";
-export { frameLayout } from "./lib/frame.ts";
+export { frameLayout } from "./lib/frames/frame.ts";
 export {
   FORMAT_MOD_LINEAR,
   importGeometryFor,
@@ -64,24 +64,24 @@ export {
   v1Planes,
 } from "./lib/core/import_layout.ts";
 export type { ImportGeometry, ImportPlane, ImportRequest } from "./lib/core/import_layout.ts";
-export type { Frame, FrameLayout, Plane } from "./lib/frame.ts";
-export { crc32, referenceResult } from "./lib/reference.ts";
-export type { ReferenceResult } from "./lib/reference.ts";
+export type { Frame, FrameLayout, Plane } from "./lib/frames/frame.ts";
+export { crc32, referenceResult } from "./lib/frames/reference.ts";
+export type { ReferenceResult } from "./lib/frames/reference.ts";
 export {
   ArgusProducer,
   fillPattern,
   HeapProducer,
   listCaptureDevices,
   V4l2Producer,
-} from "./lib/producers/mod.ts";
-export type { Producer } from "./lib/producers/mod.ts";
-export { copyFrame, percentiles, runWorkload } from "./lib/workload.ts";
-export type { FrameStat, WorkloadMode, WorkloadOptions, WorkloadReport } from "./lib/workload.ts";
+} from "./lib/frames/producers/mod.ts";
+export type { Producer } from "./lib/frames/producers/mod.ts";
+export { copyFrame, percentiles, runWorkload } from "./lib/frames/workload.ts";
+export type { FrameStat, WorkloadMode, WorkloadOptions, WorkloadReport } from "./lib/frames/workload.ts";
 export { loadShim, ShimLoadError } from "./ffi/loader.ts";
 export type { Shim } from "./ffi/loader.ts";
 export * from "./lib/trace/mod.ts";
 export * from "./lib/verify/mod.ts";
-export * from "./lib/report/mod.ts";
+export * from "./lib/verify/report/mod.ts";
 export * from "./lib/formats/mod.ts";
 export * from "./lib/caps/mod.ts";
 export * from "./lib/constraints/mod.ts";

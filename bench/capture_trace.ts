@@ -14,7 +14,7 @@
  */
 import { parseArgs } from "node:util";
 import { sizeBufferKb, TraceSession } from "../lib/trace/tracefs.ts";
-import { runWorkload } from "../lib/workload.ts";
+import { runWorkload } from "../lib/frames/workload.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

@@ -15,9 +15,9 @@
  */
 import { Device } from "../lib/core/device.ts";
 import type { DmaBuf } from "../lib/core/dmabuf.ts";
-import { HeapProducer } from "../lib/producers/heap_producer.ts";
+import { HeapProducer } from "../lib/frames/producers/heap_producer.ts";
 import { Heap } from "../lib/core/heap.ts";
-import { runWorkload } from "../lib/workload.ts";
+import { runWorkload } from "../lib/frames/workload.ts";
 import { loadShim } from "../ffi/loader.ts";
 import { cpuDelta, type CpuSample, cpuSample } from "./_stats.ts";
 

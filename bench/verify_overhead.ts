@@ -14,8 +14,8 @@
  */
 import { parseArgs } from "node:util";
 import { Device } from "../lib/core/device.ts";
-import { HeapProducer } from "../lib/producers/heap_producer.ts";
-import { runWorkload } from "../lib/workload.ts";
+import { HeapProducer } from "../lib/frames/producers/heap_producer.ts";
+import { runWorkload } from "../lib/frames/workload.ts";
 import { builtinWorkload } from "../lib/verify/builtin_workload.ts";
 import { runVerify } from "../lib/verify/run.ts";
 import { cpuDelta, cpuSample } from "./_stats.ts";

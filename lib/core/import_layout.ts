@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { FrameLayout } from "../frame.ts";
+import type { FrameLayout } from "../frames/frame.ts";
 import type { PixelFormat } from "./device.ts";
 
 /** `DRM_FORMAT_MOD_LINEAR`: lines in memory order, the only layout metis-sim reads. */
@@ -194,7 +194,7 @@ export function importRequest(g: ImportGeometry): ImportRequest {
  * @example
  * ```ts
  * import { importGeometryFor } from "./import_layout.ts";
- * import { frameLayout } from "../frame.ts";
+ * import { frameLayout } from "../frames/frame.ts";
  * const g = importGeometryFor(frameLayout("NV12", 640, 480, 768));
  * if (g.stride !== 768 || g.planes !== undefined) throw new Error();
  * ```

@@ -7,10 +7,10 @@
  * @module
  */
 import * as axl from "../../mod.ts";
-import * as frame from "../frame.ts";
-import * as reference from "../reference.ts";
-import * as producers from "../producers/mod.ts";
-import * as workload from "../workload.ts";
+import * as frame from "../frames/frame.ts";
+import * as reference from "../frames/reference.ts";
+import * as producers from "../frames/producers/mod.ts";
+import * as workload from "../frames/workload.ts";
 import * as trace from "../trace/mod.ts";
 import type { Scope } from "./evaluator.ts";
 

@@ -8,7 +8,7 @@
 import { Device, Import, Job } from "../core/device.ts";
 import { DmaBuf } from "../core/dmabuf.ts";
 import { AxlError } from "../core/errors.ts";
-import type { Frame } from "../frame.ts";
+import type { Frame } from "../frames/frame.ts";
 import type { Session } from "./session.ts";
 
 /**

@@ -7,9 +7,9 @@
  */
 import { Device, Import, Job } from "../core/device.ts";
 import { DmaBuf } from "../core/dmabuf.ts";
-import type { Frame, FrameLayout } from "../frame.ts";
-import type { Producer } from "../producers/producer.ts";
-import type { ReferenceResult } from "../reference.ts";
+import type { Frame, FrameLayout } from "../frames/frame.ts";
+import type { Producer } from "../frames/producers/producer.ts";
+import type { ReferenceResult } from "../frames/reference.ts";
 import { Evaluator, type Scope } from "./evaluator.ts";
 import { installModules } from "./modules.ts";
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { runWorkload, type WorkloadOptions } from "../workload.ts";
+import { runWorkload, type WorkloadOptions } from "../frames/workload.ts";
 import type { WorkloadOutcome, WorkloadSpec } from "./workload.ts";
 
 /**

@@ -6,8 +6,8 @@
  * @module
  */
 import { join } from "node:path";
-import { perfettoTrace } from "../report/perfetto.ts";
-import { renderHtmlReport } from "../report/html.ts";
+import { perfettoTrace } from "./report/perfetto.ts";
+import { renderHtmlReport } from "./report/html.ts";
 import { type CaptureFiles, type CaptureOptions, captureRun } from "./capture.ts";
 import type { JudgeOptions } from "./judge.ts";
 import { judgeArtifacts } from "./replay.ts";

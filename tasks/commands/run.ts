@@ -6,10 +6,10 @@
  */
 import { type Command, ExitCode } from "../command.ts";
 import type { PixelFormat } from "../../lib/core/device.ts";
-import { HeapProducer } from "../../lib/producers/heap_producer.ts";
-import type { Producer } from "../../lib/producers/producer.ts";
-import { V4l2Producer } from "../../lib/producers/v4l2_producer.ts";
-import { runWorkload, type WorkloadMode } from "../../lib/workload.ts";
+import { HeapProducer } from "../../lib/frames/producers/heap_producer.ts";
+import type { Producer } from "../../lib/frames/producers/producer.ts";
+import { V4l2Producer } from "../../lib/frames/producers/v4l2_producer.ts";
+import { runWorkload, type WorkloadMode } from "../../lib/frames/workload.ts";
 import { parseOptions, printJson, runCommand, UsageError } from "../_cli.ts";
 
 const ms = (ns: number): string => (ns / 1e6).toFixed(2);

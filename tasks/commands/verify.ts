@@ -8,9 +8,9 @@
 import { z } from "zod";
 import { type Command, ExitCode } from "../command.ts";
 import { Device, type DeviceInfo } from "../../lib/core/device.ts";
-import { HeapProducer } from "../../lib/producers/heap_producer.ts";
-import type { Producer } from "../../lib/producers/producer.ts";
-import { listCaptureDevices, V4l2Producer } from "../../lib/producers/v4l2_producer.ts";
+import { HeapProducer } from "../../lib/frames/producers/heap_producer.ts";
+import type { Producer } from "../../lib/frames/producers/producer.ts";
+import { listCaptureDevices, V4l2Producer } from "../../lib/frames/producers/v4l2_producer.ts";
 import { builtinWorkload } from "../../lib/verify/builtin_workload.ts";
 import { runVerify } from "../../lib/verify/run.ts";
 import { commandWorkload, pidWorkload, type WorkloadSpec } from "../../lib/verify/workload.ts";

@@ -3,10 +3,10 @@
 // buffer) come back with the result the TypeScript reference model computes.
 import assert from "node:assert/strict";
 import { AxlError, Device, Heap } from "../../mod.ts";
-import type { FrameLayout } from "../../lib/frame.ts";
+import type { FrameLayout } from "../../lib/frames/frame.ts";
 import { importGeometryFor, planesEnd } from "../../lib/core/import_layout.ts";
-import { fillPattern } from "../../lib/producers/heap_producer.ts";
-import { referenceResult } from "../../lib/reference.ts";
+import { fillPattern } from "../../lib/frames/producers/heap_producer.ts";
+import { referenceResult } from "../../lib/frames/reference.ts";
 
 const PAGE = 4096;
 const pageAlign = (n: number) => Math.ceil(n / PAGE) * PAGE;

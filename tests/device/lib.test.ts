@@ -2,12 +2,12 @@
 // metis-sim engine on QEMU's edu PCI device behind the Intel IOMMU.
 import assert from "node:assert/strict";
 import { allocateFor, AxlError, Device, Heap } from "../../mod.ts";
-import { frameLayout } from "../../lib/frame.ts";
-import { referenceResult } from "../../lib/reference.ts";
-import { HeapProducer } from "../../lib/producers/mod.ts";
-import { fillPattern } from "../../lib/producers/heap_producer.ts";
-import { listCaptureDevices, V4l2Producer } from "../../lib/producers/v4l2_producer.ts";
-import { runWorkload } from "../../lib/workload.ts";
+import { frameLayout } from "../../lib/frames/frame.ts";
+import { referenceResult } from "../../lib/frames/reference.ts";
+import { HeapProducer } from "../../lib/frames/producers/mod.ts";
+import { fillPattern } from "../../lib/frames/producers/heap_producer.ts";
+import { listCaptureDevices, V4l2Producer } from "../../lib/frames/producers/v4l2_producer.ts";
+import { runWorkload } from "../../lib/frames/workload.ts";
 import { parseBufinfo } from "../../lib/trace/bufinfo.ts";
 
 const BUFINFO = "/sys/kernel/debug/dma_buf/bufinfo";

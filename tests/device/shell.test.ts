@@ -1,9 +1,9 @@
 // The device shell against the real driver (run inside the VM rig, or on a Jetson): the
 // README session, Ctrl-C during a workload, objects made by JavaScript, failures.
 import assert from "node:assert/strict";
-import { frameLayout } from "../../lib/frame.ts";
-import { fillPattern } from "../../lib/producers/heap_producer.ts";
-import { referenceResult } from "../../lib/reference.ts";
+import { frameLayout } from "../../lib/frames/frame.ts";
+import { fillPattern } from "../../lib/frames/producers/heap_producer.ts";
+import { referenceResult } from "../../lib/frames/reference.ts";
 import { parseBufinfo } from "../../lib/trace/bufinfo.ts";
 import { BUFINFO_PATH } from "../../lib/trace/bufinfo_sampler.ts";
 

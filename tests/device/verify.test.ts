@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { runVerify } from "../../lib/verify/run.ts";
 import { builtinWorkload } from "../../lib/verify/builtin_workload.ts";
-import { listCaptureDevices, V4l2Producer } from "../../lib/producers/v4l2_producer.ts";
-import { HeapProducer } from "../../lib/producers/heap_producer.ts";
+import { listCaptureDevices, V4l2Producer } from "../../lib/frames/producers/v4l2_producer.ts";
+import { HeapProducer } from "../../lib/frames/producers/heap_producer.ts";
 import { tracefsState } from "./verify/_tracefs_state.ts";
 import { TraceSession } from "../../lib/trace/tracefs.ts";
 

@@ -2,7 +2,7 @@
 // frame ends, and the reference model on layouts with per-plane offsets and pitches.
 import assert from "node:assert/strict";
 import { ImportOptions, parseOptions } from "../../lib/core/device.ts";
-import { type FrameLayout, frameLayout } from "../../lib/frame.ts";
+import { type FrameLayout, frameLayout } from "../../lib/frames/frame.ts";
 import {
   FORMAT_MOD_LINEAR,
   importGeometryFor,
@@ -10,7 +10,7 @@ import {
   planesEnd,
   v1Planes,
 } from "../../lib/core/import_layout.ts";
-import { crc32, referenceResult } from "../../lib/reference.ts";
+import { crc32, referenceResult } from "../../lib/frames/reference.ts";
 import { mulberry32 } from "./_rng.ts";
 
 /** An NvBufSurface-shaped NV12 1920x1080: pitch 2048, luma padded to 1088 lines. */

@@ -6,10 +6,10 @@
  * @module
  */
 import { PIXEL_FORMATS, type PixelFormat } from "../../core/device.ts";
-import { type FrameLayout, frameLayout } from "../../frame.ts";
+import { type FrameLayout, frameLayout } from "../../frames/frame.ts";
 import { Heap } from "../../core/heap.ts";
-import { fillPattern } from "../../producers/heap_producer.ts";
-import { referenceResult } from "../../reference.ts";
+import { fillPattern } from "../../frames/producers/heap_producer.ts";
+import { referenceResult } from "../../frames/reference.ts";
 import { shim } from "../../core/_shim.ts";
 import { parseCount, parseGeometry, parseSize } from "../args.ts";
 import { type ShellCommand, UsageError } from "../command.ts";

@@ -7,7 +7,7 @@
  */
 import { type Direction, DIRECTIONS, PIXEL_FORMATS, type PixelFormat } from "../../core/device.ts";
 import type { DmaBuf } from "../../core/dmabuf.ts";
-import type { Frame } from "../../frame.ts";
+import type { Frame } from "../../frames/frame.ts";
 import {
   type ImportGeometry,
   importGeometryFor,

@@ -5,10 +5,10 @@
  * @module
  */
 import { PIXEL_FORMATS, type PixelFormat } from "../../core/device.ts";
-import { ArgusProducer } from "../../producers/argus_producer.ts";
-import { HeapProducer } from "../../producers/heap_producer.ts";
-import type { Producer } from "../../producers/producer.ts";
-import { V4l2Producer } from "../../producers/v4l2_producer.ts";
+import { ArgusProducer } from "../../frames/producers/argus_producer.ts";
+import { HeapProducer } from "../../frames/producers/heap_producer.ts";
+import type { Producer } from "../../frames/producers/producer.ts";
+import { V4l2Producer } from "../../frames/producers/v4l2_producer.ts";
 import { abortable } from "../abortable.ts";
 import { parseCount, parseGeometry } from "../args.ts";
 import { type OptionSpec, type ShellCommand, UsageError } from "../command.ts";

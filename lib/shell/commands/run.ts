@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { Producer } from "../../producers/producer.ts";
-import { runWorkload, type WorkloadMode, type WorkloadReport } from "../../workload.ts";
+import type { Producer } from "../../frames/producers/producer.ts";
+import { runWorkload, type WorkloadMode, type WorkloadReport } from "../../frames/workload.ts";
 import { parseCount } from "../args.ts";
 import { type ShellCommand, UsageError } from "../command.ts";
 import { ExitCode } from "../exit_code.ts";
@@ -18,7 +18,7 @@ import { resolveObject } from "../resolve.ts";
  *
  * @example
  * ```ts ignore
- * import { runWorkload } from "../../workload.ts";
+ * import { runWorkload } from "../../frames/workload.ts";
  * console.log(reportText(await runWorkload({ frames: 5 })));
  * ```
  */

@@ -6,14 +6,14 @@
  *
  * @module
  */
-import { HeapProducer } from "../../producers/heap_producer.ts";
-import type { Producer } from "../../producers/producer.ts";
-import { listCaptureDevices, V4l2Producer } from "../../producers/v4l2_producer.ts";
+import { HeapProducer } from "../../frames/producers/heap_producer.ts";
+import type { Producer } from "../../frames/producers/producer.ts";
+import { listCaptureDevices, V4l2Producer } from "../../frames/producers/v4l2_producer.ts";
 import { builtinWorkload } from "../../verify/builtin_workload.ts";
 import { DEFAULT_ACCEPTED_EXPORTERS } from "../../verify/judge.ts";
 import { runVerify } from "../../verify/run.ts";
 import type { Status, VerifyResult } from "../../verify/schema.ts";
-import type { WorkloadMode } from "../../workload.ts";
+import type { WorkloadMode } from "../../frames/workload.ts";
 import { AxlError } from "../../core/errors.ts";
 import { parseCount } from "../args.ts";
 import { CannotRunError, type ShellCommand, UsageError } from "../command.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { EngineResult, Job, JobDone } from "../../core/device.ts";
-import type { ReferenceResult } from "../../reference.ts";
+import type { ReferenceResult } from "../../frames/reference.ts";
 import { abortable } from "../abortable.ts";
 import { parseCount } from "../args.ts";
 import { type ShellCommand, UsageError } from "../command.ts";

@@ -1,6 +1,6 @@
 // Session objects that need no device: a producer and a trace (both duck-typed).
-import type { Frame } from "../../../lib/frame.ts";
-import type { Producer } from "../../../lib/producers/producer.ts";
+import type { Frame } from "../../../lib/frames/frame.ts";
+import type { Producer } from "../../../lib/frames/producers/producer.ts";
 import type { Stoppable } from "../../../lib/shell/session.ts";
 
 /** A producer that records what happened to it. */

@@ -1,8 +1,8 @@
 // The HTML report and the Perfetto trace of a judged run. The page is rendered in headless
 // Debian chromium (apt-get install -y chromium); without chromium that test fails loudly.
 import assert from "node:assert/strict";
-import { renderHtmlReport } from "../../../lib/report/html.ts";
-import { perfettoTrace } from "../../../lib/report/perfetto.ts";
+import { renderHtmlReport } from "../../../lib/verify/report/html.ts";
+import { perfettoTrace } from "../../../lib/verify/report/perfetto.ts";
 import { judgedRun } from "./_runs.ts";
 
 Deno.test("perfettoTrace() writes one frame slice and its stage slices per traced frame", async () => {

@@ -6,15 +6,15 @@
  *
  * @module
  */
-import { Device, type DeviceInfo, type Direction, type ImportOptions } from "./core/device.ts";
-import type { DmaBuf } from "./core/dmabuf.ts";
+import { Device, type DeviceInfo, type Direction, type ImportOptions } from "../core/device.ts";
+import type { DmaBuf } from "../core/dmabuf.ts";
 import type { Frame } from "./frame.ts";
-import { importGeometryFor } from "./core/import_layout.ts";
-import { Heap } from "./core/heap.ts";
+import { importGeometryFor } from "../core/import_layout.ts";
+import { Heap } from "../core/heap.ts";
 import { HeapProducer } from "./producers/heap_producer.ts";
 import type { Producer } from "./producers/producer.ts";
 import type { ReferenceResult } from "./reference.ts";
-import { shim } from "./core/_shim.ts";
+import { shim } from "../core/_shim.ts";
 
 /** Zero-copy, or the copy-every-frame negative control. */
 export type WorkloadMode = "zero-copy" | "copy";

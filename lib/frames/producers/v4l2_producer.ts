@@ -5,11 +5,11 @@
  *
  * @module
  */
-import { DmaBuf } from "../core/dmabuf.ts";
-import { AxlError, unwrap } from "../core/errors.ts";
+import { DmaBuf } from "../../core/dmabuf.ts";
+import { AxlError, unwrap } from "../../core/errors.ts";
 import { type Frame, frameLayout } from "../frame.ts";
-import { Heap } from "../core/heap.ts";
-import { cString, nulStrings, shim } from "../core/_shim.ts";
+import { Heap } from "../../core/heap.ts";
+import { cString, nulStrings, shim } from "../../core/_shim.ts";
 import type { Producer } from "./producer.ts";
 
 /** Options of {@linkcode V4l2Producer.open}. */

@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { DmaBuf } from "../core/dmabuf.ts";
-import { AxlError, hintFor, unwrap } from "../core/errors.ts";
+import { DmaBuf } from "../../core/dmabuf.ts";
+import { AxlError, hintFor, unwrap } from "../../core/errors.ts";
 import { type Frame, frameLayout } from "../frame.ts";
-import { nvmmImportParams, parseNvmmHandle } from "../nvmm/mod.ts";
-import { shim } from "../core/_shim.ts";
+import { nvmmImportParams, parseNvmmHandle } from "../../nvmm/mod.ts";
+import { shim } from "../../core/_shim.ts";
 import type { Producer } from "./producer.ts";
 
 /** Options of {@linkcode ArgusProducer.open}. */

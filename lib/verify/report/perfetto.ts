@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { VerifyResult } from "../verify/schema.ts";
+import type { VerifyResult } from "../schema.ts";
 
 /** One Chrome trace event (the subset written here). */
 export interface TraceEvent {

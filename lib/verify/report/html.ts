@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { VerifyResult } from "../verify/schema.ts";
+import type { VerifyResult } from "../schema.ts";
 
 /**
  * Escapes text for HTML element content and attribute values.

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import type { PixelFormat } from "../core/device.ts";
-import type { DmaBuf } from "../core/dmabuf.ts";
+import type { PixelFormat } from "../../core/device.ts";
+import type { DmaBuf } from "../../core/dmabuf.ts";
 import { type Frame, type FrameLayout, frameLayout } from "../frame.ts";
-import { Heap } from "../core/heap.ts";
+import { Heap } from "../../core/heap.ts";
 import { type ReferenceResult, referenceResult } from "../reference.ts";
 import type { Producer } from "./producer.ts";
 

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { DmaBuf } from "./core/dmabuf.ts";
-import type { PixelFormat } from "./core/device.ts";
+import type { DmaBuf } from "../core/dmabuf.ts";
+import type { PixelFormat } from "../core/device.ts";
 
 /** One plane of a frame. */
 export interface Plane {
