@@ -5,9 +5,9 @@
 // frame loop spends in user space. A trace of raw_syscalls, sched_switch and interrupts gives
 // it exactly: a thread runs user code from a sys_exit to its next sys_enter, minus interrupts
 // taken meanwhile and time it was switched out.
-import { type FtraceEvent, parseFtrace } from "../lib/trace/ftrace.ts";
-import type { LineSource } from "../lib/trace/lines.ts";
-import { TraceSession } from "../lib/trace/tracefs.ts";
+import { type FtraceEvent, parseFtrace } from "../lib/trace/parse/ftrace.ts";
+import type { LineSource } from "../lib/trace/parse/lines.ts";
+import { TraceSession } from "../lib/trace/capture/tracefs.ts";
 
 /** The events the accounting needs (interrupt systems that are absent are skipped). */
 export const UTRACE_EVENTS: readonly string[] = [

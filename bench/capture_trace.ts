@@ -13,7 +13,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { sizeBufferKb, TraceSession } from "../lib/trace/tracefs.ts";
+import { sizeBufferKb, TraceSession } from "../lib/trace/capture/tracefs.ts";
 import { runWorkload } from "../lib/frames/workload.ts";
 
 const { values } = parseArgs({

@@ -1,7 +1,7 @@
 // `deno bench` microbenchmarks of the per-line work of trace analysis, on lines of the captured
 // template (bench/fixtures/axl-frames-6.12-std.trace): where the MB/s of bench/run.ts go.
-import { parseFtraceLine } from "../lib/trace/ftrace.ts";
-import { readLines } from "../lib/trace/lines.ts";
+import { parseFtraceLine } from "../lib/trace/parse/ftrace.ts";
+import { readLines } from "../lib/trace/parse/lines.ts";
 import { addRecord, emptyTraceFacts } from "../lib/verify/trace_facts.ts";
 import { TEMPLATE } from "./trace_gen.ts";
 

@@ -20,8 +20,8 @@
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
-import { readFileLines } from "../lib/trace/lines.ts";
-import { parseFtrace } from "../lib/trace/ftrace.ts";
+import { readFileLines } from "../lib/trace/parse/lines.ts";
+import { parseFtrace } from "../lib/trace/parse/ftrace.ts";
 import { readTraceFacts } from "../lib/verify/trace_facts.ts";
 import { judgeArtifacts } from "../lib/verify/replay.ts";
 import { peakRssBytes } from "./_stats.ts";

@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { parseBufinfo } from "../trace/bufinfo.ts";
-import { BUFINFO_PATH } from "../trace/bufinfo_sampler.ts";
-import { scanProcess } from "../trace/dmabuf_refs.ts";
+import { parseBufinfo } from "../trace/parse/bufinfo.ts";
+import { BUFINFO_PATH } from "../trace/capture/bufinfo_sampler.ts";
+import { scanProcess } from "../trace/capture/dmabuf_refs.ts";
 import { formatBytes } from "./render.ts";
 
 /** A process holding a dma-buf by fd. */

@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { type FtraceEvent, parseFtrace } from "../trace/ftrace.ts";
-import { summarizeLoss } from "../trace/per_cpu_stats.ts";
-import { DMABUF_GRAPH_FUNCTIONS, TraceSession, type TraceSessionInfo } from "../trace/tracefs.ts";
+import { type FtraceEvent, parseFtrace } from "../trace/parse/ftrace.ts";
+import { summarizeLoss } from "../trace/parse/per_cpu_stats.ts";
+import { DMABUF_GRAPH_FUNCTIONS, TraceSession, type TraceSessionInfo } from "../trace/capture/tracefs.ts";
 import type { Stoppable } from "./session.ts";
 
 /** What a stopped capture holds. */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-export { ParseError, type ParseErrorLocation } from "./parse_error.ts";
+export { ParseError, type ParseErrorLocation } from "./parse/parse_error.ts";
 export {
   type ByteReader,
   forEachLine,
@@ -18,7 +18,7 @@ export {
   readChunks,
   readFileLines,
   readLines,
-} from "./lines.ts";
+} from "./parse/lines.ts";
 export {
   type FtraceBufferStarted,
   type FtraceEvent,
@@ -35,15 +35,15 @@ export {
   parseFtraceLine,
   scanFtrace,
   timestampNs,
-} from "./ftrace.ts";
-export { fieldInt, type ScannedEvent } from "./scanned_event.ts";
+} from "./parse/ftrace.ts";
+export { fieldInt, type ScannedEvent } from "./parse/scanned_event.ts";
 export {
   type BufferLoss,
   type CpuBufferStats,
   parsePerCpuStats,
   summarizeLoss,
-} from "./per_cpu_stats.ts";
-export { type BufinfoBuffer, type BufinfoSnapshot, parseBufinfo } from "./bufinfo.ts";
+} from "./parse/per_cpu_stats.ts";
+export { type BufinfoBuffer, type BufinfoSnapshot, parseBufinfo } from "./parse/bufinfo.ts";
 export {
   addSample,
   BUFINFO_PATH,
@@ -53,20 +53,20 @@ export {
   emptySummary,
   type InodeObservation,
   parseBufinfoSamples,
-} from "./bufinfo_sampler.ts";
+} from "./capture/bufinfo_sampler.ts";
 export {
   type DmaBufFdRef,
   type DmaBufMapRef,
   parseDmaBufMaps,
   type ProcessDmaBufRefs,
   scanProcess,
-} from "./dmabuf_refs.ts";
+} from "./capture/dmabuf_refs.ts";
 export {
   COPY_ROUTINE_PATTERNS,
   copyRoutine,
   type CopyRoutinePattern,
   normalizeSymbol,
-} from "./copy_routines.ts";
+} from "./parse/copy_routines.ts";
 export {
   parsePerfScript,
   type PerfFrame,
@@ -75,7 +75,7 @@ export {
   type PerfSummaryOptions,
   summarizePerf,
   type SymbolShare,
-} from "./perf_script.ts";
+} from "./parse/perf_script.ts";
 export {
   choosePerfEvent,
   type PerfEventChoice,
@@ -83,13 +83,13 @@ export {
   type PerfRecordOptions,
   perfScript,
   probePerfEvent,
-} from "./perf_record.ts";
+} from "./capture/perf_record.ts";
 export {
   readSysfsBuffer,
   SYSFS_BUFFERS,
   type SysfsBuffer,
   sysfsStatsPresent,
-} from "./sysfs_stats.ts";
+} from "./capture/sysfs_stats.ts";
 export {
   DMABUF_GRAPH_FUNCTIONS,
   findTracefs,
@@ -98,4 +98,4 @@ export {
   type TraceSessionInfo,
   type TraceSessionOptions,
   VERIFY_EVENTS,
-} from "./tracefs.ts";
+} from "./capture/tracefs.ts";

@@ -1,7 +1,7 @@
 // perf during a capture: probe the event, attach to the workload, stop, write `perf.script`.
 // Whatever goes wrong becomes the reason perf is unavailable, never an exception.
 import { join } from "node:path";
-import { PerfRecording, perfScript, probePerfEvent } from "../trace/perf_record.ts";
+import { PerfRecording, perfScript, probePerfEvent } from "../trace/capture/perf_record.ts";
 
 /** Options of {@linkcode PerfCapture.probe}. */
 export interface PerfCaptureOptions {

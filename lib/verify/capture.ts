@@ -8,11 +8,11 @@
  * @module
  */
 import { join } from "node:path";
-import { BufinfoSampler, type BufinfoSummary } from "../trace/bufinfo_sampler.ts";
-import { type DmaBufMapRef, scanProcess } from "../trace/dmabuf_refs.ts";
-import { type BufferLoss, parsePerCpuStats, summarizeLoss } from "../trace/per_cpu_stats.ts";
-import { sizeBufferKb, TraceSession } from "../trace/tracefs.ts";
-import { readSysfsBuffer, type SysfsBuffer, sysfsStatsPresent } from "../trace/sysfs_stats.ts";
+import { BufinfoSampler, type BufinfoSummary } from "../trace/capture/bufinfo_sampler.ts";
+import { type DmaBufMapRef, scanProcess } from "../trace/capture/dmabuf_refs.ts";
+import { type BufferLoss, parsePerCpuStats, summarizeLoss } from "../trace/parse/per_cpu_stats.ts";
+import { sizeBufferKb, TraceSession } from "../trace/capture/tracefs.ts";
+import { readSysfsBuffer, type SysfsBuffer, sysfsStatsPresent } from "../trace/capture/sysfs_stats.ts";
 import type { Environment, TraceSetup, WorkloadReport } from "./judge.ts";
 import type { RunningWorkload, WorkloadSpec } from "./workload.ts";
 import { PerfCapture } from "./_perf_capture.ts";

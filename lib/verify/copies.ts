@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { PerfSummary } from "../trace/perf_script.ts";
+import type { PerfSummary } from "../trace/parse/perf_script.ts";
 import { diagnosis } from "./diagnosis.ts";
 import type { Diagnosis, Status, VerifyResult } from "./schema.ts";
 import { invariant, round, type Verdict } from "./_invariant.ts";

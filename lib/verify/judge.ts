@@ -15,10 +15,10 @@
  *
  * @module
  */
-import type { TraceSessionInfo } from "../trace/tracefs.ts";
-import type { BufinfoSummary } from "../trace/bufinfo_sampler.ts";
-import type { BufferLoss } from "../trace/per_cpu_stats.ts";
-import type { DmaBufMapRef } from "../trace/dmabuf_refs.ts";
+import type { TraceSessionInfo } from "../trace/capture/tracefs.ts";
+import type { BufinfoSummary } from "../trace/capture/bufinfo_sampler.ts";
+import type { BufferLoss } from "../trace/parse/per_cpu_stats.ts";
+import type { DmaBufMapRef } from "../trace/capture/dmabuf_refs.ts";
 import { judgeAccounting } from "./accounting.ts";
 import { type AttachmentsVerdict, judgeAttachments } from "./attachments.ts";
 import { type CopiesVerdict, judgeCopies, type PerfEvidence } from "./copies.ts";

@@ -8,9 +8,9 @@
  * @module
  */
 import { join } from "node:path";
-import { parseBufinfoSamples } from "../trace/bufinfo_sampler.ts";
-import { type BufferLoss, parsePerCpuStats, summarizeLoss } from "../trace/per_cpu_stats.ts";
-import { parsePerfScript, summarizePerf } from "../trace/perf_script.ts";
+import { parseBufinfoSamples } from "../trace/capture/bufinfo_sampler.ts";
+import { type BufferLoss, parsePerCpuStats, summarizeLoss } from "../trace/parse/per_cpu_stats.ts";
+import { parsePerfScript, summarizePerf } from "../trace/parse/perf_script.ts";
 import type { Capture, CaptureRecord } from "./capture.ts";
 import { judge, type JudgeOptions } from "./judge.ts";
 import type { VerifyResult } from "./schema.ts";

@@ -11,9 +11,9 @@ import {
   type FtraceParseOptions,
   type FtraceRecord,
   scanFtrace,
-} from "../trace/ftrace.ts";
-import { fieldInt, type ScannedEvent } from "../trace/scanned_event.ts";
-import type { LineSource } from "../trace/lines.ts";
+} from "../trace/parse/ftrace.ts";
+import { fieldInt, type ScannedEvent } from "../trace/parse/scanned_event.ts";
+import type { LineSource } from "../trace/parse/lines.ts";
 import { FrameJoin, type FrameJoinOptions } from "./frames.ts";
 
 /** An `axl_dmabuf_import` or `axl_dmabuf_release` event. */
@@ -130,7 +130,7 @@ export function emptyTraceFacts(): TraceFacts {
  * @example
  * ```ts
  * import { addRecord, emptyTraceFacts } from "./trace_facts.ts";
- * import { parseFtraceLine } from "../trace/ftrace.ts";
+ * import { parseFtraceLine } from "../trace/parse/ftrace.ts";
  * const facts = emptyTraceFacts();
  * addRecord(facts, parseFtraceLine(
  *   "  x-1 [000] ..... 1.000000: axl_dmabuf_import: handle=1 inode=9 exporter=system iova=0x0 size=4",
@@ -259,7 +259,7 @@ const context = (f: EventFields): number => f.has("context") ? f.int("context") 
  * @example
  * ```ts
  * import { collectTraceFacts } from "./trace_facts.ts";
- * import { parseFtrace } from "../trace/ftrace.ts";
+ * import { parseFtrace } from "../trace/parse/ftrace.ts";
  * const facts = await collectTraceFacts(parseFtrace(["CPU:0 [LOST 3 EVENTS]\n"]));
  * if (facts.lostEvents !== 3) throw new Error();
  * ```

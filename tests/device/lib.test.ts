@@ -8,7 +8,7 @@ import { HeapProducer } from "../../lib/frames/producers/mod.ts";
 import { fillPattern } from "../../lib/frames/producers/heap_producer.ts";
 import { listCaptureDevices, V4l2Producer } from "../../lib/frames/producers/v4l2_producer.ts";
 import { runWorkload } from "../../lib/frames/workload.ts";
-import { parseBufinfo } from "../../lib/trace/bufinfo.ts";
+import { parseBufinfo } from "../../lib/trace/parse/bufinfo.ts";
 
 const BUFINFO = "/sys/kernel/debug/dma_buf/bufinfo";
 

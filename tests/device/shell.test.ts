@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { frameLayout } from "../../lib/frames/frame.ts";
 import { fillPattern } from "../../lib/frames/producers/heap_producer.ts";
 import { referenceResult } from "../../lib/frames/reference.ts";
-import { parseBufinfo } from "../../lib/trace/bufinfo.ts";
-import { BUFINFO_PATH } from "../../lib/trace/bufinfo_sampler.ts";
+import { parseBufinfo } from "../../lib/trace/parse/bufinfo.ts";
+import { BUFINFO_PATH } from "../../lib/trace/capture/bufinfo_sampler.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 const SHELL = `${REPO}tasks/commands/shell.ts`;

@@ -8,7 +8,7 @@ import { builtinWorkload } from "../../lib/verify/builtin_workload.ts";
 import { listCaptureDevices, V4l2Producer } from "../../lib/frames/producers/v4l2_producer.ts";
 import { HeapProducer } from "../../lib/frames/producers/heap_producer.ts";
 import { tracefsState } from "./verify/_tracefs_state.ts";
-import { TraceSession } from "../../lib/trace/tracefs.ts";
+import { TraceSession } from "../../lib/trace/capture/tracefs.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-verify-test-" });

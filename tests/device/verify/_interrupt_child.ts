@@ -1,6 +1,6 @@
 // Opens a capture session (function_graph + events, tracing on), says READY, and waits to
 // be interrupted. The session's own signal handler must restore tracefs and exit 130/143.
-import { TraceSession } from "../../../lib/trace/tracefs.ts";
+import { TraceSession } from "../../../lib/trace/capture/tracefs.ts";
 const session = TraceSession.open({
   bufferSizeKb: 2048,
   topLevel: Deno.env.get("AXL_TOP_LEVEL") === "1",

@@ -7,8 +7,8 @@ import {
   READ_CHUNK_BYTES,
   readChunks,
   readLines,
-} from "../../../lib/trace/lines.ts";
-import { parseFtrace, parseFtraceLine, scanFtrace } from "../../../lib/trace/ftrace.ts";
+} from "../../../lib/trace/parse/lines.ts";
+import { parseFtrace, parseFtraceLine, scanFtrace } from "../../../lib/trace/parse/ftrace.ts";
 import { fixtureText, KERNELS } from "./_fixtures.ts";
 import { mulberry32 } from "../_rng.ts";
 

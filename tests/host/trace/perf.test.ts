@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { parsePerfScript, summarizePerf } from "../../../lib/trace/perf_script.ts";
-import { choosePerfEvent } from "../../../lib/trace/perf_record.ts";
-import { copyRoutine } from "../../../lib/trace/copy_routines.ts";
-import { ParseError } from "../../../lib/trace/parse_error.ts";
+import { parsePerfScript, summarizePerf } from "../../../lib/trace/parse/perf_script.ts";
+import { choosePerfEvent } from "../../../lib/trace/capture/perf_record.ts";
+import { copyRoutine } from "../../../lib/trace/parse/copy_routines.ts";
+import { ParseError } from "../../../lib/trace/parse/parse_error.ts";
 import { fixture, fixtureText, KERNELS } from "./_fixtures.ts";
 
 async function summary(k: string, name: string) {

@@ -10,8 +10,8 @@ import {
   readTraceFacts,
   type TraceFacts,
 } from "../../../lib/verify/trace_facts.ts";
-import { parseFtrace } from "../../../lib/trace/ftrace.ts";
-import { emptySummary } from "../../../lib/trace/bufinfo_sampler.ts";
+import { parseFtrace } from "../../../lib/trace/parse/ftrace.ts";
+import { emptySummary } from "../../../lib/trace/capture/bufinfo_sampler.ts";
 import { type RunCase, runDir } from "./_runs.ts";
 
 const RUNS: RunCase[] = ["zero-copy", "copy", "tiny-buffer"];

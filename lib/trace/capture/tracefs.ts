@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { type CpuBufferStats, parsePerCpuStats } from "./per_cpu_stats.ts";
+import { type CpuBufferStats, parsePerCpuStats } from "../parse/per_cpu_stats.ts";
 
 /** The dma-buf functions function_graph is limited to (those absent in the kernel are skipped). */
 export const DMABUF_GRAPH_FUNCTIONS: readonly string[] = [

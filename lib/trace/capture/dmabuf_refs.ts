@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { type DmaBufFdInfo, dmaBufFdInfo, parseFdinfo } from "../core/fdinfo.ts";
-import { ParseError } from "./parse_error.ts";
+import { type DmaBufFdInfo, dmaBufFdInfo, parseFdinfo } from "../../core/fdinfo.ts";
+import { ParseError } from "../parse/parse_error.ts";
 
 /** A CPU mapping of a dma-buf. */
 export interface DmaBufMapRef {

@@ -233,7 +233,7 @@ export class PerfRecording {
  * @example
  * ```ts ignore
  * import { perfScript } from "./perf_record.ts";
- * import { parsePerfScript } from "./perf_script.ts";
+ * import { parsePerfScript } from "../parse/perf_script.ts";
  * for await (const s of parsePerfScript(perfScript("/tmp/perf.data"))) console.log(s.comm);
  * ```
  */

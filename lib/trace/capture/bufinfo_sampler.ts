@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { type BufinfoSnapshot, parseBufinfo } from "./bufinfo.ts";
-import { ParseError } from "./parse_error.ts";
-import { type LineSource, readLines } from "./lines.ts";
+import { type BufinfoSnapshot, parseBufinfo } from "../parse/bufinfo.ts";
+import { ParseError } from "../parse/parse_error.ts";
+import { type LineSource, readLines } from "../parse/lines.ts";
 
 /** The default location of bufinfo. */
 export const BUFINFO_PATH = "/sys/kernel/debug/dma_buf/bufinfo";
