@@ -30,8 +30,8 @@ export { DmaBuf } from "./lib/core/dmabuf.ts";
 export type { AccessOptions, CpuAccess } from "./lib/core/dmabuf.ts";
 export { dmaBufFdInfo, parseFdinfo } from "./lib/core/fdinfo.ts";
 export type { DmaBufFdInfo } from "./lib/core/fdinfo.ts";
-export { allocateFor, defaultFrameAccessors, Heap, HEAP_DIR } from "./lib/core/heap.ts";
-export type { AllocateOptions, ReconciledBuffer } from "./lib/core/heap.ts";
+export { Heap, HEAP_DIR } from "./lib/core/heap.ts";
+export type { AllocateOptions } from "./lib/core/heap.ts";
 export { Fence } from "./lib/core/fence.ts";
 export type { FenceInfo } from "./lib/core/fence.ts";
 export {
@@ -77,8 +77,8 @@ export {
 export type { Producer } from "./lib/frames/producers/mod.ts";
 export { copyFrame, percentiles, runWorkload } from "./lib/frames/workload.ts";
 export type { FrameStat, WorkloadMode, WorkloadOptions, WorkloadReport } from "./lib/frames/workload.ts";
-export { loadShim, ShimLoadError } from "./ffi/loader.ts";
-export type { Shim } from "./ffi/loader.ts";
+export { loadShim, ShimLoadError } from "./lib/core/shim.ts";
+export type { Shim } from "./lib/core/shim.ts";
 export * from "./lib/trace/mod.ts";
 export * from "./lib/verify/mod.ts";
 export * from "./lib/verify/report/mod.ts";

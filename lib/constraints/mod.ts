@@ -38,3 +38,4 @@ export {
   reconcileOrThrow,
 } from "./reconcile.ts";
 export { jetsonRoles, type Role, type RoleOptions, vmRoles } from "./roles.ts";
+export { allocateFor, defaultFrameAccessors, type ReconciledBuffer } from "./allocate.ts";

@@ -174,6 +174,18 @@ export class DmaBuf implements Disposable {
     };
   }
 
+  /**
+   * Copies all of `src` into the start of this buffer with libc memcpy between the two CPU
+   * mappings (mapping them if needed). The caller brackets both with {@linkcode cpuAccess};
+   * RangeError when this buffer is smaller than `src`.
+   */
+  copyFrom(src: DmaBuf): void {
+    if (this.#size < src.size) {
+      throw new RangeError(`copy: destination ${this.#size} bytes < source ${src.size}`);
+    }
+    shim().symbols.axl_shim_memcpy(this.mappedAddress(), src.mappedAddress(), BigInt(src.size));
+  }
+
   /** Native address of the CPU mapping (mapping it if needed); for shim calls. */
   mappedAddress(): bigint {
     return this.#mapping().addr;

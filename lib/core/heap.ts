@@ -7,14 +7,6 @@
 import { unwrap } from "./errors.ts";
 import { DmaBuf } from "./dmabuf.ts";
 import { cString, shim } from "./_shim.ts";
-import {
-  type AccessorConstraints,
-  type Allocation,
-  type BufferRequest,
-  jetsonRoles,
-  reconcileOrThrow,
-  vmRoles,
-} from "../constraints/mod.ts";
 
 /** Directory the kernel creates heap nodes in. */
 export const HEAP_DIR = "/dev/dma_heap";
@@ -89,43 +81,4 @@ export class Heap {
     }
     return buf;
   }
-}
-
-/** What {@linkcode allocateFor} returns. */
-export interface ReconciledBuffer extends Disposable {
-  /** The buffer. */
-  buffer: DmaBuf;
-  /** The reconciled allocation (heap, size, layout) and why. */
-  allocation: Allocation;
-}
-
-/**
- * The accessors of a camera frame imported by the NPU on this machine: the Jetson's
- * (contiguous, `linux,cma`) when a CMA heap exists, else the VM rig's.
- */
-export function defaultFrameAccessors(heaps: string[] = Heap.list()): AccessorConstraints[] {
-  const roles = heaps.includes("linux,cma") ? jetsonRoles() : vmRoles();
-  return [roles["camera-isp"], roles["npu-input"]];
-}
-
-/**
- * Allocates one buffer that satisfies every accessor: their constraints are
- * reconciled into a heap, alignment and size first; disagreements throw a
- * ReconcileError naming the accessors and attributes.
- *
- * @example A 1080p NV12 frame for the camera and the NPU
- * ```ts ignore
- * import { allocateFor } from "./heap.ts";
- * using frame = allocateFor({ kind: "image", format: "NV12", width: 1920, height: 1080 });
- * console.log(frame.allocation.heap, frame.allocation.reasons);
- * ```
- */
-export function allocateFor(
-  request: BufferRequest,
-  accessors: AccessorConstraints[] = defaultFrameAccessors(),
-  options: AllocateOptions = {},
-): ReconciledBuffer {
-  const allocation = reconcileOrThrow(accessors, request, { availableHeaps: Heap.list() });
-  const buffer = Heap.open(allocation.heap).allocate(allocation.allocSize, options);
-  return { buffer, allocation, [Symbol.dispose]: () => buffer.close() };
 }

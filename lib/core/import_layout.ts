@@ -5,7 +5,6 @@
  *
  * @module
  */
-import type { FrameLayout } from "../frames/frame.ts";
 import type { PixelFormat } from "./device.ts";
 
 /** `DRM_FORMAT_MOD_LINEAR`: lines in memory order, the only layout metis-sim reads. */
@@ -187,6 +186,18 @@ export function importRequest(g: ImportGeometry): ImportRequest {
   return { ioctl: "IMPORT_FD2", planes: g.planes.map((p) => ({ ...p })), modifier };
 }
 
+/** What {@linkcode importGeometryFor} reads of a frame's layout: format, size, planes. */
+export interface PlanedGeometry {
+  /** Pixel format. */
+  format: PixelFormat;
+  /** Width in pixels (bytes per line for RAW). */
+  width: number;
+  /** Height in lines. */
+  height: number;
+  /** Offset and bytes per line of every plane, in memory order. */
+  planes: readonly { offset: number; stride: number }[];
+}
+
 /**
  * Import geometry for a frame layout (a producer's frame, an NvBufSurface description):
  * `stride` when `AXL_IOCTL_IMPORT_FD` can express it, per-plane `planes` otherwise.
@@ -194,12 +205,14 @@ export function importRequest(g: ImportGeometry): ImportRequest {
  * @example
  * ```ts
  * import { importGeometryFor } from "./import_layout.ts";
- * import { frameLayout } from "../frames/frame.ts";
- * const g = importGeometryFor(frameLayout("NV12", 640, 480, 768));
+ * const g = importGeometryFor({
+ *   format: "NV12", width: 640, height: 480,
+ *   planes: [{ offset: 0, stride: 768 }, { offset: 768 * 480, stride: 768 }],
+ * });
  * if (g.stride !== 768 || g.planes !== undefined) throw new Error();
  * ```
  */
-export function importGeometryFor(layout: FrameLayout): ImportGeometry {
+export function importGeometryFor(layout: PlanedGeometry): ImportGeometry {
   const { format, width, height } = layout;
   const planes = layout.planes.map((p) => ({ offset: p.offset, pitch: p.stride }));
   const stride = planes[0]?.pitch ?? 0;

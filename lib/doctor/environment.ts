@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { EXPECTED_ABI_VERSION, loadShim } from "../../ffi/loader.ts";
+import { EXPECTED_ABI_VERSION, shimInfo } from "../core/shim.ts";
 import { Device, devicePaths } from "../core/device.ts";
 import {
   DEFAULT_EXPECTATIONS,
@@ -53,13 +53,7 @@ function effectiveUid(): number | undefined {
 
 function probeShim(): ShimProbe {
   try {
-    const shim = loadShim();
-    return {
-      ok: true,
-      path: shim.path,
-      source: shim.source,
-      abiVersion: shim.symbols.axl_shim_abi_version(),
-    };
+    return { ok: true, ...shimInfo() };
   } catch (err) {
     return { ok: false, error: err instanceof Error ? err.message : String(err) };
   }

@@ -14,7 +14,7 @@ import { Heap } from "../core/heap.ts";
 import { HeapProducer } from "./producers/heap_producer.ts";
 import type { Producer } from "./producers/producer.ts";
 import type { ReferenceResult } from "./reference.ts";
-import { shim } from "../core/_shim.ts";
+import { processCpuTimeNs, resultBytes } from "../core/shim.ts";
 
 /** Zero-copy, or the copy-every-frame negative control. */
 export type WorkloadMode = "zero-copy" | "copy";
@@ -125,7 +125,6 @@ export interface WorkloadReport {
   aborted: boolean;
 }
 
-const CLOCK_PROCESS_CPUTIME_ID = 2;
 
 /** Percentiles of `values` (nearest-rank). */
 export function percentiles(values: readonly number[]): Percentiles {
@@ -169,7 +168,6 @@ export async function runWorkload(options: WorkloadOptions = {}): Promise<Worklo
   const mode = options.mode ?? "zero-copy";
   if (mode !== "zero-copy" && mode !== "copy") throw new TypeError(`unknown mode '${mode}'`);
   const timeoutMs = options.timeoutMs ?? 2000;
-  const s = shim();
   const heap = Heap.open(options.heap ?? "system");
   const stack = new DisposableStack();
   try {
@@ -177,7 +175,7 @@ export async function runWorkload(options: WorkloadOptions = {}): Promise<Worklo
       ? options.device
       : stack.use(Device.open(options.device));
     const producer = options.producer ?? stack.use(HeapProducer.open({ heap: heap.name }));
-    const sizeofResult = s.constant("sizeof_axl_result");
+    const sizeofResult = resultBytes();
     const result = stack.use(heap.allocate(sizeofResult, { name: "axl-result" }));
     let staging: DmaBuf | undefined;
 
@@ -206,7 +204,7 @@ export async function runWorkload(options: WorkloadOptions = {}): Promise<Worklo
     let importKey = "";
     const submitOptions = { result, model: options.model ?? 0, timeoutMs };
     const inodes = new Set<number>();
-    const cpu0 = Number(s.symbols.axl_shim_clock_ns(CLOCK_PROCESS_CPUTIME_ID));
+    const cpu0 = processCpuTimeNs();
     const wall0 = performance.now();
 
     for (let index = 0; index < frames; index++) {
@@ -214,7 +212,7 @@ export async function runWorkload(options: WorkloadOptions = {}): Promise<Worklo
         report.aborted = true;
         break;
       }
-      const frameCpu0 = Number(s.symbols.axl_shim_clock_ns(CLOCK_PROCESS_CPUTIME_ID));
+      const frameCpu0 = processCpuTimeNs();
       const frame: Frame = await producer.next();
       try {
         let input = frame.buffer;
@@ -272,7 +270,7 @@ export async function runWorkload(options: WorkloadOptions = {}): Promise<Worklo
           imp.release();
           report.releases++;
         }
-        stat.cpuNs = Number(s.symbols.axl_shim_clock_ns(CLOCK_PROCESS_CPUTIME_ID)) - frameCpu0;
+        stat.cpuNs = processCpuTimeNs() - frameCpu0;
         report.perFrame.push(stat);
         options.onFrame?.(stat);
       } finally {
@@ -280,7 +278,7 @@ export async function runWorkload(options: WorkloadOptions = {}): Promise<Worklo
       }
     }
 
-    report.cpuNsTotal = Number(s.symbols.axl_shim_clock_ns(CLOCK_PROCESS_CPUTIME_ID)) - cpu0;
+    report.cpuNsTotal = processCpuTimeNs() - cpu0;
     report.wallNs = Math.round((performance.now() - wall0) * 1e6);
     report.latencyNs = percentiles(report.perFrame.map((f) => Number(f.latencyNs)));
     report.cpuNsPerFrame = percentiles(report.perFrame.map((f) => f.cpuNs));
@@ -300,5 +298,5 @@ export function copyFrame(src: DmaBuf, dst: DmaBuf): void {
   if (dst.size < src.size) throw new RangeError(`staging buffer ${dst.size} < frame ${src.size}`);
   using _from = src.cpuAccess({ read: true });
   using _to = dst.cpuAccess({ write: true });
-  shim().symbols.axl_shim_memcpy(dst.mappedAddress(), src.mappedAddress(), BigInt(src.size));
+  dst.copyFrom(src);
 }

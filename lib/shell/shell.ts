@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ShimLoadError } from "../../ffi/loader.ts";
+import { ShimLoadError } from "../core/shim.ts";
 import { AxlError } from "../core/errors.ts";
 import { abortable, CancelledError } from "./abortable.ts";
 import { splitWords } from "./args.ts";

@@ -5,10 +5,9 @@
  * @module
  */
 import { DmaBuf } from "../../core/dmabuf.ts";
-import { AxlError, hintFor, unwrap } from "../../core/errors.ts";
 import { type Frame, frameLayout } from "../frame.ts";
 import { nvmmImportParams, parseNvmmHandle } from "../../nvmm/mod.ts";
-import { shim } from "../../core/_shim.ts";
+import { ArgusSession } from "../../core/argus.ts";
 import type { Producer } from "./producer.ts";
 
 /** Options of {@linkcode ArgusProducer.open}. */
@@ -35,13 +34,13 @@ export interface ArgusProducerOptions {
  */
 export class ArgusProducer implements Producer {
   readonly name: string;
-  #session: number;
+  readonly #session: ArgusSession;
   readonly #width: number;
   readonly #height: number;
   readonly #timeoutMs: number;
   #sequence = 0;
 
-  private constructor(session: number, o: Required<ArgusProducerOptions>) {
+  private constructor(session: ArgusSession, o: Required<ArgusProducerOptions>) {
     this.#session = session;
     this.#width = o.width;
     this.#height = o.height;
@@ -51,26 +50,13 @@ export class ArgusProducer implements Producer {
 
   /** True when this shim was built with the Jetson Multimedia API. */
   static available(): boolean {
-    return shim().symbols.axl_shim_argus_available() >= 0;
+    return ArgusSession.available();
   }
 
   /** Opens a capture session; AxlError ENOSYS where Argus is not available. */
   static open(options: ArgusProducerOptions = {}): ArgusProducer {
     const o = { sensor: 0, width: 1920, height: 1080, timeoutMs: 1000, ...options };
-    const s = shim();
-    const avail = s.symbols.axl_shim_argus_available();
-    if (avail < 0) {
-      throw new AxlError("argus.open", -avail, {
-        hint: hintFor("argus", "ENOSYS"),
-        detail: "this shim has no Argus support (not a Jetson build)",
-      });
-    }
-    const session = unwrap(
-      s.symbols.axl_shim_argus_open(o.sensor, o.width, o.height),
-      "argus.open",
-      "argus",
-    );
-    return new ArgusProducer(session, o);
+    return new ArgusProducer(ArgusSession.open(o.sensor, o.width, o.height), o);
   }
 
   /**
@@ -78,21 +64,16 @@ export class ArgusProducer implements Producer {
    * the NVMM handle contract (pitch, size, NV12 plane arithmetic) before it is used.
    */
   next(): Promise<Frame> {
-    const out = new BigUint64Array(6);
-    unwrap(
-      shim().symbols.axl_shim_argus_acquire_fd(this.#session, this.#timeoutMs, out),
-      "argus.acquire",
-      "argus",
-    );
-    const buffer = DmaBuf.fromFd(Number(out[0]));
+    const acquired = this.#session.acquire(this.#timeoutMs);
+    const buffer = DmaBuf.fromFd(acquired.fd);
     try {
       const handle = parseNvmmHandle({
-        gpu_ptr: out[5]!,
+        gpu_ptr: acquired.gpuPtr,
         width: this.#width,
         height: this.#height,
-        pitch: Number(out[1]),
-        color_format: Number(out[4]),
-        size: Number(out[3]),
+        pitch: acquired.pitch,
+        color_format: acquired.colorFormat,
+        size: acquired.size,
         batch_size: 1,
       });
       const { width, height, stride } = nvmmImportParams(handle);
@@ -101,7 +82,7 @@ export class ArgusProducer implements Producer {
         ...layout,
         buffer,
         sequence: this.#sequence++,
-        timestampNs: out[2]!,
+        timestampNs: acquired.timestampNs,
       });
     } catch (err) {
       buffer.close();
@@ -116,9 +97,7 @@ export class ArgusProducer implements Producer {
 
   /** Ends the session. Idempotent. */
   close(): void {
-    if (this.#session < 0) return;
-    shim().symbols.axl_shim_argus_close(this.#session);
-    this.#session = -1;
+    this.#session.close();
   }
 
   /** Same as {@linkcode ArgusProducer.close}. */

@@ -6,10 +6,10 @@
  * @module
  */
 import { DmaBuf } from "../../core/dmabuf.ts";
-import { AxlError, unwrap } from "../../core/errors.ts";
+import { AxlError } from "../../core/errors.ts";
 import { type Frame, frameLayout } from "../frame.ts";
 import { Heap } from "../../core/heap.ts";
-import { cString, nulStrings, shim } from "../../core/_shim.ts";
+import { V4l2Device } from "../../core/v4l2.ts";
 import type { Producer } from "./producer.ts";
 
 /** Options of {@linkcode V4l2Producer.open}. */
@@ -37,6 +37,11 @@ export interface V4l2ProducerOptions {
 
 const SYSTEM_HEAP_CHUNK = 1 << 20;
 
+/** The default minimum buffer size: see {@linkcode V4l2ProducerOptions.minBufferBytes}. */
+export function contiguousDefault(heap: { name: string }, format: { sizeImage: number }): number {
+  return heap.name === "system" && format.sizeImage <= SYSTEM_HEAP_CHUNK ? SYSTEM_HEAP_CHUNK : 0;
+}
+
 /** A V4L2 capture device as VIDIOC_QUERYCAP describes it. */
 export interface V4l2DeviceInfo {
   /** Device node. */
@@ -59,25 +64,12 @@ export function listCaptureDevices(): V4l2DeviceInfo[] {
     return out;
   }
   names.sort((a, b) => Number(a.slice(5)) - Number(b.slice(5)));
-  const s = shim();
-  const want = s.constant("V4L2_CAP_VIDEO_CAPTURE") | s.constant("V4L2_CAP_STREAMING");
   for (const name of names) {
     const path = `/dev/${name}`;
-    const fd = s.symbols.axl_shim_open(
-      cString(path),
-      s.constant("O_RDWR") | s.constant("O_NONBLOCK"),
-    );
-    if (fd < 0) continue;
-    try {
-      const caps = new Uint32Array(1);
-      const strings = new Uint8Array(128);
-      if (s.symbols.axl_shim_v4l2_querycap(fd, caps, strings, BigInt(strings.length)) < 0) continue;
-      if ((caps[0]! & want) !== want) continue;
-      const [driver, card, bus] = nulStrings(strings, 3);
-      out.push({ path, driver: driver!, card: card!, bus: bus! });
-    } finally {
-      s.symbols.axl_shim_close(fd);
-    }
+    using dev = V4l2Device.tryOpen(path);
+    const cap = dev?.queryCapability();
+    if (!cap?.streamingCapture) continue;
+    out.push({ path, driver: cap.driver, card: cap.card, bus: cap.bus });
   }
   return out;
 }
@@ -96,20 +88,21 @@ export function listCaptureDevices(): V4l2DeviceInfo[] {
  */
 export class V4l2Producer implements Producer {
   readonly name: string;
-  #fd: number;
+  readonly #device: V4l2Device;
   readonly #buffers: DmaBuf[];
   readonly #layoutArgs: [number, number, number];
   readonly #timeoutMs: number;
+  #closed = false;
 
   private constructor(
     name: string,
-    fd: number,
+    device: V4l2Device,
     buffers: DmaBuf[],
     layout: [number, number, number],
     timeoutMs: number,
   ) {
     this.name = name;
-    this.#fd = fd;
+    this.#device = device;
     this.#buffers = buffers;
     this.#layoutArgs = layout;
     this.#timeoutMs = timeoutMs;
@@ -117,7 +110,6 @@ export class V4l2Producer implements Producer {
 
   /** Opens the camera, sets NV12, queues heap buffers and starts streaming. */
   static open(options: V4l2ProducerOptions = {}): V4l2Producer {
-    const s = shim();
     const path = options.device ?? listCaptureDevices()[0]?.path;
     if (!path) {
       throw new AxlError("v4l2.open", 19, {
@@ -127,95 +119,46 @@ export class V4l2Producer implements Producer {
       });
     }
     const count = options.buffers ?? 4;
-    const fd = unwrap(
-      s.symbols.axl_shim_open(cString(path), s.constant("O_RDWR") | s.constant("O_NONBLOCK")),
-      `v4l2.open(${path})`,
-      "v4l2",
-    );
+    const dev = V4l2Device.open(path);
     const buffers: DmaBuf[] = [];
     try {
-      const fmt = new Uint32Array(5);
-      unwrap(
-        s.symbols.axl_shim_v4l2_set_format(
-          fd,
-          options.width ?? 640,
-          options.height ?? 480,
-          s.constant("V4L2_PIX_FMT_NV12"),
-          fmt,
-        ),
-        `v4l2.setFormat(${path}, NV12)`,
-        "v4l2",
-      );
-      const [width, height, fourcc, stride, sizeimage] = [...fmt] as [
-        number,
-        number,
-        number,
-        number,
-        number,
-      ];
-      if (fourcc !== s.constant("V4L2_PIX_FMT_NV12")) {
+      const fmt = dev.setFormatNv12(options.width ?? 640, options.height ?? 480);
+      if (!fmt.pixelFormatKept) {
         throw new AxlError(`v4l2.setFormat(${path})`, 22, {
           detail: "the device does not capture NV12",
           hint: "pick a camera with NV12 output (v4l2-ctl --list-formats)",
         });
       }
-      const granted = unwrap(
-        s.symbols.axl_shim_v4l2_reqbufs(fd, count),
-        `v4l2.reqbufs(${path}, ${count})`,
-        "v4l2",
-      );
+      const granted = dev.requestBuffers(count);
       const heap = Heap.open(options.heap ?? "system");
-      const contiguousDefault = heap.name === "system" && sizeimage <= SYSTEM_HEAP_CHUNK
-        ? SYSTEM_HEAP_CHUNK
-        : 0;
-      const bytes = Math.max(sizeimage, options.minBufferBytes ?? contiguousDefault);
+      const bytes = Math.max(fmt.sizeImage, options.minBufferBytes ?? contiguousDefault(heap, fmt));
       for (let i = 0; i < granted; i++) {
         const buf = heap.allocate(bytes, { name: `axl-v4l2-${i}` });
         buffers.push(buf);
-        unwrap(s.symbols.axl_shim_v4l2_qbuf(fd, i, buf.fd, buf.size), `v4l2.qbuf(${i})`, "v4l2");
+        dev.queue(i, buf);
       }
-      unwrap(s.symbols.axl_shim_v4l2_stream(fd, 1), `v4l2.streamon(${path})`, "v4l2");
-      const name = `v4l2:${path} NV12 ${width}x${height} x${granted}`;
-      return new V4l2Producer(
-        name,
-        fd,
-        buffers,
-        [width, height, stride],
-        options.timeoutMs ?? 2000,
-      );
+      dev.streamOn();
+      const name = `v4l2:${path} NV12 ${fmt.width}x${fmt.height} x${granted}`;
+      const layout: [number, number, number] = [fmt.width, fmt.height, fmt.bytesPerLine];
+      return new V4l2Producer(name, dev, buffers, layout, options.timeoutMs ?? 2000);
     } catch (err) {
-      s.symbols.axl_shim_v4l2_reqbufs(fd, 0);
+      dev.releaseBuffers();
       for (const b of buffers) b.close();
-      s.symbols.axl_shim_close(fd);
+      dev.close();
       throw err;
     }
   }
 
   /** Waits for the camera to fill a buffer and dequeues it. */
   async next(): Promise<Frame> {
-    const s = shim();
-    const out = new BigUint64Array(5);
-    for (;;) {
-      const ret = s.symbols.axl_shim_v4l2_dqbuf(this.#fd, out);
-      if (ret >= 0) break;
-      if (ret !== -11) unwrap(ret, `v4l2.dqbuf(${this.name})`, "v4l2"); // -EAGAIN: not yet
-      const ready = await s.symbols.axl_shim_poll_in_async(this.#fd, this.#timeoutMs);
-      if (ready === 0) {
-        throw new AxlError(`v4l2.dqbuf(${this.name})`, 110, {
-          code: "ETIMEDOUT",
-          detail: `no frame within ${this.#timeoutMs} ms`,
-          hint: "is the camera streaming? check dmesg and the sensor's clock/link",
-        });
-      }
-      unwrap(ready, `v4l2.poll(${this.name})`, "v4l2");
-    }
+    const done = await this.#device.dequeue(this.#timeoutMs, this.name);
     const [w, h, stride] = this.#layoutArgs;
-    const buffer = this.#buffers[Number(out[0])]!;
+    const buffer = this.#buffers[done.index]!;
     return {
       ...frameLayout("NV12", w, h, stride),
       buffer,
-      sequence: Number(out[2]),
-      timestampNs: out[3]!,
+      sequence: done.sequence,
+      timestampNs: done.timestampNs,
     };
   }
 
@@ -223,22 +166,17 @@ export class V4l2Producer implements Producer {
   recycle(frame: Frame): void {
     const i = this.#buffers.indexOf(frame.buffer);
     if (i < 0) throw new TypeError("the frame does not come from this producer");
-    unwrap(
-      shim().symbols.axl_shim_v4l2_qbuf(this.#fd, i, frame.buffer.fd, frame.buffer.size),
-      `v4l2.qbuf(${i})`,
-      "v4l2",
-    );
+    this.#device.queue(i, frame.buffer);
   }
 
   /** Stops streaming, frees the buffers and closes the device. Idempotent. */
   close(): void {
-    if (this.#fd < 0) return;
-    const s = shim();
-    s.symbols.axl_shim_v4l2_stream(this.#fd, 0);
-    s.symbols.axl_shim_v4l2_reqbufs(this.#fd, 0);
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#device.streamOff();
+    this.#device.releaseBuffers();
     for (const b of this.#buffers) b.close();
-    s.symbols.axl_shim_close(this.#fd);
-    this.#fd = -1;
+    this.#device.close();
   }
 
   /** Same as {@linkcode V4l2Producer.close}. */

@@ -10,7 +10,7 @@ import { type FrameLayout, frameLayout } from "../../frames/frame.ts";
 import { Heap } from "../../core/heap.ts";
 import { fillPattern } from "../../frames/producers/heap_producer.ts";
 import { referenceResult } from "../../frames/reference.ts";
-import { shim } from "../../core/_shim.ts";
+import { resultBytes } from "../../core/shim.ts";
 import { parseCount, parseGeometry, parseSize } from "../args.ts";
 import { type ShellCommand, UsageError } from "../command.ts";
 import type { BufferMeta } from "../session.ts";
@@ -68,7 +68,7 @@ Formats: ${PIXEL_FORMATS.join(", ")} (case-insensitive).`,
     let name = v.name;
     if (first === "result") {
       if (geometry !== undefined) throw new UsageError("alloc result: takes no size");
-      bytes = shim().constant("sizeof_axl_result");
+      bytes = resultBytes();
       name ??= "axl-result";
     } else if (format) {
       if (geometry === undefined) {

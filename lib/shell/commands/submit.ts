@@ -7,7 +7,7 @@
 import type { DmaBuf } from "../../core/dmabuf.ts";
 import type { Import } from "../../core/device.ts";
 import { Heap } from "../../core/heap.ts";
-import { shim } from "../../core/_shim.ts";
+import { resultBytes } from "../../core/shim.ts";
 import { parseCount } from "../args.ts";
 import { type ShellCommand, UsageError } from "../command.ts";
 import { resolveObject, resolveOrLatest } from "../resolve.ts";
@@ -42,7 +42,7 @@ export const command: ShellCommand = {
     if (v.result !== undefined) {
       result = resolveObject(ctx.session, v.result, ["buffer"], "submit --result") as DmaBuf;
     } else {
-      result = Heap.open(ctx.session.heap).allocate(shim().constant("sizeof_axl_result"), {
+      result = Heap.open(ctx.session.heap).allocate(resultBytes(), {
         name: "axl-result",
       });
       ctx.session.track("buffer", result, "submit (result buffer)");

@@ -1,0 +1,124 @@
+// The layer rule of ARCHITECTURE.md as a test: every module of lib/, ffi/, tasks/ and the root
+// mod.ts belongs to one layer, imports only from its own layer or lower ones, only the core
+// reaches the shim's bindings in ffi/, and a private module (`_name.ts`) is imported only from
+// its own directory and the directories below it. A failure names the offending import.
+import assert from "node:assert/strict";
+import { type ImportEdge, importGraph, importsOf, tsFiles } from "./_import_graph.ts";
+
+/** Lowest first; a module may import from its own layer and the layers before it. */
+const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
+  { name: "ffi", paths: ["ffi/"] },
+  { name: "pure data", paths: ["lib/formats/", "lib/nvmm/"] },
+  { name: "core", paths: ["lib/core/", "lib/metis/"] },
+  { name: "trace parse", paths: ["lib/trace/parse/"] },
+  { name: "trace capture", paths: ["lib/trace/capture/", "lib/trace/mod.ts"] },
+  { name: "frame path", paths: ["lib/frames/"] },
+  { name: "policy", paths: ["lib/constraints/", "lib/caps/", "lib/doctor/"] },
+  { name: "verify", paths: ["lib/verify/"] },
+  { name: "commands", paths: ["lib/commands/"] },
+  { name: "public API", paths: ["mod.ts"] },
+  { name: "shell", paths: ["lib/shell/"] },
+  { name: "tasks", paths: ["tasks/"] },
+];
+
+/** The layers allowed to import `ffi/`: the bindings themselves and the typed core. */
+const SHIM_LAYERS = new Set(["ffi", "core"]);
+
+/** What the test reads: the library, the bindings, the entry points and the root module. */
+const SCANNED = ["lib", "ffi", "tasks", "mod.ts"] as const;
+
+const root = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
+
+/** The index in {@linkcode LAYERS} of `file` (longest matching path), or -1. */
+function layerOf(file: string): number {
+  let best = -1;
+  let bestLength = -1;
+  LAYERS.forEach((layer, index) => {
+    for (const path of layer.paths) {
+      const matches = path.endsWith("/") ? file.startsWith(path) : file === path;
+      if (matches && path.length > bestLength) [best, bestLength] = [index, path.length];
+    }
+  });
+  return best;
+}
+
+const where = (edge: ImportEdge) => `${edge.from}:${edge.line} imports ${edge.to}`;
+const layerName = (index: number) => LAYERS[index]?.name ?? "no layer";
+
+/** Files that no layer claims: a new directory must be given a place in LAYERS. */
+function unplaced(files: readonly string[]): string[] {
+  return files.filter((file) => layerOf(file) < 0);
+}
+
+/** Imports that go up: the importer's layer is below the imported module's. */
+function upwardImports(edges: readonly ImportEdge[]): string[] {
+  return edges.flatMap((edge) => {
+    const [from, to] = [layerOf(edge.from), layerOf(edge.to)];
+    if (from < 0 || to < 0 || to <= from) return [];
+    return [`${where(edge)}: ${layerName(from)} may not import ${layerName(to)} (a higher layer)`];
+  });
+}
+
+/** Imports of `ffi/` from outside the core: only typed core wrappers call the shim. */
+function shimImports(edges: readonly ImportEdge[]): string[] {
+  return edges.flatMap((edge) => {
+    const from = layerName(layerOf(edge.from));
+    if (!edge.to.startsWith("ffi/") || SHIM_LAYERS.has(from)) return [];
+    return [`${where(edge)}: only the core calls the shim; add a typed wrapper in lib/core/`];
+  });
+}
+
+/** Imports of a private module (`_name.ts`) from outside its directory's tree. */
+function privateImports(edges: readonly ImportEdge[]): string[] {
+  const dirOf = (file: string) => file.slice(0, file.lastIndexOf("/") + 1);
+  return edges.flatMap((edge) => {
+    const name = edge.to.slice(edge.to.lastIndexOf("/") + 1);
+    if (!name.startsWith("_") || edge.from.startsWith(dirOf(edge.to))) return [];
+    return [`${where(edge)}: ${name} is private to ${dirOf(edge.to)}`];
+  });
+}
+
+/** Every broken rule in a graph, one line each. */
+function violations(files: readonly string[], edges: readonly ImportEdge[]): string[] {
+  return [
+    ...unplaced(files).map((file) => `${file} belongs to no layer: add its directory to LAYERS`),
+    ...upwardImports(edges),
+    ...shimImports(edges),
+    ...privateImports(edges),
+  ];
+}
+
+Deno.test("architecture: every module imports only from its own layer or lower ones", () => {
+  const files = SCANNED.flatMap((dir) => tsFiles(root, dir));
+  const edges = importGraph(root, SCANNED);
+  assert.ok(edges.length > 100, `only ${edges.length} imports found: is the parser broken?`);
+  const broken = violations(files, edges);
+  assert.deepEqual(broken, [], `layer rule broken (ARCHITECTURE.md):\n${broken.join("\n")}`);
+});
+
+Deno.test("architecture: planted bad imports are named", () => {
+  const source = [
+    'import { Heap } from "../core/heap.ts";',
+    'import type { Verdict } from "../verify/judge.ts";',
+    "export {",
+    "  loadShim,",
+    '} from "../../ffi/loader.ts";',
+    'import { scan } from "../trace/parse/_ftrace_scan.ts";',
+    'const late = await import("../shell/mod.ts");',
+  ].join("\n");
+  const edges = importsOf("lib/frames/planted.ts", source);
+  assert.deepEqual(edges.map((edge) => `${edge.to}:${edge.line}`), [
+    "lib/core/heap.ts:1",
+    "lib/verify/judge.ts:2",
+    "ffi/loader.ts:3",
+    "lib/trace/parse/_ftrace_scan.ts:6",
+    "lib/shell/mod.ts:7",
+  ]);
+  assert.deepEqual(violations(["lib/frames/planted.ts", "lib/elsewhere/x.ts"], edges), [
+    "lib/elsewhere/x.ts belongs to no layer: add its directory to LAYERS",
+    "lib/frames/planted.ts:2 imports lib/verify/judge.ts: frame path may not import verify (a higher layer)",
+    "lib/frames/planted.ts:7 imports lib/shell/mod.ts: frame path may not import shell (a higher layer)",
+    "lib/frames/planted.ts:3 imports ffi/loader.ts: only the core calls the shim; add a typed wrapper in lib/core/",
+    "lib/frames/planted.ts:6 imports lib/trace/parse/_ftrace_scan.ts: _ftrace_scan.ts is private to lib/trace/parse/",
+  ]);
+});
