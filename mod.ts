@@ -76,7 +76,12 @@ export {
 } from "./lib/frames/producers/mod.ts";
 export type { Producer } from "./lib/frames/producers/mod.ts";
 export { copyFrame, percentiles, runWorkload } from "./lib/frames/workload.ts";
-export type { FrameStat, WorkloadMode, WorkloadOptions, WorkloadReport } from "./lib/frames/workload.ts";
+export type {
+  FrameStat,
+  WorkloadMode,
+  WorkloadOptions,
+  WorkloadReport,
+} from "./lib/frames/workload.ts";
 export { loadShim, ShimLoadError } from "./lib/core/shim.ts";
 export type { Shim } from "./lib/core/shim.ts";
 export * from "./lib/trace/mod.ts";

@@ -13,11 +13,9 @@ import type { FenceInfo } from "./fence.ts";
 import { cString, nulStrings, shim } from "./_shim.ts";
 import { snapshot, unchanged } from "./_snapshot.ts";
 import { type ImportPlane, importRequest, MAX_PLANES } from "./import_layout.ts";
+import { PIXEL_FORMATS, type PixelFormat } from "./pixel_format.ts";
 
-/** Pixel formats the driver understands (see `AXL_PIXFMT_*`). */
-export const PIXEL_FORMATS = ["NV12", "GREY", "YUYV", "RAW"] as const;
-/** One of {@linkcode PIXEL_FORMATS}. */
-export type PixelFormat = typeof PIXEL_FORMATS[number];
+export { PIXEL_FORMATS, type PixelFormat } from "./pixel_format.ts";
 
 /** DMA direction of an import, from the device's point of view. */
 export const DIRECTIONS = ["to-device", "from-device", "bidirectional"] as const;

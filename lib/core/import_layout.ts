@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { PixelFormat } from "./device.ts";
+import type { PixelFormat } from "./pixel_format.ts";
 
 /** `DRM_FORMAT_MOD_LINEAR`: lines in memory order, the only layout metis-sim reads. */
 export const FORMAT_MOD_LINEAR = 0n;

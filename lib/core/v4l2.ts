@@ -94,7 +94,12 @@ export class V4l2Device {
     }
     const want = s.constant("V4L2_CAP_VIDEO_CAPTURE") | s.constant("V4L2_CAP_STREAMING");
     const [driver, card, bus] = nulStrings(strings, 3);
-    return { driver: driver!, card: card!, bus: bus!, streamingCapture: (caps[0]! & want) === want };
+    return {
+      driver: driver!,
+      card: card!,
+      bus: bus!,
+      streamingCapture: (caps[0]! & want) === want,
+    };
   }
 
   /** VIDIOC_S_FMT for NV12 capture at `width`×`height`. */

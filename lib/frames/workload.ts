@@ -125,7 +125,6 @@ export interface WorkloadReport {
   aborted: boolean;
 }
 
-
 /** Percentiles of `values` (nearest-rank). */
 export function percentiles(values: readonly number[]): Percentiles {
   if (!values.length) return { min: 0, p50: 0, p90: 0, p99: 0, max: 0, mean: 0 };

@@ -8,7 +8,11 @@
  */
 import { type FtraceEvent, parseFtrace } from "../trace/parse/ftrace.ts";
 import { summarizeLoss } from "../trace/parse/per_cpu_stats.ts";
-import { DMABUF_GRAPH_FUNCTIONS, TraceSession, type TraceSessionInfo } from "../trace/capture/tracefs.ts";
+import {
+  DMABUF_GRAPH_FUNCTIONS,
+  TraceSession,
+  type TraceSessionInfo,
+} from "../trace/capture/tracefs.ts";
 import type { Stoppable } from "./session.ts";
 
 /** What a stopped capture holds. */

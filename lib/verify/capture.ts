@@ -12,7 +12,11 @@ import { BufinfoSampler, type BufinfoSummary } from "../trace/capture/bufinfo_sa
 import { type DmaBufMapRef, scanProcess } from "../trace/capture/dmabuf_refs.ts";
 import { type BufferLoss, parsePerCpuStats, summarizeLoss } from "../trace/parse/per_cpu_stats.ts";
 import { sizeBufferKb, TraceSession } from "../trace/capture/tracefs.ts";
-import { readSysfsBuffer, type SysfsBuffer, sysfsStatsPresent } from "../trace/capture/sysfs_stats.ts";
+import {
+  readSysfsBuffer,
+  type SysfsBuffer,
+  sysfsStatsPresent,
+} from "../trace/capture/sysfs_stats.ts";
 import type { Environment, TraceSetup, WorkloadReport } from "./judge.ts";
 import type { RunningWorkload, WorkloadSpec } from "./workload.ts";
 import { PerfCapture } from "./_perf_capture.ts";

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { TraceFacts } from "./trace_facts.ts";
+import type { TracedEvents } from "./trace_events.ts";
 
 /** One frame's path through the driver; times are ns of the trace clock. */
 export interface Frame {
@@ -324,7 +324,7 @@ export class FrameJoin {
 
   /**
    * The join of hand-made event lists (`imports`, `releases`, `submits`, `completes` and
-   * `fences` of a {@linkcode TraceFacts}), taken in line order, every frame open to the end.
+   * `fences` of a `TraceFacts`), taken in line order, every frame open to the end.
    *
    * @example
    * ```ts
@@ -335,7 +335,7 @@ export class FrameJoin {
    * if (FrameJoin.fromEvents(f).frames().count !== 1) throw new Error();
    * ```
    */
-  static fromEvents(facts: TraceFacts, options: FrameJoinOptions = {}): FrameJoin {
+  static fromEvents(facts: TracedEvents, options: FrameJoinOptions = {}): FrameJoin {
     const join = new FrameJoin({ window: Infinity, ...options });
     // The event lists carry no fence lines: their signals count wherever they happened.
     for (const life of facts.fences.values()) {
@@ -685,7 +685,10 @@ export class FrameJoin {
  * if (frame?.latencyNs !== 50 || frame.releaseTs !== 90) throw new Error(JSON.stringify(frame));
  * ```
  */
-export function buildFrames(facts: TraceFacts, workload: readonly WorkloadFrame[] = []): Frame[] {
+export function buildFrames(
+  facts: TracedEvents & { join?: FrameJoin },
+  workload: readonly WorkloadFrame[] = [],
+): Frame[] {
   const join = facts.join ?? FrameJoin.fromEvents(facts, { listLimit: Infinity });
   return join.frames(workload).list;
 }

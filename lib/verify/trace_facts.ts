@@ -15,43 +15,9 @@ import {
 import { fieldInt, type ScannedEvent } from "../trace/parse/scanned_event.ts";
 import type { LineSource } from "../trace/parse/lines.ts";
 import { FrameJoin, type FrameJoinOptions } from "./frames.ts";
+import type { AxlBufferEvent, AxlJobEvent, FenceLife } from "./trace_events.ts";
 
-/** An `axl_dmabuf_import` or `axl_dmabuf_release` event. */
-export interface AxlBufferEvent {
-  ts?: number;
-  pid?: number;
-  task?: string;
-  handle: number;
-  inode: number;
-  exporter: string;
-  line: number;
-}
-
-/** An `axl_job_submit` or `axl_job_complete` event. */
-export interface AxlJobEvent {
-  ts?: number;
-  pid?: number;
-  context: number;
-  seqno: number;
-  handle: number;
-  inode: number;
-  status: number;
-  line: number;
-}
-
-/** The dma_fence events of one fence (`context:seqno`), as timestamps in ns. */
-export interface FenceLife {
-  driver: string;
-  timeline: string;
-  context: number;
-  seqno: number;
-  init?: number;
-  emit?: number;
-  signaled?: number;
-  waitStart?: number;
-  waitEnd?: number;
-  destroy?: number;
-}
+export type { AxlBufferEvent, AxlJobEvent, FenceLife } from "./trace_events.ts";
 
 /** Everything a trace says. */
 export interface TraceFacts {

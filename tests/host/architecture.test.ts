@@ -78,6 +78,30 @@ function privateImports(edges: readonly ImportEdge[]): string[] {
   });
 }
 
+/**
+ * Import circles among the modules below the shell, each as the path that closes it. The
+ * shell and the tasks are left out: their help command lists the registry that holds it.
+ */
+function circles(edges: readonly ImportEdge[]): string[] {
+  const shell = LAYERS.findIndex((layer) => layer.name === "shell");
+  const next = new Map<string, string[]>();
+  for (const { from, to } of edges) {
+    if (from === to || layerOf(from) >= shell || layerOf(to) >= shell) continue;
+    next.set(from, [...(next.get(from) ?? []), to]);
+  }
+  const done = new Set<string>();
+  const found: string[] = [];
+  const visit = (file: string, path: string[]) => {
+    const at = path.indexOf(file);
+    if (at >= 0) return void found.push(`import circle: ${[...path.slice(at), file].join(" → ")}`);
+    if (done.has(file)) return;
+    for (const to of next.get(file) ?? []) visit(to, [...path, file]);
+    done.add(file);
+  };
+  for (const file of [...next.keys()].sort()) visit(file, []);
+  return found;
+}
+
 /** Every broken rule in a graph, one line each. */
 function violations(files: readonly string[], edges: readonly ImportEdge[]): string[] {
   return [
@@ -85,6 +109,7 @@ function violations(files: readonly string[], edges: readonly ImportEdge[]): str
     ...upwardImports(edges),
     ...shimImports(edges),
     ...privateImports(edges),
+    ...circles(edges),
   ];
 }
 
@@ -98,7 +123,7 @@ Deno.test("architecture: every module imports only from its own layer or lower o
 
 Deno.test("architecture: planted bad imports are named", () => {
   const source = [
-    'import { Heap } from "../core/heap.ts";',
+    'import { frameLayout } from "./frame.ts";',
     'import type { Verdict } from "../verify/judge.ts";',
     "export {",
     "  loadShim,",
@@ -106,19 +131,24 @@ Deno.test("architecture: planted bad imports are named", () => {
     'import { scan } from "../trace/parse/_ftrace_scan.ts";',
     'const late = await import("../shell/mod.ts");',
   ].join("\n");
+  const back = importsOf("lib/frames/frame.ts", 'import { planted } from "./planted.ts";');
   const edges = importsOf("lib/frames/planted.ts", source);
   assert.deepEqual(edges.map((edge) => `${edge.to}:${edge.line}`), [
-    "lib/core/heap.ts:1",
+    "lib/frames/frame.ts:1",
     "lib/verify/judge.ts:2",
     "ffi/loader.ts:3",
     "lib/trace/parse/_ftrace_scan.ts:6",
     "lib/shell/mod.ts:7",
   ]);
-  assert.deepEqual(violations(["lib/frames/planted.ts", "lib/elsewhere/x.ts"], edges), [
-    "lib/elsewhere/x.ts belongs to no layer: add its directory to LAYERS",
-    "lib/frames/planted.ts:2 imports lib/verify/judge.ts: frame path may not import verify (a higher layer)",
-    "lib/frames/planted.ts:7 imports lib/shell/mod.ts: frame path may not import shell (a higher layer)",
-    "lib/frames/planted.ts:3 imports ffi/loader.ts: only the core calls the shim; add a typed wrapper in lib/core/",
-    "lib/frames/planted.ts:6 imports lib/trace/parse/_ftrace_scan.ts: _ftrace_scan.ts is private to lib/trace/parse/",
-  ]);
+  assert.deepEqual(
+    violations(["lib/frames/planted.ts", "lib/elsewhere/x.ts"], [...edges, ...back]),
+    [
+      "lib/elsewhere/x.ts belongs to no layer: add its directory to LAYERS",
+      "lib/frames/planted.ts:2 imports lib/verify/judge.ts: frame path may not import verify (a higher layer)",
+      "lib/frames/planted.ts:7 imports lib/shell/mod.ts: frame path may not import shell (a higher layer)",
+      "lib/frames/planted.ts:3 imports ffi/loader.ts: only the core calls the shim; add a typed wrapper in lib/core/",
+      "lib/frames/planted.ts:6 imports lib/trace/parse/_ftrace_scan.ts: _ftrace_scan.ts is private to lib/trace/parse/",
+      "import circle: lib/frames/frame.ts → lib/frames/planted.ts → lib/frames/frame.ts",
+    ],
+  );
 });

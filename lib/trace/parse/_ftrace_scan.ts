@@ -21,7 +21,7 @@
  *
  * @module
  */
-import type { FtraceEvent, FtraceGraphCall, FtraceRecord, FtraceSwitch } from "./ftrace.ts";
+import type { FtraceEvent, FtraceGraphCall, FtraceRecord, FtraceSwitch } from "./ftrace_record.ts";
 import { fieldInt, type ScannedEvent } from "./scanned_event.ts";
 
 /** Returned for lines the scanner leaves to the regular-expression parser. */

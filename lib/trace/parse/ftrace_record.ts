@@ -1,0 +1,103 @@
+/**
+ * The records the ftrace parser yields, one type per kind of line: events, function_graph
+ * calls, lost-event markers, headers, buffer starts, context switches and lines not
+ * understood. Shared by the parser and its scanner, so neither imports the other for them.
+ *
+ * @module
+ */
+/** A trace event, from an event line or a function_graph comment line. */
+export interface FtraceEvent {
+  kind: "event";
+  /** 1-based line number. */
+  line: number;
+  /** Task name (`comm`), when printed: function_graph lines carry it only with funcgraph-proc. */
+  task?: string;
+  /** Thread id, when printed. */
+  pid?: number;
+  /** Thread-group id, when the `record-tgid` option printed it. */
+  tgid?: number;
+  /** CPU the event was recorded on. */
+  cpu: number;
+  /** The flag columns as printed (e.g. `d..1.`, RT `....1`); `""` when absent. */
+  flags: string;
+  /** Timestamp in ns of the trace clock; absent on function_graph lines without abstime. */
+  ts?: number;
+  /** Event name, e.g. `dma_fence_signaled`. */
+  name: string;
+  /** Everything after `name: `. */
+  body: string;
+  /** `key=value` pairs of the body (values unquoted). */
+  fields: Record<string, string>;
+}
+
+/** A function_graph entry, exit or leaf call. */
+export interface FtraceGraphCall {
+  kind: "graph";
+  line: number;
+  cpu: number;
+  task?: string;
+  pid?: number;
+  ts?: number;
+  /** `entry` = `f() {`, `exit` = `}`, `leaf` = `f();`. */
+  call: "entry" | "exit" | "leaf";
+  /** Function name; on an exit only when the kernel printed `} /* name *\/`. */
+  func?: string;
+  /** Duration in ns (leaf and exit lines). */
+  duration?: number;
+  /** Nesting depth from the indentation (0 = outermost). */
+  depth: number;
+}
+
+/** `CPU:N [LOST M EVENTS]` (count known) or `CPU:N [LOST EVENTS]` (count unknown). */
+export interface FtraceLost {
+  kind: "lost";
+  line: number;
+  cpu: number;
+  /** Lost events, or `null` when the kernel did not say how many. */
+  count: number | null;
+}
+
+/** A `#` header or comment line, with the facts some of them carry. */
+export interface FtraceHeader {
+  kind: "header";
+  line: number;
+  text: string;
+  /** From `# tracer: NAME`. */
+  tracer?: string;
+  /** From `# entries-in-buffer/entries-written: X/Y   #P:N`. */
+  entries?: { inBuffer: number; written: number; cpus?: number };
+}
+
+/** `##### CPU N buffer started ####`: earlier events of that CPU were overwritten. */
+export interface FtraceBufferStarted {
+  kind: "buffer-started";
+  line: number;
+  cpu: number;
+}
+
+/** A function_graph context-switch marker (`0)  a-1  =>  b-2`). */
+export interface FtraceSwitch {
+  kind: "switch";
+  line: number;
+  cpu: number;
+  from: string;
+  to: string;
+}
+
+/** A line the parser did not understand (only yielded with `strict: false`). */
+export interface FtraceUnparsed {
+  kind: "unparsed";
+  line: number;
+  text: string;
+  reason: string;
+}
+
+/** Everything the ftrace parser (`parseFtrace()`) yields. */
+export type FtraceRecord =
+  | FtraceEvent
+  | FtraceGraphCall
+  | FtraceLost
+  | FtraceHeader
+  | FtraceBufferStarted
+  | FtraceSwitch
+  | FtraceUnparsed;
