@@ -64,7 +64,7 @@ export {
   v1Planes,
 } from "./lib/core/import_layout.ts";
 export type { ImportGeometry, ImportPlane, ImportRequest } from "./lib/core/import_layout.ts";
-export type { Frame, FrameLayout, Plane } from "./lib/frames/frame.ts";
+export type { Frame } from "./lib/frames/frame.ts";
 export { crc32, referenceResult } from "./lib/frames/reference.ts";
 export type { ReferenceResult } from "./lib/frames/reference.ts";
 export {

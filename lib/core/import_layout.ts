@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { PixelFormat } from "./pixel_format.ts";
+import { planeLayout } from "../formats/layout.ts";
+import { DRM_FORMAT, type PixelFormat } from "./pixel_format.ts";
 
 /** `DRM_FORMAT_MOD_LINEAR`: lines in memory order, the only layout metis-sim reads. */
 export const FORMAT_MOD_LINEAR = 0n;
@@ -56,7 +57,8 @@ export function planeCount(format: PixelFormat): number {
 }
 
 /**
- * Lines of each plane and the payload bytes of a line, as the driver counts them.
+ * Lines of each plane and the payload bytes of a line, as the driver counts them: those of
+ * the DRM format that stores the same bytes (`formats`' `planeLayout()`).
  *
  * @example
  * ```ts
@@ -70,8 +72,8 @@ export function planeLines(
   width: number,
   height: number,
 ): { lines: number[]; lineBytes: number } {
-  const lineBytes = format === "YUYV" ? 2 * width : width;
-  return { lines: format === "NV12" ? [height, height / 2] : [height], lineBytes };
+  const { planes } = planeLayout(DRM_FORMAT[format], width, height);
+  return { lines: planes.map((p) => p.rows), lineBytes: planes[0]!.rowBytes };
 }
 
 /**

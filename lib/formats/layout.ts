@@ -40,10 +40,13 @@ export interface PlaneLayout {
   readonly rowBytes: number;
 }
 
-/** A frame laid out in one buffer. */
-export interface FrameLayout {
-  /** DRM format name. */
-  readonly format: string;
+/**
+ * A frame laid out in one buffer. `Format` narrows the format name where a device has its
+ * own names for DRM layouts (the axl driver's `GREY` is DRM `R8`: `fourcc` says which).
+ */
+export interface FrameLayout<Format extends string = string> {
+  /** Format name: the DRM name, or the device's name for the same layout. */
+  readonly format: Format;
   /** DRM fourcc value. */
   readonly fourcc: number;
   /** Visible width in pixels. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { FrameLayout } from "./frame.ts";
+import type { FrameLayout } from "../formats/layout.ts";
 
 const CRC_TABLE = (() => {
   const t = new Uint32Array(256);
@@ -62,24 +62,24 @@ export interface ReferenceResult {
 export function referenceResult(bytes: Uint8Array, layout: FrameLayout): ReferenceResult {
   // the frame ends with its last line's payload, as the driver counts it
   const last = layout.planes[layout.planes.length - 1]!;
-  const end = last.offset + last.stride * (last.lines - 1) + last.lineBytes;
+  const end = last.offset + last.stride * (last.rows - 1) + last.rowBytes;
   if (bytes.length < end) {
     throw new RangeError(`frame needs ${end} bytes, buffer has ${bytes.length}`);
   }
   let crc = 0;
   for (const p of layout.planes) {
-    for (let line = 0; line < p.lines; line++) {
+    for (let line = 0; line < p.rows; line++) {
       const start = p.offset + line * p.stride;
-      crc = crc32(bytes.subarray(start, start + p.lineBytes), crc);
+      crc = crc32(bytes.subarray(start, start + p.rowBytes), crc);
     }
   }
   const histogram = new Uint32Array(256);
   const luma = layout.planes[0]!;
   const step = layout.format === "YUYV" ? 2 : 1;
   let min = 255, max = 0, sum = 0;
-  for (let line = 0; line < luma.lines; line++) {
+  for (let line = 0; line < luma.rows; line++) {
     const start = luma.offset + line * luma.stride;
-    for (let i = start; i < start + luma.lineBytes; i += step) {
+    for (let i = start; i < start + luma.rowBytes; i += step) {
       const v = bytes[i]!;
       histogram[v]!++;
       if (v < min) min = v;

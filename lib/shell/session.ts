@@ -7,7 +7,9 @@
  */
 import { Device, Import, Job } from "../core/device.ts";
 import { DmaBuf } from "../core/dmabuf.ts";
-import type { Frame, FrameLayout } from "../frames/frame.ts";
+import type { Frame } from "../frames/frame.ts";
+import type { FrameLayout } from "../formats/layout.ts";
+import type { PixelFormat } from "../core/pixel_format.ts";
 import type { Producer } from "../frames/producers/producer.ts";
 import type { ReferenceResult } from "../frames/reference.ts";
 import { Evaluator, type Scope } from "./evaluator.ts";
@@ -51,7 +53,7 @@ export interface Tracked {
 /** What the session knows about a buffer it allocated. */
 export interface BufferMeta {
   /** Frame layout, when allocated as a frame. */
-  layout?: FrameLayout;
+  layout?: FrameLayout<PixelFormat>;
   /** How it was filled (`pattern seed 1`, `zero`, `0x80`). */
   fill?: string;
   /** The engine result the content must produce (known for filled frames). */

@@ -15,7 +15,7 @@
 import type { TracedEvents } from "./trace_events.ts";
 
 /** One frame's path through the driver; times are ns of the trace clock. */
-export interface Frame {
+export interface TracedFrame {
   index: number;
   context?: number;
   seqno?: number;
@@ -69,7 +69,7 @@ export interface JoinedFrames {
   /** Frames: jobs traced, else imports traced, else frames the workload reported. */
   count: number;
   /** The first frames (at most the list limit), with workload latencies filled in. */
-  list: Frame[];
+  list: TracedFrame[];
   /** Latency in ns of every frame that has one, in frame order. */
   latencyNs: Float64Array;
   /** Where those latencies came from. */
@@ -82,7 +82,7 @@ export interface JoinedFrames {
 
 /** A frame still open to late events. */
 interface OpenFrame {
-  frame: Frame;
+  frame: TracedFrame;
   /** `context:seqno` of a job frame. */
   key: FenceKey | undefined;
   fenceSignal: number | undefined;
@@ -165,7 +165,7 @@ class FrameColumns {
   readonly #latency: Float64Array[] = [];
   readonly #source: Uint8Array[] = [];
 
-  set(index: number, f: Frame): void {
+  set(index: number, f: TracedFrame): void {
     const block = index >>> 15, i = index & 32767;
     while (block >= this.#seqno.length) {
       this.#seqno.push(new Float64Array(32768));
@@ -198,7 +198,7 @@ class FrameColumns {
 class FrameTable {
   count = 0;
   t0 = Infinity;
-  readonly list: Frame[] = [];
+  readonly list: TracedFrame[] = [];
   readonly columns = new FrameColumns();
   /**
    * Frames by index from `base` on, oldest first; closed ones are cleared at once, so that a
@@ -214,7 +214,7 @@ class FrameTable {
 
   constructor(readonly listLimit: number, readonly window: number) {}
 
-  add(frame: Frame, key: FenceKey | undefined): OpenFrame {
+  add(frame: TracedFrame, key: FenceKey | undefined): OpenFrame {
     const o: OpenFrame = {
       frame,
       key,
@@ -389,7 +389,7 @@ export class FrameJoin {
     }
     const table = this.#importFrames;
     if (table === undefined) return;
-    const frame: Frame = { index: table.count++, handle, inode, exporter };
+    const frame: TracedFrame = { index: table.count++, handle, inode, exporter };
     if (pid !== undefined) frame.pid = pid;
     if (ts !== undefined) frame.importTs = ts;
     table.add(frame, undefined);
@@ -440,7 +440,7 @@ export class FrameJoin {
     this.#importFrames = undefined;
     if (Number.isFinite(inode)) this.inodes.add(inode);
     const table = this.#jobs;
-    const frame: Frame = { index: table.count++, context, seqno, handle, inode };
+    const frame: TracedFrame = { index: table.count++, context, seqno, handle, inode };
     if (pid !== undefined) frame.pid = pid;
     if (ts !== undefined) frame.submitTs = ts;
     const imp = this.#lastImport.get(pairKey(handle, inode));
@@ -560,12 +560,12 @@ export class FrameJoin {
   }
 
   #workloadFrames(workload: readonly WorkloadFrame[]): JoinedFrames {
-    const list: Frame[] = [];
+    const list: TracedFrame[] = [];
     const latency: number[] = [];
     const inodes = new Set(this.inodes);
     let t0 = Infinity;
     workload.forEach((w, index) => {
-      const f: Frame = { index };
+      const f: TracedFrame = { index };
       if (w.seqno !== undefined) f.seqno = w.seqno;
       if (w.inode !== undefined) f.inode = w.inode;
       if (w.submitNs !== undefined) f.submitTs = w.submitNs;
@@ -688,7 +688,7 @@ export class FrameJoin {
 export function buildFrames(
   facts: TracedEvents & { join?: FrameJoin },
   workload: readonly WorkloadFrame[] = [],
-): Frame[] {
+): TracedFrame[] {
   const join = facts.join ?? FrameJoin.fromEvents(facts, { listLimit: Infinity });
   return join.frames(workload).list;
 }

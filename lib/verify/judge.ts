@@ -24,7 +24,7 @@ import { type AttachmentsVerdict, judgeAttachments } from "./attachments.ts";
 import { type CopiesVerdict, judgeCopies, type PerfEvidence } from "./copies.ts";
 import { diagnosis } from "./diagnosis.ts";
 import { judgeExporter } from "./exporter.ts";
-import { type Frame, FrameJoin, type JoinedFrames, type WorkloadFrame } from "./frames.ts";
+import { FrameJoin, type JoinedFrames, type TracedFrame, type WorkloadFrame } from "./frames.ts";
 import { histogram, type LatencyStats, latencyStats } from "./latency.ts";
 import {
   type Diagnosis,
@@ -401,7 +401,7 @@ function workloadSection(w: WorkloadReport): VerifyResult["axl"]["workload"] {
   };
 }
 
-function frameOut(f: Frame, t0: number): VerifyResult["axl"]["frames"]["list"][number] {
+function frameOut(f: TracedFrame, t0: number): VerifyResult["axl"]["frames"]["list"][number] {
   const out: VerifyResult["axl"]["frames"]["list"][number] = { index: f.index };
   const copy = <K extends keyof typeof out>(k: K, v: (typeof out)[K] | undefined) => {
     if (v !== undefined) out[k] = v;

@@ -17,12 +17,12 @@ export {
 } from "./trace_facts.ts";
 export {
   buildFrames,
-  type Frame,
   FRAME_LIST_LIMIT,
   FRAME_WINDOW,
   FrameJoin,
   type FrameJoinOptions,
   type JoinedFrames,
+  type TracedFrame,
   type WorkloadFrame,
 } from "./frames.ts";
 export {

@@ -3,7 +3,8 @@
 // buffer) come back with the result the TypeScript reference model computes.
 import assert from "node:assert/strict";
 import { AxlError, Device, Heap } from "../../mod.ts";
-import type { FrameLayout } from "../../lib/frames/frame.ts";
+import type { FrameLayout, PixelFormat } from "../../mod.ts";
+import { placedLayout } from "../../lib/core/frame_layout.ts";
 import { importGeometryFor, planesEnd } from "../../lib/core/import_layout.ts";
 import { fillPattern } from "../../lib/frames/producers/heap_producer.ts";
 import { referenceResult } from "../../lib/frames/reference.ts";
@@ -12,30 +13,18 @@ const PAGE = 4096;
 const pageAlign = (n: number) => Math.ceil(n / PAGE) * PAGE;
 
 /** NV12 as an NvBufSurface lays it out: pitch 2048, luma padded to 1088 lines. */
-const NVBUF: FrameLayout = {
-  format: "NV12",
-  width: 1920,
-  height: 1080,
-  planes: [
-    { offset: 0, stride: 2048, size: 2048 * 1080, lineBytes: 1920, lines: 1080 },
-    { offset: 2048 * 1088, stride: 2048, size: 2048 * 540, lineBytes: 1920, lines: 540 },
-  ],
-  size: 2048 * 1088 + 2048 * 540,
-};
+const NVBUF = placedLayout("NV12", 1920, 1080, [
+  { offset: 0, stride: 2048 },
+  { offset: 2048 * 1088, stride: 2048 },
+]);
 
 /** NV12 640x480 as a V4L2 multi-planar buffer might be: a data offset, chroma on its own page. */
-const MPLANE: FrameLayout = {
-  format: "NV12",
-  width: 640,
-  height: 480,
-  planes: [
-    { offset: 256, stride: 640, size: 640 * 480, lineBytes: 640, lines: 480 },
-    { offset: 311296, stride: 768, size: 768 * 240, lineBytes: 640, lines: 240 },
-  ],
-  size: 311296 + 768 * 240,
-};
+const MPLANE = placedLayout("NV12", 640, 480, [
+  { offset: 256, stride: 640 },
+  { offset: 311296, stride: 768 },
+]);
 
-function end(l: FrameLayout): number {
+function end(l: FrameLayout<PixelFormat>): number {
   return planesEnd(
     l.format,
     l.width,
@@ -47,7 +36,7 @@ function end(l: FrameLayout): number {
   );
 }
 
-async function roundTrip(layout: FrameLayout, seed: number): Promise<void> {
+async function roundTrip(layout: FrameLayout<PixelFormat>, seed: number): Promise<void> {
   using dev = Device.open();
   const heap = Heap.open("system");
   using frame = heap.allocate(pageAlign(end(layout)), { name: "planes-frame" });
@@ -59,10 +48,10 @@ async function roundTrip(layout: FrameLayout, seed: number): Promise<void> {
     fillPattern(access.bytes, layout, seed, 0);
     // bytes outside the payload must not count: dirty the padding and the gap
     for (const p of layout.planes) {
-      for (let y = 0; y < p.lines; y++) {
+      for (let y = 0; y < p.rows; y++) {
         access.bytes.fill(
           0xc3,
-          p.offset + y * p.stride + p.lineBytes,
+          p.offset + y * p.stride + p.rowBytes,
           p.offset + (y + 1) * p.stride,
         );
       }

@@ -2,7 +2,9 @@
 // frame ends, and the reference model on layouts with per-plane offsets and pitches.
 import assert from "node:assert/strict";
 import { ImportOptions, parseOptions } from "../../lib/core/device.ts";
-import { type FrameLayout, frameLayout } from "../../lib/frames/frame.ts";
+import { frameLayout, placedLayout } from "../../lib/core/frame_layout.ts";
+import type { FrameLayout } from "../../lib/formats/layout.ts";
+import type { PixelFormat } from "../../lib/core/pixel_format.ts";
 import {
   FORMAT_MOD_LINEAR,
   importGeometryFor,
@@ -14,17 +16,11 @@ import { crc32, referenceResult } from "../../lib/frames/reference.ts";
 import { mulberry32 } from "./_rng.ts";
 
 /** An NvBufSurface-shaped NV12 1920x1080: pitch 2048, luma padded to 1088 lines. */
-function nvbufLayout(): FrameLayout {
-  return {
-    format: "NV12",
-    width: 1920,
-    height: 1080,
-    planes: [
-      { offset: 0, stride: 2048, size: 2048 * 1080, lineBytes: 1920, lines: 1080 },
-      { offset: 2048 * 1088, stride: 2048, size: 2048 * 540, lineBytes: 1920, lines: 540 },
-    ],
-    size: 2048 * 1088 + 2048 * 540,
-  };
+function nvbufLayout(): FrameLayout<PixelFormat> {
+  return placedLayout("NV12", 1920, 1080, [
+    { offset: 0, stride: 2048 },
+    { offset: 2048 * 1088, stride: 2048 },
+  ]);
 }
 
 Deno.test("v1Planes() lays planes out as AXL_IOCTL_IMPORT_FD documents", () => {
@@ -188,7 +184,7 @@ Deno.test("referenceResult() reads each plane at its own offset and pitch", () =
   const packed = new Uint8Array(1920 * 1080 * 3 / 2);
   let o = 0;
   for (const p of layout.planes) {
-    for (let l = 0; l < p.lines; l++) {
+    for (let l = 0; l < p.rows; l++) {
       packed.set(bytes.subarray(p.offset + l * p.stride, p.offset + l * p.stride + 1920), o);
       o += 1920;
     }

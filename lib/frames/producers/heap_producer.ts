@@ -6,7 +6,8 @@
  */
 import type { PixelFormat } from "../../core/device.ts";
 import type { DmaBuf } from "../../core/dmabuf.ts";
-import { type Frame, type FrameLayout, frameLayout } from "../frame.ts";
+import { type Frame, frameLayout } from "../frame.ts";
+import type { FrameLayout } from "../../formats/layout.ts";
 import { Heap } from "../../core/heap.ts";
 import { type ReferenceResult, referenceResult } from "../reference.ts";
 import type { Producer } from "./producer.ts";
@@ -49,12 +50,12 @@ export function fillPattern(
 ): void {
   const base = (seed * 37 + index * 53) & 0xff;
   for (const [p, plane] of layout.planes.entries()) {
-    for (let y = 0; y < plane.lines; y++) {
+    for (let y = 0; y < plane.rows; y++) {
       const row = plane.offset + y * plane.stride;
-      for (let x = 0; x < plane.lineBytes; x++) {
+      for (let x = 0; x < plane.rowBytes; x++) {
         bytes[row + x] = (base + x + y * 3 + p * 101) & 0xff;
       }
-      bytes.fill(0, row + plane.lineBytes, row + plane.stride);
+      bytes.fill(0, row + plane.rowBytes, row + plane.stride);
     }
   }
 }
@@ -73,14 +74,14 @@ export function fillPattern(
  */
 export class HeapProducer implements Producer {
   readonly name: string;
-  readonly #layout: FrameLayout;
+  readonly #layout: FrameLayout<PixelFormat>;
   readonly #buffers: DmaBuf[];
   readonly #expected: ReferenceResult[];
   #sequence = 0;
 
   private constructor(
     name: string,
-    layout: FrameLayout,
+    layout: FrameLayout<PixelFormat>,
     buffers: DmaBuf[],
     expected: ReferenceResult[],
   ) {
@@ -124,7 +125,7 @@ export class HeapProducer implements Producer {
   }
 
   /** The frame layout every buffer has. */
-  get layout(): FrameLayout {
+  get layout(): FrameLayout<PixelFormat> {
     return this.#layout;
   }
 

@@ -6,7 +6,8 @@
  * @module
  */
 import { PIXEL_FORMATS, type PixelFormat } from "../../core/device.ts";
-import { type FrameLayout, frameLayout } from "../../frames/frame.ts";
+import { frameLayout } from "../../frames/frame.ts";
+import type { FrameLayout } from "../../formats/layout.ts";
 import { Heap } from "../../core/heap.ts";
 import { fillPattern } from "../../frames/producers/heap_producer.ts";
 import { referenceResult } from "../../frames/reference.ts";
@@ -63,7 +64,7 @@ Formats: ${PIXEL_FORMATS.join(", ")} (case-insensitive).`,
     const v = args.values as Record<string, string | undefined>;
     const heapName = v.heap ?? ctx.session.heap;
     const format = PIXEL_FORMATS.find((f) => f === first.toUpperCase()) as PixelFormat | undefined;
-    let layout: FrameLayout | undefined;
+    let layout: FrameLayout<PixelFormat> | undefined;
     let bytes: number;
     let name = v.name;
     if (first === "result") {

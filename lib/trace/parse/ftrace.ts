@@ -38,13 +38,10 @@ import {
 } from "./_ftrace_scan.ts";
 import type { ScannedEvent } from "./scanned_event.ts";
 import type {
-  FtraceBufferStarted,
   FtraceEvent,
   FtraceGraphCall,
   FtraceHeader,
-  FtraceLost,
   FtraceRecord,
-  FtraceSwitch,
   FtraceUnparsed,
 } from "./ftrace_record.ts";
 
