@@ -17,9 +17,11 @@
  * console.log(job.readResult());
  * ```
  *
- * The sub-modules' own `mod.ts` files pick the names re-exported here: `lib/trace`
- * (ftrace/perf/bufinfo parsers and the tracefs capture session), `lib/verify` (the I1–I4
- * judge, result schema, diagnosis), `lib/report` (Perfetto trace, HTML report),
+ Every public name is exported here by name, so two modules exporting the same name is a
+ * compile error rather than one silently shadowing the other. The groups follow the layers
+ * of ARCHITECTURE.md: the core (`lib/core`: shim, errors, dma-bufs, heaps, fences, the axl
+ * device, V4L2 and Argus), the frame path (`lib/frames`), then the sub-modules whose own
+ * `mod.ts` picks their public names: `lib/trace`, `lib/verify` (with its reports),
  * `lib/formats`, `lib/caps`, `lib/constraints` and `lib/nvmm`.
  *
  * @module
@@ -52,7 +54,11 @@ export type {
   JobDone,
   PixelFormat,
 } from "./lib/core/device.ts";
-export { frameLayout } from "./lib/frames/frame.ts";
+export { frameLayout, placedLayout } from "./lib/core/frame_layout.ts";
+export { V4l2Device } from "./lib/core/v4l2.ts";
+export type { V4l2Capability, V4l2Dequeued, V4l2StreamFormat } from "./lib/core/v4l2.ts";
+export { ArgusSession } from "./lib/core/argus.ts";
+export type { ArgusFrame } from "./lib/core/argus.ts";
 export {
   FORMAT_MOD_LINEAR,
   importGeometryFor,
@@ -82,12 +88,328 @@ export type {
   WorkloadOptions,
   WorkloadReport,
 } from "./lib/frames/workload.ts";
-export { loadShim, ShimLoadError } from "./lib/core/shim.ts";
-export type { Shim } from "./lib/core/shim.ts";
-export * from "./lib/trace/mod.ts";
-export * from "./lib/verify/mod.ts";
-export * from "./lib/verify/report/mod.ts";
-export * from "./lib/formats/mod.ts";
-export * from "./lib/caps/mod.ts";
-export * from "./lib/constraints/mod.ts";
-export * from "./lib/nvmm/mod.ts";
+export { loadShim, shimInfo, ShimLoadError } from "./lib/core/shim.ts";
+export type { Shim, ShimInfo } from "./lib/core/shim.ts";
+// Trace: ftrace/perf/bufinfo parsers (parse/) and the capture session and samplers (capture/).
+export {
+  addSample,
+  BUFINFO_PATH,
+  BufinfoSampler,
+  choosePerfEvent,
+  COPY_ROUTINE_PATTERNS,
+  copyRoutine,
+  DMABUF_GRAPH_FUNCTIONS,
+  emptySummary,
+  fieldInt,
+  findTracefs,
+  forEachLine,
+  LineSplitter,
+  normalizeSymbol,
+  parseBufinfo,
+  parseBufinfoSamples,
+  parseDmaBufMaps,
+  ParseError,
+  parseFields,
+  parseFtrace,
+  parseFtraceLine,
+  parsePerCpuStats,
+  parsePerfScript,
+  PerfRecording,
+  perfScript,
+  probePerfEvent,
+  READ_CHUNK_BYTES,
+  readChunks,
+  readFileLines,
+  readLines,
+  readSysfsBuffer,
+  scanFtrace,
+  scanProcess,
+  sizeBufferKb,
+  summarizeLoss,
+  summarizePerf,
+  SYSFS_BUFFERS,
+  sysfsStatsPresent,
+  timestampNs,
+  TraceSession,
+  VERIFY_EVENTS,
+} from "./lib/trace/mod.ts";
+export type {
+  BufferLoss,
+  BufinfoBuffer,
+  BufinfoSamplerOptions,
+  BufinfoSnapshot,
+  BufinfoSummary,
+  ByteReader,
+  CopyRoutinePattern,
+  CpuBufferStats,
+  DmaBufFdRef,
+  DmaBufMapRef,
+  FtraceBufferStarted,
+  FtraceEvent,
+  FtraceGraphCall,
+  FtraceHeader,
+  FtraceLost,
+  FtraceParseOptions,
+  FtraceRecord,
+  FtraceScanOptions,
+  FtraceSwitch,
+  FtraceUnparsed,
+  InodeObservation,
+  LineSource,
+  LineVisitor,
+  NumberedLine,
+  ParseErrorLocation,
+  PerfEventChoice,
+  PerfFrame,
+  PerfRecordOptions,
+  PerfSample,
+  PerfSummary,
+  PerfSummaryOptions,
+  ProcessDmaBufRefs,
+  ScannedEvent,
+  SymbolShare,
+  SysfsBuffer,
+  TraceSessionInfo,
+  TraceSessionOptions,
+} from "./lib/trace/mod.ts";
+
+// Verify: the I1–I4 judge, trace facts, frames, result schema, diagnosis.
+export {
+  addRecord,
+  buildFrames,
+  collectTraceFacts,
+  DEFAULT_ACCEPTED_EXPORTERS,
+  diagnosis,
+  DiagnosisSchema,
+  emptyTraceFacts,
+  FAILURE_MODES,
+  FRAME_LIST_LIMIT,
+  FRAME_WINDOW,
+  FrameJoin,
+  FrameSchema,
+  histogram,
+  InvariantSchema,
+  judge,
+  judgeAccounting,
+  judgeAttachments,
+  judgeCopies,
+  judgeExporter,
+  latencyStats,
+  parseVerifyResult,
+  percentile,
+  readTraceFacts,
+  RESULT_SCHEMA_VERSION,
+  StatusSchema,
+  VerifyResultSchema,
+} from "./lib/verify/mod.ts";
+export type {
+  AccountingVerdict,
+  AttachmentsVerdict,
+  AxlBufferEvent,
+  AxlCounts,
+  AxlJobEvent,
+  CopiesVerdict,
+  Diagnosis,
+  Environment,
+  ExporterEvidence,
+  FailureMode,
+  FailureModeId,
+  FenceLife,
+  FrameJoinOptions,
+  HistogramBin,
+  Invariant,
+  JoinedFrames,
+  JudgeInput,
+  JudgeOptions,
+  LatencyStats,
+  PerfEvidence,
+  ReadTraceFactsOptions,
+  Status,
+  TracedFrame,
+  TraceFacts,
+  TraceSetup,
+  VerifyResult,
+  WorkloadFrame,
+  WorkloadRecord,
+} from "./lib/verify/mod.ts";
+
+// Verify reports: Perfetto trace, HTML report.
+export {
+  escapeHtml,
+  frameTimelineSvg,
+  latencyHistogramSvg,
+  perfettoTrace,
+  renderHtmlReport,
+} from "./lib/verify/report/mod.ts";
+export type { TraceEvent } from "./lib/verify/report/mod.ts";
+
+// Formats: fourcc, format table, modifiers, plane layout, V4L2 and GStreamer names.
+export {
+  alignUp,
+  canonicalModifier,
+  checkLayout,
+  decodeNvidiaBlockLinear,
+  describeModifier,
+  drmToGst,
+  drmToV4l2,
+  findFormat,
+  formatInfo,
+  formatModifier,
+  FORMATS,
+  FOURCC_BIG_ENDIAN,
+  fourccCode,
+  fourccString,
+  gstToDrm,
+  lookupV4l2,
+  MOD_INVALID,
+  MOD_LINEAR,
+  modifierCode,
+  ModifierVendor,
+  modifierVendor,
+  NAMED_MODIFIERS,
+  nvidia16Bx2Block,
+  nvidiaBlockLinear,
+  parseModifier,
+  planeLayout,
+  v4l2ToDrm,
+} from "./lib/formats/mod.ts";
+export type {
+  FormatInfo,
+  FrameLayout,
+  LayoutOptions,
+  ModifierDescription,
+  NvidiaBlockLinear,
+  PlaneDescriptor,
+  PlaneInfo,
+  PlaneLayout,
+  V4l2Format,
+} from "./lib/formats/mod.ts";
+
+// Caps: GStreamer caps parsing, intersection and pipeline analysis.
+export {
+  analyzeDescription,
+  analyzePair,
+  analyzePipeline,
+  ANY_CAPS,
+  behaviourOf,
+  canIntersect,
+  capsReportJson,
+  CapsSyntaxError,
+  checkCaps,
+  checkDmaDrm,
+  compareFractions,
+  compareWithLaunch,
+  describeDrmFormat,
+  DMABUF_FEATURE,
+  drmFormatsOf,
+  EMPTY_CAPS,
+  explainMismatch,
+  featuresMatch,
+  fieldValue,
+  GstToolError,
+  haveGstTool,
+  intersectCaps,
+  intersectStructure,
+  intersectValue,
+  isEmptyCaps,
+  KNOWN_BEHAVIOURS,
+  launchAndCompare,
+  launchArgs,
+  loadElement,
+  memoryOf,
+  parseCaps,
+  parseDrmFormat,
+  parseFeatures,
+  parseGstInspect,
+  parseLaunchOutput,
+  parsePipeline,
+  parseStructure,
+  parseValue,
+  printBare,
+  printCaps,
+  printDrmFormat,
+  printFeatures,
+  printStructure,
+  printValue,
+  quoteString,
+  renderCapsReport,
+  runGstInspect,
+  runGstLaunch,
+  SYSTEM_MEMORY,
+  templateCaps,
+} from "./lib/caps/mod.ts";
+export type {
+  AnalyzeOptions,
+  BehaviourChoice,
+  Caps,
+  CapsFeatures,
+  CapsField,
+  CapsReport,
+  CapsRequest,
+  CapsResult,
+  CapsStructure,
+  CapsValue,
+  DmaDrmIssue,
+  DrmFormat,
+  ElementBehaviour,
+  ElementInfo,
+  ElementReport,
+  Fraction,
+  IntType,
+  LaunchComparison,
+  LaunchOutcome,
+  LinkReport,
+  LoadedElement,
+  LoadOptions,
+  MemoryCheck,
+  PadDirection,
+  PadPresence,
+  PadTemplate,
+  ParsePosition,
+  Pipeline,
+  PipelineElement,
+  PipelineLink,
+  Reason,
+  ReasonKind,
+  RenderOptions,
+  Sides,
+} from "./lib/caps/mod.ts";
+
+// Constraints: buffer constraint reconciliation and allocateFor().
+export {
+  allocateFor,
+  availableHeaps,
+  DEFAULT_HEAPS,
+  defaultFrameAccessors,
+  describeConflicts,
+  jetsonRoles,
+  reconcile,
+  ReconcileError,
+  reconcileOrThrow,
+  vmRoles,
+} from "./lib/constraints/mod.ts";
+export type {
+  Access,
+  AccessorConstraints,
+  Allocation,
+  BufferRequest,
+  Conflict,
+  Conflicts,
+  Contiguity,
+  HeapInfo,
+  ReconciledBuffer,
+  ReconcileOptions,
+  Role,
+  RoleOptions,
+} from "./lib/constraints/mod.ts";
+
+// NVMM: NvBufSurface handles and color formats.
+export {
+  NVBUF_COLOR_FORMATS,
+  nvbufColorFormat,
+  nvmmHandleToWire,
+  nvmmImportParams,
+  nvmmPlanes,
+  parseNvmmHandle,
+} from "./lib/nvmm/mod.ts";
+export type { NvBufColorFormat, NvmmHandle, NvmmPlane } from "./lib/nvmm/mod.ts";

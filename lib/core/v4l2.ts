@@ -22,7 +22,7 @@ export interface V4l2Capability {
 }
 
 /** The format VIDIOC_S_FMT settled on (the driver may adjust what was asked). */
-export interface V4l2Format {
+export interface V4l2StreamFormat {
   /** Width in pixels. */
   width: number;
   /** Height in lines. */
@@ -103,7 +103,7 @@ export class V4l2Device {
   }
 
   /** VIDIOC_S_FMT for NV12 capture at `width`×`height`. */
-  setFormatNv12(width: number, height: number): V4l2Format {
+  setFormatNv12(width: number, height: number): V4l2StreamFormat {
     const s = shim();
     const nv12 = s.constant("V4L2_PIX_FMT_NV12");
     const fmt = new Uint32Array(5);

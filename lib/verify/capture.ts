@@ -17,7 +17,7 @@ import {
   type SysfsBuffer,
   sysfsStatsPresent,
 } from "../trace/capture/sysfs_stats.ts";
-import type { Environment, TraceSetup, WorkloadReport } from "./judge.ts";
+import type { Environment, TraceSetup, WorkloadRecord } from "./judge.ts";
 import type { RunningWorkload, WorkloadSpec } from "./workload.ts";
 import { PerfCapture } from "./_perf_capture.ts";
 
@@ -49,7 +49,7 @@ export interface CaptureOptions {
 export interface CaptureRecord {
   headline: string;
   setup: TraceSetup;
-  workload: WorkloadReport;
+  workload: WorkloadRecord;
   environment: Environment;
   notes: string[];
   bufinfoUnavailable: string | null;
@@ -229,7 +229,7 @@ export async function captureRun(
 /** What {@linkcode watchWorkload} saw of the workload's processes. */
 interface Watched {
   mapRefs: Array<{ pid: number } & DmaBufMapRef>;
-  sysfs: NonNullable<WorkloadReport["sysfs"]>;
+  sysfs: NonNullable<WorkloadRecord["sysfs"]>;
 }
 
 /**

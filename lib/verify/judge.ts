@@ -50,7 +50,7 @@ export const DEFAULT_ACCEPTED_EXPORTERS: readonly string[] = [
 export type TraceSetup = Omit<TraceSessionInfo, "tracefs" | "dir" | "notes">;
 
 /** What the workload did. */
-export interface WorkloadReport {
+export interface WorkloadRecord {
   /** `builtin-zero-copy`, `builtin-copy`, `command`, `pid`. */
   kind: string;
   description: string;
@@ -99,7 +99,7 @@ export interface JudgeInput {
   loss?: BufferLoss;
   bufinfo: BufinfoSummary | { unavailable: string };
   perf: PerfEvidence;
-  workload: WorkloadReport;
+  workload: WorkloadRecord;
   environment: Environment;
   options?: JudgeOptions;
   notes?: string[];
@@ -386,7 +386,7 @@ function bufinfoSection(input: JudgeInput): VerifyResult["axl"]["bufinfo"] {
   };
 }
 
-function workloadSection(w: WorkloadReport): VerifyResult["axl"]["workload"] {
+function workloadSection(w: WorkloadRecord): VerifyResult["axl"]["workload"] {
   return {
     kind: w.kind,
     description: w.description,

@@ -57,5 +57,5 @@ export {
   type JudgeInput,
   type JudgeOptions,
   type TraceSetup,
-  type WorkloadReport,
+  type WorkloadRecord,
 } from "./judge.ts";
