@@ -14,6 +14,7 @@ import { findFormat, formatInfo } from "../formats/table.ts";
 import { alignUp, type FrameLayout, planeLayout } from "../formats/layout.ts";
 import { canonicalModifier, describeModifier, MOD_LINEAR } from "../formats/modifier.ts";
 import { DEFAULT_HEAPS } from "./heaps.ts";
+import { chooseHeap, type Findings } from "./heap_choice.ts";
 import type {
   Access,
   AccessorConstraints,
@@ -33,9 +34,6 @@ export interface ReconcileOptions {
   /** Page size in bytes (default 4096). */
   pageSize?: number;
 }
-
-/** CMA aligns a buffer to its size order, capped at CONFIG_CMA_ALIGNMENT (8 → 256 pages). */
-const CMA_ALIGNMENT_ORDER = 8;
 
 /**
  * Reconciles accessors' constraints for one buffer.
@@ -63,86 +61,29 @@ export function reconcile(
   const heapTable = options.heaps ?? DEFAULT_HEAPS;
   const pageSize = powerOfTwo("pageSize", options.pageSize ?? 4096);
   validate(accessors, request, heapTable, options.availableHeaps);
-  const conflicts: Conflict[] = [];
-  const reasons: string[] = [];
-
-  // Image format and modifier.
-  let layout: FrameLayout | undefined;
-  let modifier: bigint | undefined;
-  let size: number;
-  const strideAlign = maxOf(accessors, "strideAlign");
-  const heightAlign = maxOf(accessors, "heightAlign");
-  if (request.kind === "image") {
-    const want = formatInfo(request.format);
-    const refusing = accessors.filter((a) =>
-      a.formats !== undefined && !a.formats.some((f) => findFormat(f) === want)
-    );
-    if (refusing.length > 0) {
-      conflicts.push({
-        attribute: "format",
-        accessors: refusing.map((a) => ({ name: a.name, value: a.formats!.join(", ") })),
-        message: `${want.drm} is not handled by ${
-          refusing.map((a) => `${a.name} (takes ${a.formats!.join(", ")})`).join(", ")
-        }`,
-      });
-    }
-    modifier = chooseModifier(accessors, request.modifier, conflicts);
-    if (modifier !== undefined && refusing.length === 0) {
-      try {
-        layout = planeLayout(want, request.width, request.height, {
-          strideAlign: strideAlign.value,
-          heightAlign: heightAlign.value,
-          modifier,
-        });
-      } catch (e) {
-        conflicts.push({
-          attribute: "modifier",
-          accessors: [],
-          message: (e as Error).message,
-        });
-      }
-    }
-    size = layout?.size ?? 0;
-    if (layout) {
-      reasons.push(
-        `layout ${want.drm} ${request.width}x${request.height}: stride x${strideAlign.value}` +
-          `${by(strideAlign.from)}, height padded to ${layout.paddedHeight} rows` +
-          `${by(heightAlign.from)}, ${layout.size} bytes`,
-      );
-    }
-    if (modifier !== undefined) reasons.push(`modifier ${modifierName(modifier)}`);
-  } else {
-    size = request.size;
-  }
+  const out: Findings = { conflicts: [], reasons: [] };
+  const { layout, modifier, size } = request.kind === "image"
+    ? imageLayout(accessors, request, out)
+    : { layout: undefined, modifier: undefined, size: request.size };
   const allocSize = size > 0 ? alignUp(size, pageSize) : 0;
-
-  // Alignment.
   const alignment = maxOf(accessors, "alignment");
-  if (alignment.value > 1) reasons.push(`alignment ${alignment.value} bytes${by(alignment.from)}`);
-
-  // Access.
+  if (alignment.value > 1) {
+    out.reasons.push(`alignment ${alignment.value} bytes${by(alignment.from)}`);
+  }
   const cpuAccess = unionAccess(accessors.map((a) => a.cpuAccess ?? "none"));
   const deviceAccess = unionAccess(accessors.map((a) => a.deviceAccess ?? "readwrite"));
-
-  // Heap: acceptable to everyone, present, contiguous if needed, mappable if needed.
-  const heap = chooseHeap();
-
-  // Size limits.
-  if (allocSize > 0) {
-    const tooSmall = accessors.filter((a) => a.maxSize !== undefined && a.maxSize < allocSize);
-    if (tooSmall.length > 0) {
-      conflicts.push({
-        attribute: "size",
-        accessors: tooSmall.map((a) => ({ name: a.name, value: `at most ${a.maxSize} bytes` })),
-        message: `the buffer needs ${allocSize} bytes; ${
-          tooSmall.map((a) => `${a.name} takes at most ${a.maxSize}`).join(", ")
-        }`,
-      });
-    }
-  }
-
-  if (conflicts.length > 0 || heap === undefined) {
-    return Object.freeze({ ok: false, conflicts: Object.freeze(conflicts) });
+  const heap = chooseHeap({
+    accessors,
+    heapTable,
+    availableHeaps: options.availableHeaps,
+    pageSize,
+    alignment,
+    allocSize,
+    cpuAccess,
+  }, out);
+  checkMaxSize(accessors, allocSize, out.conflicts);
+  if (out.conflicts.length > 0 || heap === undefined) {
+    return Object.freeze({ ok: false, conflicts: Object.freeze(out.conflicts) });
   }
   return Object.freeze({
     ok: true,
@@ -156,129 +97,71 @@ export function reconcile(
     layout,
     modifier,
     accessors: Object.freeze(accessors.map((a) => a.name)),
-    reasons: Object.freeze(reasons),
+    reasons: Object.freeze(out.reasons),
   });
+}
 
-  function chooseHeap(): HeapInfo | undefined {
-    const listed = accessors.filter((a) => a.heaps !== undefined);
-    let candidates = heapTable.filter((h) => listed.every((a) => a.heaps!.includes(h.name)));
-    if (candidates.length === 0) {
-      conflicts.push({
-        attribute: "heap",
-        accessors: listed.map((a) => ({ name: a.name, value: a.heaps!.join(", ") })),
-        message: `no heap is acceptable to every accessor: ${
-          listed.map((a) => `${a.name} takes ${a.heaps!.join(", ")}`).join("; ")
-        }`,
+/** An image's format, modifier and plane layout, agreed by every accessor. */
+function imageLayout(
+  accessors: readonly AccessorConstraints[],
+  request: Extract<BufferRequest, { kind: "image" }>,
+  out: Findings,
+): { layout: FrameLayout | undefined; modifier: bigint | undefined; size: number } {
+  const strideAlign = maxOf(accessors, "strideAlign");
+  const heightAlign = maxOf(accessors, "heightAlign");
+  const want = formatInfo(request.format);
+  const refusing = accessors.filter((a) =>
+    a.formats !== undefined && !a.formats.some((f) => findFormat(f) === want)
+  );
+  if (refusing.length > 0) {
+    out.conflicts.push({
+      attribute: "format",
+      accessors: refusing.map((a) => ({ name: a.name, value: a.formats!.join(", ") })),
+      message: `${want.drm} is not handled by ${
+        refusing.map((a) => `${a.name} (takes ${a.formats!.join(", ")})`).join(", ")
+      }`,
+    });
+  }
+  const modifier = chooseModifier(accessors, request.modifier, out.conflicts);
+  let layout: FrameLayout | undefined;
+  if (modifier !== undefined && refusing.length === 0) {
+    try {
+      layout = planeLayout(want, request.width, request.height, {
+        strideAlign: strideAlign.value,
+        heightAlign: heightAlign.value,
+        modifier,
       });
-      return undefined;
+    } catch (e) {
+      out.conflicts.push({ attribute: "modifier", accessors: [], message: (e as Error).message });
     }
-    const available = options.availableHeaps;
-    if (available !== undefined) {
-      const present = candidates.filter((h) => available.includes(h.name));
-      if (present.length === 0) {
-        conflicts.push({
-          attribute: "heap",
-          accessors: listed.map((a) => ({ name: a.name, value: a.heaps!.join(", ") })),
-          message: `none of the acceptable heaps (${candidates.map((h) => h.name).join(", ")}) ` +
-            `is present; /dev/dma_heap has ${available.length ? available.join(", ") : "nothing"}`,
-        });
-        return undefined;
-      }
-      candidates = present;
-    }
-    const physical = accessors.filter((a) =>
-      a.contiguity === "physical" || (a.contiguity === "dma" && !a.iommu)
+  }
+  if (layout) {
+    out.reasons.push(
+      `layout ${want.drm} ${request.width}x${request.height}: stride x${strideAlign.value}` +
+        `${by(strideAlign.from)}, height padded to ${layout.paddedHeight} rows` +
+        `${by(heightAlign.from)}, ${layout.size} bytes`,
     );
-    if (physical.length > 0) {
-      const contiguous = candidates.filter((h) => h.contiguous);
-      if (contiguous.length === 0) {
-        const limiting = listed.filter((a) => !a.heaps!.some((n) => heapNamed(n)?.contiguous));
-        conflicts.push({
-          attribute: "contiguity",
-          accessors: [
-            ...physical.map((a) => ({ name: a.name, value: contiguityText(a) })),
-            ...limiting.map((a) => ({ name: a.name, value: `heaps ${a.heaps!.join(", ")}` })),
-          ],
-          message: `${physical.map((a) => `${a.name} (${contiguityText(a)})`).join(", ")} ` +
-            `need${physical.length === 1 ? "s" : ""} physically contiguous memory, but ` +
-            (limiting.length > 0
-              ? `${limiting.map((a) => a.name).join(", ")} only take${
-                limiting.length === 1 ? "s" : ""
-              } scatter-gather heaps (${
-                [...new Set(limiting.flatMap((a) => a.heaps!))].join(", ")
-              })`
-              : `no contiguous heap is available (candidates: ${
-                candidates.map((h) => h.name).join(", ")
-              })`),
-        });
-        return undefined;
-      }
-      candidates = contiguous;
-      reasons.push(
-        `heap must be physically contiguous: ${
-          physical.map((a) => `${a.name} (${contiguityText(a)})`).join(", ")
-        }`,
-      );
-    } else {
-      // CMA is scarce: use it only when someone needs it.
-      const sg = candidates.filter((h) => !h.contiguous);
-      if (sg.length > 0) candidates = [...sg, ...candidates.filter((h) => h.contiguous)];
-      const viaIommu = accessors.filter((a) => a.contiguity === "dma" && a.iommu);
-      if (viaIommu.length > 0) {
-        reasons.push(
-          `scatter-gather is fine: ${
-            viaIommu.map((a) => a.name).join(", ")
-          } map it through an IOMMU`,
-        );
-      }
-    }
-    if (cpuAccess !== "none") {
-      const mappable = candidates.filter((h) => h.cpuMappable);
-      if (mappable.length === 0) {
-        const cpu = accessors.filter((a) => (a.cpuAccess ?? "none") !== "none");
-        conflicts.push({
-          attribute: "cpuAccess",
-          accessors: cpu.map((a) => ({ name: a.name, value: `CPU ${a.cpuAccess}` })),
-          message: `${
-            cpu.map((a) => a.name).join(", ")
-          } need CPU access, but the remaining heaps ` +
-            `(${candidates.map((h) => h.name).join(", ")}) cannot be mapped`,
-        });
-        return undefined;
-      }
-      candidates = mappable;
-    }
-    if (alignment.value > pageSize && allocSize > 0) {
-      const aligned = candidates.filter((h) => maxAlignment(h, allocSize) >= alignment.value);
-      if (aligned.length === 0) {
-        conflicts.push({
-          attribute: "alignment",
-          accessors: alignment.from.map((n) => ({ name: n, value: `${alignment.value} bytes` })),
-          message: `${alignment.from.join(", ")} need${alignment.from.length === 1 ? "s" : ""} ` +
-            `${alignment.value}-byte alignment; ${candidates.map((h) => h.name).join(", ")} ` +
-            `guarantee${candidates.length === 1 ? "s" : ""} at most ${
-              Math.max(...candidates.map((h) => maxAlignment(h, allocSize)))
-            } for ${allocSize} bytes`,
-        });
-        return undefined;
-      }
-      candidates = aligned;
-    }
-    const chosen = candidates[0]!;
-    reasons.unshift(`heap ${chosen.name}: ${chosen.description}`);
-    return chosen;
   }
+  if (modifier !== undefined) out.reasons.push(`modifier ${modifierName(modifier)}`);
+  return { layout, modifier, size: layout?.size ?? 0 };
+}
 
-  function heapNamed(name: string): HeapInfo | undefined {
-    return heapTable.find((h) => h.name === name);
-  }
-
-  function maxAlignment(h: HeapInfo, bytes: number): number {
-    if (!h.contiguous) return pageSize;
-    const pages = Math.ceil(bytes / pageSize);
-    const order = Math.min(Math.ceil(Math.log2(pages)), CMA_ALIGNMENT_ORDER);
-    return pageSize * 2 ** Math.max(order, 0);
-  }
+/** A conflict when the buffer is larger than some accessor takes. */
+function checkMaxSize(
+  accessors: readonly AccessorConstraints[],
+  allocSize: number,
+  conflicts: Conflict[],
+): void {
+  if (allocSize <= 0) return;
+  const tooSmall = accessors.filter((a) => a.maxSize !== undefined && a.maxSize < allocSize);
+  if (tooSmall.length === 0) return;
+  conflicts.push({
+    attribute: "size",
+    accessors: tooSmall.map((a) => ({ name: a.name, value: `at most ${a.maxSize} bytes` })),
+    message: `the buffer needs ${allocSize} bytes; ${
+      tooSmall.map((a) => `${a.name} takes at most ${a.maxSize}`).join(", ")
+    }`,
+  });
 }
 
 function chooseModifier(
@@ -323,10 +206,6 @@ function chooseModifier(
 function modifierName(m: bigint): string {
   const d = describeModifier(m);
   return d.name ?? d.hex;
-}
-
-function contiguityText(a: AccessorConstraints): string {
-  return a.contiguity === "physical" ? "physically contiguous" : "contiguous DMA range, no IOMMU";
 }
 
 function by(from: readonly string[]): string {
