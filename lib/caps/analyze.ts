@@ -170,26 +170,7 @@ export function analyzePipeline(
     ) {
       for (const issue of checkDmaDrm(caps)) notes.push(`${who}: ${issue.message}`);
     }
-    const choice = choices[link.from]!;
-    if (choice.behaviour.kind === "template" && choice.source === "templates") {
-      notes.push(
-        `${fromName} (${from.factory}) is not a known converter: assumed it can output anything ` +
-          "in its src template, whatever it receives",
-      );
-    }
-    if (/Decoder|Demuxer|Depayloader/.test(fromInfo.details["Klass"] ?? "")) {
-      notes.push(
-        `${fromName} is a ${
-          /Decoder/.test(fromInfo.details["Klass"]!) ? "decoder" : "demuxer"
-        }: what it outputs depends on the stream; its template lists what it can produce, ` +
-          "so this link can still fail with not-negotiated while streaming",
-      );
-    }
-    if (fromInfo.padTemplates.some((t) => t.direction === "src" && t.presence === "sometimes")) {
-      notes.push(
-        `${fromName} has "sometimes" src pads: gst-launch-1.0 links them only when they appear`,
-      );
-    }
+    notes.push(...upstreamNotes(fromName, from, fromInfo, choices[link.from]!));
     if (!reached) {
       notes.push(`link ${firstFailure} fails first, so gst-launch-1.0 stops before this one`);
     }
@@ -218,43 +199,13 @@ export function analyzePipeline(
     }));
   });
 
-  let memoryCheck: MemoryCheck | undefined;
-  if (options.requireMemory) {
-    const required = options.requireMemory;
-    const offenders = links
-      .filter((l) => l.negotiates && l.memory[0] !== required)
-      .map((l) => ({
-        number: l.number,
-        memory: l.memory[0] ?? "none",
-        message: l.memory.includes(required)
-          ? `link ${l.number} (${l.from} → ${l.to}) can carry ${required} but prefers ${
-            l.memory[0]
-          }: ` +
-            `add a caps filter with (${required}) to force it`
-          : `link ${l.number} (${l.from} → ${l.to}) carries ${
-            l.memory.join(", ")
-          }, not ${required}`,
-      }));
-    memoryCheck = Object.freeze({
-      required,
-      ok: offenders.length === 0,
-      offenders: Object.freeze(offenders),
-    });
-  }
+  const memoryCheck = options.requireMemory
+    ? memoryCheckOf(links, options.requireMemory)
+    : undefined;
 
   return Object.freeze({
     description,
-    elements: Object.freeze(pipeline.elements.map((e, i) =>
-      Object.freeze({
-        index: e.index,
-        factory: e.factory,
-        name: names[i]!,
-        behaviour: choices[i]!.behaviour.kind,
-        behaviourSource: choices[i]!.source,
-        longName: infos[i]!.details["Long-name"],
-        version: infos[i]!.plugin["Version"],
-      })
-    )),
+    elements: elementReports(pipeline.elements, names, infos, choices),
     links: Object.freeze(links),
     negotiates: firstFailure === undefined,
     firstFailure,
@@ -274,6 +225,80 @@ export function analyzePipeline(
     outCache.set(index, out);
     return out;
   }
+}
+
+/** The report's element list: each element's instance name, behaviour and version. */
+function elementReports(
+  elements: readonly PipelineElement[],
+  names: readonly string[],
+  infos: readonly ElementInfo[],
+  choices: readonly BehaviourChoice[],
+): readonly ElementReport[] {
+  return Object.freeze(elements.map((e, i) =>
+    Object.freeze({
+      index: e.index,
+      factory: e.factory,
+      name: names[i]!,
+      behaviour: choices[i]!.behaviour.kind,
+      behaviourSource: choices[i]!.source,
+      longName: infos[i]!.details["Long-name"],
+      version: infos[i]!.plugin["Version"],
+    })
+  ));
+}
+
+/**
+ * What the upstream element of a link leaves open: a src template taken on trust, output
+ * that depends on the stream, pads that appear only while playing.
+ */
+function upstreamNotes(
+  fromName: string,
+  from: PipelineElement,
+  fromInfo: ElementInfo,
+  choice: BehaviourChoice,
+): string[] {
+  const notes: string[] = [];
+  if (choice.behaviour.kind === "template" && choice.source === "templates") {
+    notes.push(
+      `${fromName} (${from.factory}) is not a known converter: assumed it can output anything ` +
+        "in its src template, whatever it receives",
+    );
+  }
+  if (/Decoder|Demuxer|Depayloader/.test(fromInfo.details["Klass"] ?? "")) {
+    notes.push(
+      `${fromName} is a ${
+        /Decoder/.test(fromInfo.details["Klass"]!) ? "decoder" : "demuxer"
+      }: what it outputs depends on the stream; its template lists what it can produce, ` +
+        "so this link can still fail with not-negotiated while streaming",
+    );
+  }
+  if (fromInfo.padTemplates.some((t) => t.direction === "src" && t.presence === "sometimes")) {
+    notes.push(
+      `${fromName} has "sometimes" src pads: gst-launch-1.0 links them only when they appear`,
+    );
+  }
+  return notes;
+}
+
+/** Which negotiated links do not carry the `required` memory, and how to force it. */
+function memoryCheckOf(links: readonly LinkReport[], required: string): MemoryCheck {
+  const offenders = links
+    .filter((l) => l.negotiates && l.memory[0] !== required)
+    .map((l) => ({
+      number: l.number,
+      memory: l.memory[0] ?? "none",
+      message: l.memory.includes(required)
+        ? `link ${l.number} (${l.from} → ${l.to}) can carry ${required} but prefers ${
+          l.memory[0]
+        }: ` +
+          `add a caps filter with (${required}) to force it`
+        : `link ${l.number} (${l.from} → ${l.to}) carries ${l.memory.join(", ")}, not ${required}`,
+    }));
+  return Object.freeze({
+    required,
+    ok: offenders.length === 0,
+    offenders: Object.freeze(offenders),
+  });
 }
 
 /**
