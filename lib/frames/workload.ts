@@ -6,7 +6,13 @@
  *
  * @module
  */
-import { Device, type DeviceInfo, type Direction, type ImportOptions } from "../core/device.ts";
+import {
+  Device,
+  type DeviceInfo,
+  type Direction,
+  type Import,
+  type ImportOptions,
+} from "../core/device.ts";
 import type { DmaBuf } from "../core/dmabuf.ts";
 import type { Frame } from "./frame.ts";
 import { importGeometryFor } from "../core/import_layout.ts";
@@ -148,6 +154,95 @@ function sameResult(
     got.lumaMax === want.lumaMax && got.lumaSum === want.lumaSum;
 }
 
+/** A report with nothing run yet. */
+function emptyReport(
+  mode: WorkloadMode,
+  producer: Producer,
+  device: Device,
+  frames: number,
+): WorkloadReport {
+  return {
+    mode,
+    producer: producer.name,
+    device: device.info(),
+    framesRequested: frames,
+    submitted: 0,
+    completed: 0,
+    imports: 0,
+    releases: 0,
+    mismatches: 0,
+    perFrame: [],
+    latencyNs: percentiles([]),
+    cpuNsPerFrame: percentiles([]),
+    cpuNsTotal: 0,
+    wallNs: 0,
+    exporters: [],
+    inodes: [],
+    aborted: false,
+  };
+}
+
+/** One import options object per frame layout, so each import validates it once. */
+function importOptionsFor(direction: Direction): (frame: Frame) => ImportOptions {
+  let options: ImportOptions | undefined;
+  let key = "";
+  return (frame) => {
+    const next = `${frame.format} ${frame.width}x${frame.height} ` +
+      frame.planes.map((p) => `${p.offset}:${p.stride}`).join(",");
+    if (options === undefined || next !== key) {
+      key = next;
+      options = { ...importGeometryFor(frame), direction };
+    }
+    return options;
+  };
+}
+
+/** What one job of the loop needs besides its frame. */
+interface JobContext {
+  dev: Device;
+  producer: Producer;
+  options: WorkloadOptions;
+  /** Submit options: one object, validated once. */
+  submit: { result: DmaBuf; model: number; timeoutMs: number };
+  report: WorkloadReport;
+}
+
+/**
+ * Submits the imported frame, waits for its fence and reads the result, checked against
+ * the reference when the producer knows it: the frame's record without its CPU time.
+ */
+async function runJob(c: JobContext, imp: Import, frame: Frame, index: number) {
+  const job = c.dev.submit(imp, c.submit);
+  c.report.submitted++;
+  try {
+    const bound = c.submit.timeoutMs + 1000;
+    const done = c.options.syncWait === false ? await job.wait(bound) : job.waitSync(bound);
+    c.report.completed++;
+    const r = job.readResult({ histogram: false });
+    const stat: FrameStat = {
+      index,
+      seqno: job.seqno,
+      inode: imp.inode,
+      frameInode: frame.buffer.inode,
+      submitNs: done.submitNs,
+      signalNs: done.signalNs,
+      latencyNs: done.latencyNs,
+      cpuNs: 0,
+      crc32: r.crc32,
+    };
+    const expected = c.options.checkResults !== false && c.producer instanceof HeapProducer
+      ? c.producer.expected(frame)
+      : undefined;
+    if (expected) {
+      stat.resultOk = sameResult(r, expected);
+      if (!stat.resultOk) c.report.mismatches++;
+    }
+    return stat;
+  } finally {
+    job.close();
+  }
+}
+
 /**
  * Runs the builtin workload and returns its report. Everything it allocates is freed
  * before it returns or throws.
@@ -174,34 +269,18 @@ export async function runWorkload(options: WorkloadOptions = {}): Promise<Worklo
       ? options.device
       : stack.use(Device.open(options.device));
     const producer = options.producer ?? stack.use(HeapProducer.open({ heap: heap.name }));
-    const sizeofResult = resultBytes();
-    const result = stack.use(heap.allocate(sizeofResult, { name: "axl-result" }));
+    const result = stack.use(heap.allocate(resultBytes(), { name: "axl-result" }));
     let staging: DmaBuf | undefined;
-
-    const report: WorkloadReport = {
-      mode,
-      producer: producer.name,
-      device: dev.info(),
-      framesRequested: frames,
-      submitted: 0,
-      completed: 0,
-      imports: 0,
-      releases: 0,
-      mismatches: 0,
-      perFrame: [],
-      latencyNs: percentiles([]),
-      cpuNsPerFrame: percentiles([]),
-      cpuNsTotal: 0,
-      wallNs: 0,
-      exporters: [],
-      inodes: [],
-      aborted: false,
+    const report = emptyReport(mode, producer, dev, frames);
+    const ctx: JobContext = {
+      dev,
+      producer,
+      options,
+      submit: { result, model: options.model ?? 0, timeoutMs },
+      report,
     };
+    const importOptions = importOptionsFor(options.direction ?? "to-device");
     const exporters = new Set<string>();
-    // One options object per frame shape and one for submit: validated once, reused.
-    let importOptions: ImportOptions | undefined;
-    let importKey = "";
-    const submitOptions = { result, model: options.model ?? 0, timeoutMs };
     const inodes = new Set<number>();
     const cpu0 = processCpuTimeNs();
     const wall0 = performance.now();
@@ -220,51 +299,13 @@ export async function runWorkload(options: WorkloadOptions = {}): Promise<Worklo
           copyFrame(frame.buffer, staging);
           input = staging;
         }
-        // one options object per layout, so the import validates it once (parseOptions)
-        const key = `${frame.format} ${frame.width}x${frame.height} ` +
-          frame.planes.map((p) => `${p.offset}:${p.stride}`).join(",");
-        if (importOptions === undefined || key !== importKey) {
-          importKey = key;
-          importOptions = {
-            ...importGeometryFor(frame),
-            direction: options.direction ?? "to-device",
-          };
-        }
-        const imp = dev.import(input, importOptions);
+        const imp = dev.import(input, importOptions(frame));
         report.imports++;
         exporters.add(input.exporter);
         inodes.add(imp.inode);
         let stat: FrameStat;
         try {
-          const job = dev.submit(imp, submitOptions);
-          report.submitted++;
-          try {
-            const done = options.syncWait === false
-              ? await job.wait(timeoutMs + 1000)
-              : job.waitSync(timeoutMs + 1000);
-            report.completed++;
-            const r = job.readResult({ histogram: false });
-            stat = {
-              index,
-              seqno: job.seqno,
-              inode: imp.inode,
-              frameInode: frame.buffer.inode,
-              submitNs: done.submitNs,
-              signalNs: done.signalNs,
-              latencyNs: done.latencyNs,
-              cpuNs: 0,
-              crc32: r.crc32,
-            };
-            const expected = options.checkResults !== false && producer instanceof HeapProducer
-              ? producer.expected(frame)
-              : undefined;
-            if (expected) {
-              stat.resultOk = sameResult(r, expected);
-              if (!stat.resultOk) report.mismatches++;
-            }
-          } finally {
-            job.close();
-          }
+          stat = await runJob(ctx, imp, frame, index);
         } finally {
           imp.release();
           report.releases++;
