@@ -13,7 +13,7 @@
  * Usage (paths absolute or relative to the working directory):
  *
  *     qemu-aarch64-static -L /usr/aarch64-linux-gnu deno test --no-check --allow-all \
- *       scripts/qemu_user_tests.ts -- tests/host/shim.test.ts
+ *       scripts/qemu_user_tests.ts -- tests/host/ffi/shim.test.ts
  *
  * @module
  */

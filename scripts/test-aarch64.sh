@@ -28,8 +28,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root" || exit 3
 export NO_COLOR=1 RUST_BACKTRACE=0
 
-default_set=(tests/host/shim.test.ts tests/host/abi.test.ts tests/host/compile
-	tests/host/doctor tests/host/formats)
+default_set=(tests/host/ffi tests/host/compile
+	tests/host/doctor tests/host/formats tests/host/constraints tests/host/nvmm)
 
 paths=()
 for arg; do

@@ -11,7 +11,7 @@ import {
   vmRoles,
 } from "../../../lib/constraints/mod.ts";
 import { MOD_LINEAR, nvidia16Bx2Block } from "../../../lib/formats/mod.ts";
-import { intIn, pick, seededRandom } from "./_rand.ts";
+import { intIn, pick, seededRandom } from "../formats/_rand.ts";
 
 const NV12_1080 = { kind: "image", format: "NV12", width: 1920, height: 1080 } as const;
 

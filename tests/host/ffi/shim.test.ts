@@ -1,9 +1,9 @@
 // Host tests of libaxl_shim that need no device: errno mapping, mappings, polling.
 import assert from "node:assert/strict";
-import { loadShim } from "../../ffi/loader.ts";
-import { AxlError, errnoName, unwrap } from "../../lib/core/errors.ts";
-import { Heap } from "../../lib/core/heap.ts";
-import { DmaBuf } from "../../lib/core/dmabuf.ts";
+import { loadShim } from "../../../ffi/loader.ts";
+import { AxlError, errnoName, unwrap } from "../../../lib/core/errors.ts";
+import { Heap } from "../../../lib/core/heap.ts";
+import { DmaBuf } from "../../../lib/core/dmabuf.ts";
 
 const shim = loadShim();
 const libc = Deno.dlopen("libc.so.6", {

@@ -1,7 +1,7 @@
 // The ABI layout check on both architectures, and that it catches drift.
 import assert from "node:assert/strict";
-import { checkAbi, TABLE_PATH } from "../../ffi/abi/check.ts";
-import { EXPECTED_ABI_VERSION, SHIM_API_VERSION } from "../../ffi/loader.ts";
+import { checkAbi, TABLE_PATH } from "../../../ffi/abi/check.ts";
+import { EXPECTED_ABI_VERSION, SHIM_API_VERSION } from "../../../ffi/loader.ts";
 
 const table = Deno.readTextFileSync(TABLE_PATH);
 
@@ -43,14 +43,14 @@ Deno.test("checkAbi() reports a changed ioctl number and a key missing from the 
 
 Deno.test("the loader expects the ABI version linux/axl.h defines", () => {
   const header = Deno.readTextFileSync(
-    new URL("../../kernel/include/uapi/linux/axl.h", import.meta.url),
+    new URL("../../../kernel/include/uapi/linux/axl.h", import.meta.url),
   );
   const m = /#define AXL_ABI_VERSION (\d+)/.exec(header);
   assert.equal(Number(m?.[1]), EXPECTED_ABI_VERSION);
 });
 
 Deno.test("the loader expects the shim API version ffi/src/axl_shim.h defines", () => {
-  const header = Deno.readTextFileSync(new URL("../../ffi/src/axl_shim.h", import.meta.url));
+  const header = Deno.readTextFileSync(new URL("../../../ffi/src/axl_shim.h", import.meta.url));
   const m = /#define AXL_SHIM_API_VERSION (\d+)/.exec(header);
   assert.equal(Number(m?.[1]), SHIM_API_VERSION);
 });

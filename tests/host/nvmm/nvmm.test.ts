@@ -9,8 +9,8 @@ import {
   parseNvmmHandle,
 } from "../../../lib/nvmm/mod.ts";
 import { planeLayout } from "../../../lib/formats/mod.ts";
-import { fourccDefines } from "./_headers.ts";
-import { intIn, pick, seededRandom } from "./_rand.ts";
+import { fourccDefines } from "../formats/_headers.ts";
+import { intIn, pick, seededRandom } from "../formats/_rand.ts";
 
 const NV12_1080 = {
   gpu_ptr: 0x7f12a4000000,

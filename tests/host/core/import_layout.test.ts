@@ -1,19 +1,19 @@
 // The import layout code: which ioctl an import uses, the planes it describes, where a
 // frame ends, and the reference model on layouts with per-plane offsets and pitches.
 import assert from "node:assert/strict";
-import { ImportOptions, parseOptions } from "../../lib/core/device.ts";
-import { frameLayout, placedLayout } from "../../lib/core/frame_layout.ts";
-import type { FrameLayout } from "../../lib/formats/layout.ts";
-import type { PixelFormat } from "../../lib/core/pixel_format.ts";
+import { ImportOptions, parseOptions } from "../../../lib/core/device.ts";
+import { frameLayout, placedLayout } from "../../../lib/core/frame_layout.ts";
+import type { FrameLayout } from "../../../lib/formats/layout.ts";
+import type { PixelFormat } from "../../../lib/core/pixel_format.ts";
 import {
   FORMAT_MOD_LINEAR,
   importGeometryFor,
   importRequest,
   planesEnd,
   v1Planes,
-} from "../../lib/core/import_layout.ts";
-import { crc32, referenceResult } from "../../lib/frames/reference.ts";
-import { mulberry32 } from "./_rng.ts";
+} from "../../../lib/core/import_layout.ts";
+import { crc32, referenceResult } from "../../../lib/frames/reference.ts";
+import { mulberry32 } from "../_rng.ts";
 
 /** An NvBufSurface-shaped NV12 1920x1080: pitch 2048, luma padded to 1088 lines. */
 function nvbufLayout(): FrameLayout<PixelFormat> {
