@@ -21,7 +21,7 @@ export interface FenceInfo {
   timeline: string;
 }
 
-// Reused out-slots and decoder (see lib/device.ts for why sharing is safe).
+// Reused out-slots and decoder (see device.ts for why sharing is safe).
 const infoOut = new BigInt64Array(4);
 const infoName = new Uint8Array(96);
 const decoder = new TextDecoder();

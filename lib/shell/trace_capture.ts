@@ -1,6 +1,6 @@
 /**
  * {@linkcode ShellTrace}: a trace capture started from the shell — a tracefs session
- * (lib/trace/tracefs.ts: private instance, `dma_fence:*` and `axl:*` events, optional
+ * (lib/trace/capture/tracefs.ts: private instance, `dma_fence:*` and `axl:*` events, optional
  * function_graph on the dma-buf functions) that is read and restored when stopped, so
  * what it captured stays available after tracefs is put back.
  *

@@ -1,5 +1,5 @@
 /**
- * The builtin workload (lib/workload.ts) as a verify {@linkcode WorkloadSpec}: it runs in
+ * The builtin workload (lib/frames/workload.ts) as a verify {@linkcode WorkloadSpec}: it runs in
  * this process, so perf records this process.
  *
  * @module
