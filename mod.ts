@@ -69,7 +69,12 @@ export {
   planesEnd,
   v1Planes,
 } from "./lib/core/import_layout.ts";
-export type { ImportGeometry, ImportPlane, ImportRequest } from "./lib/core/import_layout.ts";
+export type {
+  ImportGeometry,
+  ImportPlane,
+  ImportRequest,
+  PlanedGeometry,
+} from "./lib/core/import_layout.ts";
 export type { Frame } from "./lib/frames/frame.ts";
 export { crc32, referenceResult } from "./lib/frames/reference.ts";
 export type { ReferenceResult } from "./lib/frames/reference.ts";
@@ -225,6 +230,7 @@ export type {
   PerfEvidence,
   ReadTraceFactsOptions,
   Status,
+  TracedEvents,
   TracedFrame,
   TraceFacts,
   TraceSetup,

@@ -15,6 +15,7 @@ export {
   type ReadTraceFactsOptions,
   type TraceFacts,
 } from "./trace_facts.ts";
+export type { TracedEvents } from "./trace_events.ts";
 export {
   buildFrames,
   FRAME_LIST_LIMIT,
