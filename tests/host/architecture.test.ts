@@ -27,7 +27,7 @@ const SHIM_LAYERS = new Set(["ffi", "core"]);
 /** What the test reads: the library, the bindings, the entry points and the root module. */
 const SCANNED = ["lib", "ffi", "tasks", "mod.ts"] as const;
 
-const root = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
+const root = decodeURIComponent(new URL("../..", import.meta.url).pathname).replace(/\/$/, "");
 
 /** The index in {@linkcode LAYERS} of `file` (longest matching path), or -1. */
 function layerOf(file: string): number {
