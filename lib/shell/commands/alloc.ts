@@ -12,7 +12,8 @@ import { fillPattern } from "../../producers/heap_producer.ts";
 import { referenceResult } from "../../reference.ts";
 import { shim } from "../../_shim.ts";
 import { parseCount, parseGeometry, parseSize } from "../args.ts";
-import { type ShellCommand, UsageError } from "../command.ts";
+import { type ShellCommand } from "../command.ts";
+import { UsageError } from "../../commands/spec.ts";
 import type { BufferMeta } from "../session.ts";
 
 const FILLS = ["pattern", "zero"] as const;

@@ -9,7 +9,8 @@ import type { Import } from "../../device.ts";
 import { Heap } from "../../heap.ts";
 import { shim } from "../../_shim.ts";
 import { parseCount } from "../args.ts";
-import { type ShellCommand, UsageError } from "../command.ts";
+import { type ShellCommand } from "../command.ts";
+import { UsageError } from "../../commands/spec.ts";
 import { resolveObject, resolveOrLatest } from "../resolve.ts";
 
 /** The `submit` command. */

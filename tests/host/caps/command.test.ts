@@ -26,14 +26,14 @@ async function capture(args: string[]): Promise<{ code: number; out: string; err
 
 Deno.test("capsCommand implements the Command interface", () => {
   strictEqual(capsCommand.name, "caps");
-  ok(capsCommand.summary.length > 0 && capsCommand.help.includes("exit codes"));
+  ok(capsCommand.summary.length > 0 && capsCommand.help.includes("Exit codes"));
   strictEqual(capsCommand.run, runCaps);
 });
 
 Deno.test("axl caps --help prints usage and exits 0; bad usage exits 3", async () => {
   const help = await capture(["--help"]);
   strictEqual(help.code, 0);
-  ok(help.out.startsWith("usage: axl caps"));
+  ok(help.out.startsWith("Usage: axl caps"));
   for (
     const args of [
       [],

@@ -80,11 +80,11 @@ const SHELL_FACTS: Record<string, string[]> = {
     "-n, --frames N",
     "frames (default 60)",
     "--mode zero-copy|copy",
-    "a producer variable, or auto (default), v4l2, heap",
+    "auto (v4l2 when a capture device exists, else heap), v4l2, heap, or in the shell a producer variable (default auto)",
     "--camera PATH",
     "output directory (default artifacts/verify)",
-    `(default ${DEFAULT_ACCEPTED_EXPORTERS.join(", ")})`,
-    "I4 copy threshold, % self (default 1)",
+    `default ${DEFAULT_ACCEPTED_EXPORTERS.join(", ")})`,
+    "I4 copy-routine threshold in percent self (default 1)",
     "--buffer-kb KIB",
     "bufinfo sampling interval (default 20)",
     "no perf (I4 is then SKIP)",
@@ -170,12 +170,16 @@ Deno.test("shared commands reject bad options in the shell with exit 3", async (
   }
   const cases: [string, RegExp][] = [
     ["run extra", /run: unexpected 'extra'/],
-    ["run --mode fast", /run: --mode is zero-copy or copy, not 'fast'/],
+    ["run --mode fast", /run: --mode must be zero-copy or copy, got 'fast'/],
+    ["run --frames 0", /run: --frames must be an integer >= 1, got '0'/],
     ["verify extra", /verify: unexpected 'extra'/],
-    ["verify --mode fast", /verify: --mode is zero-copy or copy, not 'fast'/],
+    ["verify --mode fast", /verify: --mode must be zero-copy or copy, got 'fast'/],
+    ["verify --frames 0", /verify: --frames must be an integer >= 1, got '0'/],
     ["verify --threshold 0", /verify: --threshold must be in \(0, 100\]/],
-    ["caps a", /caps: give two elements or a pipeline/],
-    ["caps -p 'a ! b' a ! b", /caps: a pipeline as words or --pipeline, not both/],
+    ["caps", /caps: nothing to check: give two elements or a pipeline/],
+    ["caps a", /caps: expected two elements, got 1 \(separate pipeline elements with "!"\)/],
+    ["caps -p 'a ! b' a ! b", /caps: give the pipeline either with --pipeline or as arguments/],
+    ["caps -m NVMM a b", /caps: --require-memory "NVMM" is not a caps feature such as memory:NVMM/],
   ];
   for (const [input, message] of cases) {
     const r = await shellOutput(input);

@@ -90,7 +90,7 @@ const HELP: Record<string, HelpFacts> = {
       "fence's signal time minus the driver's submit time",
       "default 30",
       "default system",
-      "NV12 (default), GREY or YUYV",
+      "NV12, GREY or YUYV (heap producer) (default NV12)",
       "default 640x480",
       "default 2000",
       "first capture device",
