@@ -9,17 +9,11 @@ import type { PixelFormat } from "../device.ts";
 import { HeapProducer } from "../producers/heap_producer.ts";
 import type { Producer } from "../producers/producer.ts";
 import { V4l2Producer } from "../producers/v4l2_producer.ts";
-import type { FrameStat, WorkloadMode, WorkloadReport } from "../workload.ts";
+import type { FrameStat, WorkloadOptions, WorkloadReport } from "../workload.ts";
 import { ExitCode } from "./exit_code.ts";
+import { DEVICE_OPTION, framesOption, intOption, modeOption, modeSpec } from "./options.ts";
 import { formatNs } from "../shell/render.ts";
 import { type CommandSpec, type ParsedArgs, stringOption, UsageError } from "./spec.ts";
-
-const MODE = {
-  type: "string",
-  kind: "choice",
-  choices: ["zero-copy", "copy"],
-  default: "zero-copy",
-} as const;
 
 /** The declaration of `run`. */
 export const runSpec: CommandSpec = {
@@ -27,19 +21,11 @@ export const runSpec: CommandSpec = {
   summary: "run the builtin workload (N frames import/submit/wait/release); value: the report",
   positionals: [],
   options: {
-    frames: {
-      type: "string",
-      short: "n",
-      kind: "number",
-      arg: "N",
-      description: "frames",
-      default: "30",
-    },
-    mode: {
-      ...MODE,
-      description: "zero-copy, or copy: CPU-copy every frame into a staging\n" +
+    frames: framesOption("frames", "30"),
+    mode: modeSpec(
+      "zero-copy, or copy: CPU-copy every frame into a staging\n" +
         "buffer first (the negative control for verify's I4)",
-    },
+    ),
     producer: {
       type: "string",
       kind: "producer",
@@ -75,13 +61,7 @@ export const runSpec: CommandSpec = {
       default: "640x480",
       only: "cli",
     },
-    device: {
-      type: "string",
-      kind: "path",
-      arg: "PATH",
-      description: "NPU device node (default $AXL_DEVICE or /dev/axl)",
-      only: "cli",
-    },
+    device: DEVICE_OPTION,
     "timeout-ms": {
       type: "string",
       kind: "number",
@@ -125,49 +105,8 @@ Ctrl-C stops after the current frame and still releases everything.`,
   },
 };
 
-/** The validated numbers and mode of a run. */
-export interface RunPlan {
-  /** Frames to run (>= 1). */
-  frames: number;
-  /** zero-copy or copy. */
-  mode: WorkloadMode;
-  /** Per-job timeout. */
-  timeoutMs: number;
-}
-
-/**
- * A whole number option `>= min`; UsageError names the command and option.
- *
- * @example
- * ```ts
- * import { intOption } from "./run.ts";
- * if (intOption("run", "frames", "30", 1) !== 30) throw new Error("unexpected");
- * ```
- */
-export function intOption(command: string, name: string, text: string, min: number): number {
-  const n = /^0x[0-9a-f]+$/i.test(text.trim()) ? parseInt(text, 16) : Number(text);
-  if (!Number.isSafeInteger(n) || n < min || text.trim() === "") {
-    throw new UsageError(`${command}: --${name} must be an integer >= ${min}, got '${text}'`);
-  }
-  return n;
-}
-
-/**
- * `--mode`, checked.
- *
- * @example
- * ```ts
- * import { modeOption } from "./run.ts";
- * if (modeOption("run", { values: { mode: "copy" }, positionals: [] }) !== "copy") throw new Error();
- * ```
- */
-export function modeOption(command: string, args: ParsedArgs): WorkloadMode {
-  const mode = stringOption(args, "mode") ?? "zero-copy";
-  if (mode !== "zero-copy" && mode !== "copy") {
-    throw new UsageError(`${command}: --mode must be zero-copy or copy, got '${mode}'`);
-  }
-  return mode;
-}
+/** The checked frames, mode and timeout of a run. */
+export type RunPlan = Required<Pick<WorkloadOptions, "frames" | "mode" | "timeoutMs">>;
 
 /**
  * Frames, mode and timeout of a run, checked; UsageError says which is wrong.

@@ -2,31 +2,19 @@
  * `verify`: proves the zero-copy frame path (invariants I1–I4) around a workload —
  * private trace instance, bufinfo samples, map-ref scans and perf — and writes an
  * artifacts directory. What the CLI and the shell share: the declaration, the checked
- * options, the producer choice, the headline, the verdict lines and the exit codes.
+ * options, the headline, the verdict lines and the exit codes (what a builtin run opens
+ * is in `verify_builtin.ts`).
  *
  * @module
  */
-import type { Device, DeviceInfo } from "../device.ts";
-import { AxlError } from "../errors.ts";
-import { HeapProducer } from "../producers/heap_producer.ts";
-import type { Producer } from "../producers/producer.ts";
-import { listCaptureDevices, V4l2Producer } from "../producers/v4l2_producer.ts";
-import { builtinWorkload } from "../verify/builtin_workload.ts";
+import type { DeviceInfo } from "../device.ts";
 import { DEFAULT_ACCEPTED_EXPORTERS } from "../verify/judge.ts";
 import type { VerifyRunOptions } from "../verify/run.ts";
 import type { Status, VerifyResult } from "../verify/schema.ts";
-import type { WorkloadSpec } from "../verify/workload.ts";
 import type { WorkloadMode } from "../workload.ts";
 import { ExitCode } from "./exit_code.ts";
-import { intOption, modeOption } from "./run.ts";
-import {
-  CannotRunError,
-  type CommandSpec,
-  listOption,
-  type ParsedArgs,
-  stringOption,
-  UsageError,
-} from "./spec.ts";
+import { DEVICE_OPTION, framesOption, intOption, modeOption, modeSpec } from "./options.ts";
+import { type CommandSpec, listOption, type ParsedArgs, stringOption, UsageError } from "./spec.ts";
 
 const CLI_DETAILS = `Captures a private tracefs instance (dma_fence:*, axl:*, function_graph on the
 dma-buf functions), samples debugfs dma_buf/bufinfo, scans the workload's
@@ -51,21 +39,8 @@ export const verifySpec: CommandSpec = {
   summary: "prove the zero-copy path (I1–I4) on the builtin workload; value: result.json",
   positionals: [],
   options: {
-    frames: {
-      type: "string",
-      short: "n",
-      kind: "number",
-      arg: "N",
-      description: "builtin frames",
-      default: "60",
-    },
-    mode: {
-      type: "string",
-      kind: "choice",
-      choices: ["zero-copy", "copy"],
-      description: "zero-copy, or copy (negative control: fails I4)",
-      default: "zero-copy",
-    },
+    frames: framesOption("builtin frames", "60"),
+    mode: modeSpec("zero-copy, or copy (negative control: fails I4)"),
     producer: {
       type: "string",
       kind: "producer",
@@ -80,13 +55,7 @@ export const verifySpec: CommandSpec = {
       arg: "PATH",
       description: "V4L2 capture device for the v4l2 producer",
     },
-    device: {
-      type: "string",
-      kind: "path",
-      arg: "PATH",
-      description: "NPU device node (default $AXL_DEVICE or /dev/axl)",
-      only: "cli",
-    },
+    device: DEVICE_OPTION,
     config: {
       type: "string",
       kind: "path",
@@ -232,35 +201,6 @@ export function verifyPlan(args: ParsedArgs): VerifyPlan {
 }
 
 /**
- * The producer `--producer` names: `heap`, `v4l2`, or `auto` (v4l2 when a capture
- * device exists or `--camera` is given, else heap).
- *
- * @example
- * ```ts ignore
- * using producer = openVerifyProducer("auto", undefined);
- * ```
- */
-export function openVerifyProducer(
-  kind: string,
-  camera: string | undefined,
-  heap?: string,
-): Producer {
-  const onHeap = heap !== undefined ? { heap } : {};
-  if (kind === "heap") return HeapProducer.open(onHeap);
-  if (kind === "v4l2") return V4l2Producer.open({ ...onHeap, device: camera });
-  if (kind !== "auto") {
-    throw new UsageError(`verify: --producer must be auto, v4l2 or heap, got '${kind}'`);
-  }
-  let cams: ReturnType<typeof listCaptureDevices> = [];
-  try {
-    cams = listCaptureDevices();
-  } catch { /* no V4L2 here */ }
-  return cams.length > 0 || camera
-    ? V4l2Producer.open({ ...onHeap, device: camera ?? cams[0]!.path })
-    : HeapProducer.open(onHeap);
-}
-
-/**
  * The first line of a builtin run; it says so when the device is simulated.
  *
  * @example
@@ -272,68 +212,6 @@ export function verifyHeadline(info: DeviceInfo): string {
   return info.caps.includes("simulated")
     ? `axl verify: no NPU here: builtin workload against the SIMULATED device (${info.engine} on ${info.device}, ${Deno.osRelease()})`
     : `axl verify: builtin workload on ${info.engine} ${info.device}`;
-}
-
-/** A builtin workload ready for runVerify, with its headline and device. */
-export interface BuiltinRun {
-  /** The workload. */
-  workload: WorkloadSpec;
-  /** Its first line. */
-  headline: string;
-  /** The NPU it runs on, for result.json. */
-  device: NonNullable<VerifyRunOptions["device"]>;
-}
-
-/**
- * The builtin workload of `plan` on `device`, frames from `producer`.
- *
- * @example
- * ```ts ignore
- * const { workload, headline } = builtinRun(plan, dev, producer);
- * ```
- */
-export function builtinRun(
-  plan: VerifyPlan,
-  device: Device,
-  producer: Producer,
-  heap?: string,
-): BuiltinRun {
-  const info = device.info();
-  const { frames, mode } = plan;
-  return {
-    workload: builtinWorkload(
-      { frames, mode, producer, device, ...(heap !== undefined ? { heap } : {}) },
-      `builtin workload, ${frames} frames, ${mode}, producer ${producer.name}`,
-    ),
-    headline: verifyHeadline(info),
-    device: { name: `${info.engine} ${info.device}`, simulated: info.caps.includes("simulated") },
-  };
-}
-
-/**
- * Rethrows what already says what to do (bad usage, device errors); anything else that
- * stops a run before it starts (tracefs missing, not root, perf or debugfs trouble)
- * becomes a CannotRunError.
- *
- * @example
- * ```ts
- * import { CannotRunError } from "./spec.ts";
- * import { couldNotRun } from "./verify.ts";
- * try { couldNotRun(new Error("no tracefs")); } catch (e) {
- *   if (!(e instanceof CannotRunError)) throw e;
- * }
- * ```
- */
-export function couldNotRun(err: unknown): never {
-  if (
-    err instanceof UsageError || err instanceof CannotRunError || err instanceof AxlError ||
-    err instanceof TypeError || err instanceof RangeError
-  ) {
-    throw err;
-  }
-  throw new CannotRunError(`verify: could not run: ${(err as Error)?.message ?? err}`, {
-    cause: err,
-  });
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { cliCommand } from "../command.ts";
 import { ExitCode } from "../../lib/commands/exit_code.ts";
+import { DEVICE_OPTION } from "../../lib/commands/options.ts";
 import {
   type CommandSpec,
   type ParsedArgs,
@@ -47,12 +48,7 @@ const shellSpec: CommandSpec = {
       description: "one JSON object per input ({n, line, input, kind, ok, code,\n" +
         'names, value | error}) and a final {"kind":"end", ...}',
     },
-    device: {
-      type: "string",
-      kind: "path",
-      arg: "PATH",
-      description: "NPU device node (default: $AXL_DEVICE or /dev/axl)",
-    },
+    device: DEVICE_OPTION,
     heap: {
       type: "string",
       kind: "heap",

@@ -9,17 +9,19 @@
 import { z } from "zod";
 import { cliCommand } from "../command.ts";
 import {
-  type BuiltinRun,
-  builtinRun,
-  couldNotRun,
-  openVerifyProducer,
   verdictLines,
   VERIFY_EXIT,
   type VerifyPlan,
   verifyPlan,
   verifySpec,
 } from "../../lib/commands/verify.ts";
-import { intOption } from "../../lib/commands/run.ts";
+import {
+  type BuiltinRun,
+  builtinRun,
+  couldNotRun,
+  openVerifyProducer,
+} from "../../lib/commands/verify_builtin.ts";
+import { intOption } from "../../lib/commands/options.ts";
 import { type ParsedArgs, stringOption, UsageError } from "../../lib/commands/spec.ts";
 import { Device } from "../../lib/device.ts";
 import { runVerify } from "../../lib/verify/run.ts";

@@ -8,15 +8,8 @@
 import type { Producer } from "../../producers/producer.ts";
 import { runVerify } from "../../verify/run.ts";
 import type { WorkloadSpec } from "../../verify/workload.ts";
-import {
-  builtinRun,
-  couldNotRun,
-  openVerifyProducer,
-  verdictLines,
-  VERIFY_EXIT,
-  verifyPlan,
-  verifySpec,
-} from "../../commands/verify.ts";
+import { verdictLines, VERIFY_EXIT, verifyPlan, verifySpec } from "../../commands/verify.ts";
+import { builtinRun, couldNotRun, openVerifyProducer } from "../../commands/verify_builtin.ts";
 import { stringOption, UsageError } from "../../commands/spec.ts";
 import type { ShellCommand } from "../command.ts";
 import type { Session } from "../session.ts";
