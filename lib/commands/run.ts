@@ -12,7 +12,6 @@ import { V4l2Producer } from "../producers/v4l2_producer.ts";
 import type { FrameStat, WorkloadOptions, WorkloadReport } from "../workload.ts";
 import { ExitCode } from "./exit_code.ts";
 import { DEVICE_OPTION, framesOption, intOption, modeOption, modeSpec } from "./options.ts";
-import { formatNs } from "../shell/render.ts";
 import { type CommandSpec, type ParsedArgs, stringOption, UsageError } from "./spec.ts";
 
 /** The declaration of `run`. */
@@ -168,29 +167,6 @@ export function runExit(r: WorkloadReport, aborted: number = ExitCode.Interrupte
   if (r.aborted) return aborted;
   const ok = r.mismatches === 0 && r.imports === r.releases && r.completed === r.framesRequested;
   return ok ? ExitCode.Ok : ExitCode.Fail;
-}
-
-/**
- * Text summary of a workload report (the shell's).
- *
- * @example
- * ```ts ignore
- * import { runWorkload } from "../workload.ts";
- * console.log(reportText(await runWorkload({ frames: 5 })));
- * ```
- */
-export function reportText(r: WorkloadReport): string {
-  const l = r.latencyNs;
-  return [
-    `${r.mode} run: ${r.completed}/${r.framesRequested} frames from ${r.producer}` +
-    `${r.aborted ? " (stopped by Ctrl-C)" : ""}`,
-    `imports ${r.imports}, releases ${r.releases}, result mismatches ${r.mismatches}`,
-    `latency p50 ${formatNs(l.p50)}  p90 ${formatNs(l.p90)}  p99 ${formatNs(l.p99)}  max ${
-      formatNs(l.max)
-    }`,
-    `cpu ${formatNs(r.cpuNsPerFrame.p50)}/frame (p50), wall ${formatNs(r.wallNs)}`,
-    `exporters ${r.exporters.join(", ") || "-"}; inodes ${r.inodes.join(" ") || "-"}`,
-  ].join("\n");
 }
 
 const ms = (ns: number): string => (ns / 1e6).toFixed(2);

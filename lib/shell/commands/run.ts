@@ -5,8 +5,8 @@
  * @module
  */
 import type { Producer } from "../../producers/producer.ts";
-import { runWorkload } from "../../workload.ts";
-import { openRunProducer, reportText, runExit, runPlan, runSpec } from "../../commands/run.ts";
+import { runWorkload, type WorkloadReport } from "../../workload.ts";
+import { openRunProducer, runExit, runPlan, runSpec } from "../../commands/run.ts";
 import { type ParsedArgs, stringOption } from "../../commands/spec.ts";
 import { parseCount } from "../args.ts";
 import type { ShellCommand } from "../command.ts";
@@ -18,10 +18,33 @@ import type { Session } from "../session.ts";
 function producerOf(session: Session, args: ParsedArgs, heap: string) {
   const word = stringOption(args, "producer");
   if (word === undefined) return { owned: false };
-  if (word === "heap" || word === "v4l2") {
+  if ((word === "heap" || word === "v4l2") && !Object.hasOwn(session.scope, word)) {
     return { producer: openRunProducer(args, heap), owned: true };
   }
   return { producer: resolveObject(session, word, ["producer"], "run") as Producer, owned: false };
+}
+
+/**
+ * Text summary of a workload report.
+ *
+ * @example
+ * ```ts ignore
+ * import { runWorkload } from "../../workload.ts";
+ * console.log(reportText(await runWorkload({ frames: 5 })));
+ * ```
+ */
+export function reportText(r: WorkloadReport): string {
+  const l = r.latencyNs;
+  return [
+    `${r.mode} run: ${r.completed}/${r.framesRequested} frames from ${r.producer}` +
+    `${r.aborted ? " (stopped by Ctrl-C)" : ""}`,
+    `imports ${r.imports}, releases ${r.releases}, result mismatches ${r.mismatches}`,
+    `latency p50 ${formatNs(l.p50)}  p90 ${formatNs(l.p90)}  p99 ${formatNs(l.p99)}  max ${
+      formatNs(l.max)
+    }`,
+    `cpu ${formatNs(r.cpuNsPerFrame.p50)}/frame (p50), wall ${formatNs(r.wallNs)}`,
+    `exporters ${r.exporters.join(", ") || "-"}; inodes ${r.inodes.join(" ") || "-"}`,
+  ].join("\n");
 }
 
 /** The `run` command. */
