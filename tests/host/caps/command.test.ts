@@ -3,25 +3,14 @@ import { fileURLToPath } from "node:url";
 import { capsCommand, runCaps } from "../../../tasks/commands/caps.ts";
 import { GST_DIR, JETSON_DIR } from "./_elements.ts";
 import { needsGst, requireGst } from "./_gst.ts";
+import { capture as captureOutput, type Captured } from "../tasks/_capture.ts";
 
 const gstDir = fileURLToPath(GST_DIR);
 const jetsonDir = fileURLToPath(JETSON_DIR);
 const offline = ["--no-gst-inspect", "-d", gstDir, "-d", jetsonDir];
 
-async function capture(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log;
-  const error = console.error;
-  console.log = (...a: unknown[]) => out.push(a.join(" "));
-  console.error = (...a: unknown[]) => err.push(a.join(" "));
-  try {
-    const code = await runCaps(args);
-    return { code, out: out.join("\n"), err: err.join("\n") };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
+function capture(args: string[]): Promise<Captured> {
+  return captureOutput(() => runCaps(args));
 }
 
 Deno.test("capsCommand implements the Command interface", () => {
