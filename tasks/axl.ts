@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ExitCode } from "./command.ts";
+import { ExitCode } from "../lib/commands/exit_code.ts";
 import { COMMANDS, findCommand } from "./registry.ts";
 import denoJson from "../deno.json" with { type: "json" };
 
@@ -41,10 +41,6 @@ export async function main(args: string[]): Promise<number> {
   if (!command) {
     console.error(`axl: unknown command '${name}'\n\n${usage()}`);
     return ExitCode.CannotRun;
-  }
-  if (rest.includes("--help") || rest.includes("-h")) {
-    console.log(command.help);
-    return ExitCode.Ok;
   }
   return await command.run(rest);
 }

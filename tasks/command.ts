@@ -1,24 +1,15 @@
 /**
- * The shape every `axl` subcommand has. One file per command under
- * `tasks/commands/`, registered by name in `tasks/registry.ts`.
+ * The shape every `axl` subcommand has, and how one is made from a declared command
+ * (`lib/commands/<name>.ts`): its `--help` is built from the declaration, its
+ * arguments are parsed by it, and the body only decides what to print. One adapter file
+ * per command under `tasks/commands/`, registered by name in `tasks/registry.ts`.
  *
  * @module
  */
-
-/** Exit codes shared by every command. */
-export const ExitCode = {
-  /** The command did its job (for verify: every invariant passed). */
-  Ok: 0,
-  /** The command ran and found a failure (for verify: an invariant failed). */
-  Fail: 1,
-  /** The result is inconclusive or a check was skipped. */
-  Inconclusive: 2,
-  /** The command could not run: bad usage, missing device or permission. */
-  CannotRun: 3,
-} as const;
-
-/** One of {@linkcode ExitCode}'s values. */
-export type ExitCode = typeof ExitCode[keyof typeof ExitCode];
+import { commandHelp } from "../lib/commands/help.ts";
+import { type CommandSpec, parseCommandArgs, type ParsedArgs } from "../lib/commands/spec.ts";
+import { ExitCode } from "../lib/commands/exit_code.ts";
+import { runCommand } from "./_cli.ts";
 
 /** A subcommand of the `axl` CLI. */
 export interface Command {
@@ -30,4 +21,38 @@ export interface Command {
   readonly help: string;
   /** Runs the command with the arguments after its name; resolves to the exit code. */
   run(args: string[]): Promise<number>;
+}
+
+/**
+ * The CLI command of `spec`: `-h`/`--help` prints its help, other arguments are parsed
+ * by the declaration and handed to `body`; errors become one line and exit code 3.
+ *
+ * @example
+ * ```ts
+ * import { cliCommand } from "./command.ts";
+ * const hello = cliCommand({
+ *   name: "hello", summary: "greet", positionals: [], details: "",
+ *   options: { loud: { type: "boolean", description: "shout" } },
+ *   cli: { details: "Says hello.", exits: [[0, "ok"]] },
+ * }, (args) => (console.log(args.values.loud ? "HELLO" : "hello"), 0));
+ * if (!hello.help.includes("--loud")) throw new Error(hello.help);
+ * ```
+ */
+export function cliCommand(
+  spec: CommandSpec,
+  body: (args: ParsedArgs) => Promise<number> | number,
+): Command {
+  const help = commandHelp(spec, "cli");
+  return {
+    name: spec.name,
+    summary: spec.cli?.summary ?? spec.summary,
+    help,
+    run(args: string[]): Promise<number> {
+      if (args.includes("--help") || args.includes("-h")) {
+        console.log(help);
+        return Promise.resolve(ExitCode.Ok);
+      }
+      return runCommand(spec.name, () => body(parseCommandArgs(spec, args, "cli")));
+    },
+  };
 }

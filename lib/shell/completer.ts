@@ -8,7 +8,7 @@
  */
 import { Heap } from "../core/heap.ts";
 import { splitWords } from "./args.ts";
-import { optionsOf, type PositionalSpec, type ValueKind } from "./command.ts";
+import { optionsOf, type PositionalSpec, type ValueKind } from "../commands/spec.ts";
 import { commandWords, findShellCommand } from "./registry.ts";
 import type { ObjectKind, Session } from "./session.ts";
 
@@ -186,7 +186,7 @@ export function complete(line: string, session: Session): Completion {
   const split = splitWords(afterBind.slice(firstEnd));
   const words = split.words.map((w) => w.value);
   const current = split.trailingSpace || !split.words.length ? "" : words.pop()!;
-  const options = optionsOf(command, words);
+  const options = optionsOf(command, words, "shell");
   const filter = (list: string[]): Completion => [
     list.filter((c) => c.startsWith(current)),
     current,

@@ -28,4 +28,4 @@ export { complete } from "./completer.ts";
 export { historyPath } from "./history.ts";
 export { findShellCommand, SHELL_COMMANDS } from "./registry.ts";
 export { installModules } from "./modules.ts";
-export { ExitCode } from "./exit_code.ts";
+export { ExitCode } from "../commands/exit_code.ts";

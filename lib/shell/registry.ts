@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ShellCommand } from "./command.ts";
+import { type ShellCommand } from "./command.ts";
 import { command as alloc } from "./commands/alloc.ts";
 import { command as caps } from "./commands/caps.ts";
 import { command as doctor } from "./commands/doctor.ts";

@@ -25,28 +25,19 @@ export interface ReplOptions {
 const PROMPT = "axl> ";
 const MORE = "...> ";
 
-/**
- * Runs the interactive shell until Ctrl-D or `exit`; resolves to the exit code after
- * everything the session created has been released.
- *
- * @example
- * ```ts ignore
- * import { runRepl } from "./repl.ts";
- * Deno.exit(await runRepl(shell, { historyFile: "/tmp/h" }));
- * ```
- */
-export function runRepl(shell: Shell, options: ReplOptions = {}): Promise<number> {
-  let history: string[] = [];
-  let historyFile = options.historyFile;
-  if (historyFile) {
-    try {
-      history = loadHistory(historyFile);
-    } catch (err) {
-      console.error(`history disabled: ${historyFile}: ${(err as Error).message}`);
-      historyFile = undefined;
-    }
+// The history file's lines, or none (and no file) when it cannot be read.
+function openHistory(file: string | undefined): { history: string[]; file?: string } {
+  if (!file) return { history: [] };
+  try {
+    return { history: loadHistory(file), file };
+  } catch (err) {
+    console.error(`history disabled: ${file}: ${(err as Error).message}`);
+    return { history: [] };
   }
-  const rl = readline.createInterface({
+}
+
+function createInterface(shell: Shell, history: string[]): readline.Interface {
+  return readline.createInterface({
     input: process.stdin,
     output: process.stdout,
     terminal: true,
@@ -62,6 +53,43 @@ export function runRepl(shell: Shell, options: ReplOptions = {}): Promise<number
       }
     },
   });
+}
+
+// Errors of promises the user left running must not end the shell: they are printed and
+// `after` shows the prompt again. Returns the function that stops catching them.
+function catchUncaught(after: () => void): () => void {
+  const onRejection = (e: PromiseRejectionEvent): void => {
+    e.preventDefault();
+    console.error(`Uncaught (in promise) ${errorLine(e.reason)}`);
+    after();
+  };
+  const onError = (e: ErrorEvent): void => {
+    e.preventDefault();
+    console.error(`Uncaught ${errorLine(e.error)}`);
+    after();
+  };
+  globalThis.addEventListener("unhandledrejection", onRejection);
+  globalThis.addEventListener("error", onError);
+  return () => {
+    globalThis.removeEventListener("unhandledrejection", onRejection);
+    globalThis.removeEventListener("error", onError);
+  };
+}
+
+/**
+ * Runs the interactive shell until Ctrl-D or `exit`; resolves to the exit code after
+ * everything the session created has been released.
+ *
+ * @example
+ * ```ts ignore
+ * import { runRepl } from "./repl.ts";
+ * Deno.exit(await runRepl(shell, { historyFile: "/tmp/h" }));
+ * ```
+ */
+export function runRepl(shell: Shell, options: ReplOptions = {}): Promise<number> {
+  const opened = openHistory(options.historyFile);
+  let historyFile = opened.file;
+  const rl = createInterface(shell, opened.history);
 
   let buffer = "";
   let running: AbortController | undefined;
@@ -75,19 +103,9 @@ export function runRepl(shell: Shell, options: ReplOptions = {}): Promise<number
     rl.prompt();
   };
 
-  // Errors of promises the user left running must not end the shell.
-  const onRejection = (e: PromiseRejectionEvent): void => {
-    e.preventDefault();
-    console.error(`Uncaught (in promise) ${errorLine(e.reason)}`);
+  const stopCatching = catchUncaught(() => {
     if (!running) prompt();
-  };
-  const onError = (e: ErrorEvent): void => {
-    e.preventDefault();
-    console.error(`Uncaught ${errorLine(e.error)}`);
-    if (!running) prompt();
-  };
-  globalThis.addEventListener("unhandledrejection", onRejection);
-  globalThis.addEventListener("error", onError);
+  });
 
   const drain = async (): Promise<void> => {
     while (queue.length && !running && !closing) {
@@ -149,8 +167,7 @@ export function runRepl(shell: Shell, options: ReplOptions = {}): Promise<number
       const report = await shell.session.releaseAll();
       for (const line of report.released) console.error(`released ${line}`);
       for (const line of report.errors) console.error(`release failed: ${line}`);
-      globalThis.removeEventListener("unhandledrejection", onRejection);
-      globalThis.removeEventListener("error", onError);
+      stopCatching();
       resolve(report.errors.length && exitCode === 0 ? 1 : exitCode);
     });
     if (options.banner) console.log(options.banner);

@@ -6,7 +6,7 @@
  * @module
  */
 import { type ObjectKind, type Session } from "./session.ts";
-import { UsageError } from "./command.ts";
+import { UsageError } from "../commands/spec.ts";
 
 /**
  * The object `word` names, which must be one of `kinds`. Throws UsageError naming

@@ -8,7 +8,7 @@
  * @module
  */
 import { type LineSource, readLines } from "../trace/parse/lines.ts";
-import { ExitCode } from "./exit_code.ts";
+import { ExitCode } from "../commands/exit_code.ts";
 import { errorLine } from "./render.ts";
 import { needsMore, type Shell } from "./shell.ts";
 

@@ -10,14 +10,9 @@ import { ShimLoadError } from "../core/shim.ts";
 import { AxlError } from "../core/errors.ts";
 import { abortable, CancelledError } from "./abortable.ts";
 import { splitWords } from "./args.ts";
-import {
-  CannotRunError,
-  type CommandOutcome,
-  parseCommandArgs,
-  type ShellCommand,
-  UsageError,
-} from "./command.ts";
-import { ExitCode } from "./exit_code.ts";
+import { type CommandOutcome, type ShellCommand } from "./command.ts";
+import { CannotRunError, parseCommandArgs, UsageError } from "../commands/spec.ts";
+import { ExitCode } from "../commands/exit_code.ts";
 import { isIncomplete } from "./js_rewrite.ts";
 import { findShellCommand } from "./registry.ts";
 import { errorData, errorLine, renderValue, summarize, toPlain } from "./render.ts";
@@ -221,7 +216,7 @@ export class Shell {
         positionals: [c.command.name],
       });
     } else {
-      const args = parseCommandArgs(c.command, words);
+      const args = parseCommandArgs(c.command, words, "shell");
       outcome = await c.command.run(this.#context(signal), args);
     }
     const result: InputResult = {

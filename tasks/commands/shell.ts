@@ -4,8 +4,15 @@
  *
  * @module
  */
-import type { Command } from "../command.ts";
-import { parseOptions, runCommand, UsageError } from "../_cli.ts";
+import { cliCommand } from "../command.ts";
+import { ExitCode } from "../../lib/commands/exit_code.ts";
+import { DEVICE_OPTION } from "../../lib/commands/options.ts";
+import {
+  type CommandSpec,
+  type ParsedArgs,
+  stringOption,
+  UsageError,
+} from "../../lib/commands/spec.ts";
 import { historyPath, runRepl, runScript, Session, Shell } from "../../lib/shell/mod.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 
@@ -17,14 +24,47 @@ function env(name: string): string | undefined {
   }
 }
 
-/** The `shell` command. */
-export const command: Command = {
+/** The declaration of `shell` (a command of the CLI only). */
+const shellSpec: CommandSpec = {
   name: "shell",
   summary: "the device shell: commands and JavaScript, interactive or from a session file",
-  help: `Usage: axl shell [-f FILE | < FILE] [--keep-going] [--json] [--device PATH]
-                 [--heap NAME] [--no-history] [--no-echo]
-
-On a terminal: an interactive shell. Lines are commands (info, doctor, heaps, alloc,
+  // Declared so a session file given without -f reaches the body, which says so.
+  positionals: [{ name: "FILE", kind: "path", optional: true }],
+  options: {
+    file: {
+      type: "string",
+      short: "f",
+      kind: "path",
+      arg: "FILE",
+      description: "run a session file ('#' starts a comment line)",
+    },
+    "keep-going": {
+      type: "boolean",
+      short: "k",
+      description: "run every input even after a failure",
+    },
+    json: {
+      type: "boolean",
+      description: "one JSON object per input ({n, line, input, kind, ok, code,\n" +
+        'names, value | error}) and a final {"kind":"end", ...}',
+    },
+    device: DEVICE_OPTION,
+    heap: {
+      type: "string",
+      kind: "heap",
+      arg: "NAME",
+      description: "default heap for alloc, submit, produce, run (default system)",
+    },
+    "no-history": { type: "boolean", description: "do not read or write the history file" },
+    "no-echo": { type: "boolean", description: "do not echo inputs in non-interactive mode" },
+  },
+  details: "",
+  cli: {
+    usage: [
+      "axl shell [-f FILE | < FILE] [--keep-going] [--json] [--device PATH]",
+      "          [--heap NAME] [--no-history] [--no-echo]",
+    ],
+    details: `On a terminal: an interactive shell. Lines are commands (info, doctor, heaps, alloc,
 ls, import, submit, wait, release, produce, run, trace, verify, objects, help, ...)
 or JavaScript with top-level await and the axl modules in scope. Command results
 are bound to $1, $2, ... ('NAME = command ...' also binds NAME). Tab completes
@@ -35,71 +75,62 @@ Type 'help' inside for the commands.
 
 With -f FILE, or with stdin not a terminal, the lines run non-interactively:
 each input is echoed as 'axl> input' before its output, the run stops at the
-first failing input, everything is released, and the exit status says how it went.
-
-Options:
-  -f, --file FILE   run a session file ('#' starts a comment line)
-  -k, --keep-going  run every input even after a failure
-  --json            one JSON object per input ({n, line, input, kind, ok, code,
-                    names, value | error}) and a final {"kind":"end", ...}
-  --device PATH     NPU device node (default: $AXL_DEVICE or /dev/axl)
-  --heap NAME       default heap for alloc, submit, produce, run (default system)
-  --no-history      do not read or write the history file
-  --no-echo         do not echo inputs in non-interactive mode
-
-Exit codes: 0 ok; 1 an input failed (an operation, a result check, JavaScript
-threw); 2 inconclusive; 3 could not run (bad usage, syntax error, no device or
-shim); 130 interrupted.`,
-  async run(args: string[]): Promise<number> {
-    return await runCommand("shell", async () => {
-      const { values, positionals } = parseOptions("shell", args, {
-        file: { type: "string", short: "f" },
-        "keep-going": { type: "boolean", short: "k", default: false },
-        json: { type: "boolean", default: false },
-        device: { type: "string" },
-        heap: { type: "string" },
-        "no-history": { type: "boolean", default: false },
-        "no-echo": { type: "boolean", default: false },
-      }, true);
-      if (positionals.length) {
-        throw new UsageError(`shell: unexpected '${positionals[0]}' (a session file needs -f)`);
-      }
-      const session = new Session({
-        ...(values.device !== undefined ? { device: values.device } : {}),
-        ...(values.heap !== undefined ? { heap: values.heap } : {}),
-      });
-      const interactive = values.file === undefined && Deno.stdin.isTerminal();
-      const colors = interactive && Deno.stdout.isTerminal() && !env("NO_COLOR");
-      const shell = new Shell(session, {
-        out: (t) => console.log(t),
-        err: (t) => console.error(t),
-      }, { json: values.json, colors });
-      if (interactive) {
-        return await runRepl(shell, {
-          ...(values["no-history"] ? {} : { historyFile: historyPath(Deno.env.toObject()) }),
-          banner: `axl ${denoJson.version} shell: 'help' lists commands; JavaScript works too ` +
-            "(top-level await). Ctrl-D leaves.",
-        });
-      }
-      let source: ReadableStream<Uint8Array>;
-      if (values.file !== undefined) {
-        try {
-          source = (await Deno.open(values.file)).readable;
-        } catch (err) {
-          throw new UsageError(`shell: cannot read ${values.file}: ${(err as Error).message}`);
-        }
-      } else {
-        source = Deno.stdin.readable;
-      }
-      const summary = await runScript(shell, source, {
-        keepGoing: values["keep-going"],
-        echo: !values["no-echo"],
-        json: values.json,
-      });
-      return summary.code;
-    });
+first failing input, everything is released, and the exit status says how it went.`,
+    exits: [
+      [ExitCode.Ok, "ok"],
+      [ExitCode.Fail, "an input failed (an operation, a result check, JavaScript threw)"],
+      [ExitCode.Inconclusive, "inconclusive"],
+      [ExitCode.CannotRun, "could not run (bad usage, syntax error, no device or shim)"],
+      [ExitCode.Interrupted, "interrupted"],
+    ],
   },
 };
+
+async function openSource(file: string | undefined): Promise<ReadableStream<Uint8Array>> {
+  if (file === undefined) return Deno.stdin.readable;
+  try {
+    return (await Deno.open(file)).readable;
+  } catch (err) {
+    throw new UsageError(`shell: cannot read ${file}: ${(err as Error).message}`);
+  }
+}
+
+async function shell(args: ParsedArgs): Promise<number> {
+  const { values, positionals } = args;
+  if (positionals.length) {
+    throw new UsageError(`shell: unexpected '${positionals[0]}' (a session file needs -f)`);
+  }
+  const device = stringOption(args, "device");
+  const heap = stringOption(args, "heap");
+  const file = stringOption(args, "file");
+  const session = new Session({
+    ...(device !== undefined ? { device } : {}),
+    ...(heap !== undefined ? { heap } : {}),
+  });
+  const interactive = file === undefined && Deno.stdin.isTerminal();
+  const colors = interactive && Deno.stdout.isTerminal() && !env("NO_COLOR");
+  const json = values.json === true;
+  const shell = new Shell(session, {
+    out: (t) => console.log(t),
+    err: (t) => console.error(t),
+  }, { json, colors });
+  if (interactive) {
+    return await runRepl(shell, {
+      ...(values["no-history"] ? {} : { historyFile: historyPath(Deno.env.toObject()) }),
+      banner: `axl ${denoJson.version} shell: 'help' lists commands; JavaScript works too ` +
+        "(top-level await). Ctrl-D leaves.",
+    });
+  }
+  const summary = await runScript(shell, await openSource(file), {
+    keepGoing: values["keep-going"] === true,
+    echo: values["no-echo"] !== true,
+    json,
+  });
+  return summary.code;
+}
+
+/** The `shell` command. */
+export const command = cliCommand(shellSpec, shell);
 
 // Runnable on its own too: deno run -A tasks/commands/shell.ts [options].
 if (import.meta.main) {

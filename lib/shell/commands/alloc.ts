@@ -13,7 +13,8 @@ import { fillPattern } from "../../frames/producers/heap_producer.ts";
 import { referenceResult } from "../../frames/reference.ts";
 import { resultBytes } from "../../core/shim.ts";
 import { parseCount, parseGeometry, parseSize } from "../args.ts";
-import { type ShellCommand, UsageError } from "../command.ts";
+import { type ShellCommand } from "../command.ts";
+import { UsageError } from "../../commands/spec.ts";
 import type { BufferMeta } from "../session.ts";
 
 const FILLS = ["pattern", "zero"] as const;

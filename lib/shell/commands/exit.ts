@@ -4,7 +4,7 @@
  * @module
  */
 import { parseCount } from "../args.ts";
-import type { ShellCommand } from "../command.ts";
+import { type ShellCommand } from "../command.ts";
 
 /** The `exit` command. */
 export const command: ShellCommand = {

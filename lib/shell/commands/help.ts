@@ -3,7 +3,9 @@
  *
  * @module
  */
-import { commandHelp, type ShellCommand, UsageError } from "../command.ts";
+import { type ShellCommand } from "../command.ts";
+import { UsageError } from "../../commands/spec.ts";
+import { commandHelp } from "../../commands/help.ts";
 import { findShellCommand, SHELL_COMMANDS } from "../registry.ts";
 
 const GENERAL = `Lines are commands or JavaScript. A line whose first word is a command runs it;
@@ -32,7 +34,7 @@ export const command: ShellCommand = {
     if (name !== undefined) {
       const cmd = findShellCommand(name);
       if (!cmd) throw new UsageError(`help: no command '${name}' (type 'help' for the list)`);
-      return Promise.resolve({ text: commandHelp(cmd) });
+      return Promise.resolve({ text: commandHelp(cmd, "shell") });
     }
     const width = Math.max(...SHELL_COMMANDS.map((c) => c.name.length));
     const list = SHELL_COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);

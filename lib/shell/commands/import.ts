@@ -16,7 +16,8 @@ import {
   planeLines,
 } from "../../core/import_layout.ts";
 import { parseCount } from "../args.ts";
-import { type ShellCommand, UsageError } from "../command.ts";
+import { type ShellCommand } from "../command.ts";
+import { UsageError } from "../../commands/spec.ts";
 import { resolveOrLatest } from "../resolve.ts";
 
 /** The `import` command. */

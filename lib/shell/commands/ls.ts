@@ -5,7 +5,7 @@
  * @module
  */
 import { parseCount } from "../args.ts";
-import type { ShellCommand } from "../command.ts";
+import { type ShellCommand } from "../command.ts";
 import { listDmaBufs, listingText } from "../dmabuf_listing.ts";
 
 /** The `ls` command. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ShellCommand } from "../command.ts";
+import { type ShellCommand } from "../command.ts";
 import { summarize } from "../render.ts";
 
 /** The `objects` command. */

@@ -11,7 +11,8 @@ import type { Producer } from "../../frames/producers/producer.ts";
 import { V4l2Producer } from "../../frames/producers/v4l2_producer.ts";
 import { abortable } from "../abortable.ts";
 import { parseCount, parseGeometry } from "../args.ts";
-import { type OptionSpec, type ShellCommand, UsageError } from "../command.ts";
+import { type ShellCommand } from "../command.ts";
+import { type OptionSpec, UsageError } from "../../commands/spec.ts";
 import { resolveOrLatest } from "../resolve.ts";
 
 const common: Record<string, OptionSpec> = {

@@ -4,10 +4,11 @@
  *
  * @module
  */
-import { type ShellCommand, UsageError } from "../command.ts";
+import { type ShellCommand } from "../command.ts";
+import { UsageError } from "../../commands/spec.ts";
 import { OBJECT_KINDS } from "../session.ts";
 import { resolveObject } from "../resolve.ts";
-import { ExitCode } from "../exit_code.ts";
+import { ExitCode } from "../../commands/exit_code.ts";
 
 /** The `release` command. */
 export const command: ShellCommand = {

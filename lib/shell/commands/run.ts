@@ -1,17 +1,28 @@
 /**
- * `run`: the builtin workload — N frames of import → submit → wait → read result →
- * release — in zero-copy mode or the copy-every-frame negative control. Ctrl-C stops it
- * between frames; everything it allocated is freed either way.
+ * `run` in the shell (lib/commands/run.ts) on the session's device; the value is the
+ * report. Ctrl-C stops it between frames; everything it allocated is freed either way.
  *
  * @module
  */
 import type { Producer } from "../../frames/producers/producer.ts";
-import { runWorkload, type WorkloadMode, type WorkloadReport } from "../../frames/workload.ts";
+import { runWorkload, type WorkloadReport } from "../../frames/workload.ts";
+import { openRunProducer, runExit, runPlan, runSpec } from "../../commands/run.ts";
+import { type ParsedArgs, stringOption } from "../../commands/spec.ts";
 import { parseCount } from "../args.ts";
-import { type ShellCommand, UsageError } from "../command.ts";
-import { ExitCode } from "../exit_code.ts";
+import type { ShellCommand } from "../command.ts";
 import { formatNs } from "../render.ts";
 import { resolveObject } from "../resolve.ts";
+import type { Session } from "../session.ts";
+
+// A producer variable of the session, or a heap/v4l2 producer opened for this run.
+function producerOf(session: Session, args: ParsedArgs, heap: string) {
+  const word = stringOption(args, "producer");
+  if (word === undefined) return { owned: false };
+  if ((word === "heap" || word === "v4l2") && !Object.hasOwn(session.scope, word)) {
+    return { producer: openRunProducer(args, heap), owned: true };
+  }
+  return { producer: resolveObject(session, word, ["producer"], "run") as Producer, owned: false };
+}
 
 /**
  * Text summary of a workload report.
@@ -38,76 +49,33 @@ export function reportText(r: WorkloadReport): string {
 
 /** The `run` command. */
 export const command: ShellCommand = {
-  name: "run",
-  summary: "run the builtin workload (N frames import/submit/wait/release); value: the report",
-  positionals: [],
-  options: {
-    frames: {
-      type: "string",
-      short: "n",
-      kind: "number",
-      arg: "N",
-      description: "frames (default 30)",
-    },
-    mode: {
-      type: "string",
-      kind: "choice",
-      choices: ["zero-copy", "copy"],
-      description: "zero-copy, or copy every frame first (negative control)",
-    },
-    producer: {
-      type: "string",
-      kind: "producer",
-      arg: "PRODUCER",
-      description: "frame source from 'produce' (default: heap test patterns)",
-    },
-    heap: { type: "string", kind: "heap", arg: "HEAP", description: "heap for frames and results" },
-    timeout: {
-      type: "string",
-      kind: "number",
-      arg: "MS",
-      description: "per-job timeout (default 2000)",
-    },
-    model: { type: "string", kind: "number", arg: "ID", description: "model id (default 0)" },
-  },
-  details: "Uses the session's device. Exit status 1 when a frame's result differed from\n" +
-    "the reference or imports and releases do not balance.",
+  ...runSpec,
   async run(ctx, args) {
-    if (args.positionals.length) throw new UsageError(`run: unexpected '${args.positionals[0]}'`);
-    const v = args.values as Record<string, string | undefined>;
-    const mode = (v.mode ?? "zero-copy") as WorkloadMode;
-    if (mode !== "zero-copy" && mode !== "copy") {
-      throw new UsageError(`run: --mode is zero-copy or copy, not '${v.mode}'`);
-    }
-    const frames = v.frames === undefined ? 30 : parseCount(v.frames, "run: --frames");
+    const plan = runPlan(args);
+    const heap = stringOption(args, "heap") ?? ctx.session.heap;
+    const { producer, owned } = producerOf(ctx.session, args, heap);
     let lastNote = 0;
-    const report = await runWorkload({
-      frames,
-      mode,
-      device: ctx.session.device(),
-      heap: v.heap ?? ctx.session.heap,
-      ...(v.producer === undefined
-        ? {}
-        : { producer: resolveObject(ctx.session, v.producer, ["producer"], "run") as Producer }),
-      ...(v.timeout === undefined ? {} : { timeoutMs: parseCount(v.timeout, "run: --timeout") }),
-      ...(v.model === undefined ? {} : { model: parseCount(v.model, "run: --model") }),
-      // Waiting on a worker thread keeps Ctrl-C responsive.
-      syncWait: false,
-      signal: ctx.signal,
-      onFrame: (stat) => {
-        const now = performance.now();
-        if (now - lastNote > 1000) {
-          lastNote = now;
-          ctx.note(`frame ${stat.index + 1}/${frames}: ${formatNs(stat.latencyNs)}`);
-        }
-      },
-    });
-    const ok = report.mismatches === 0 && report.imports === report.releases &&
-      (report.aborted || report.completed === frames);
-    return {
-      value: report,
-      text: reportText(report),
-      code: report.aborted ? ExitCode.Interrupted : ok ? ExitCode.Ok : ExitCode.Fail,
-    };
+    try {
+      const report = await runWorkload({
+        ...plan,
+        device: ctx.session.device(),
+        heap,
+        ...(producer ? { producer } : {}),
+        model: parseCount(stringOption(args, "model") ?? "0", "run: --model"),
+        // Waiting on a worker thread keeps Ctrl-C responsive.
+        syncWait: false,
+        signal: ctx.signal,
+        onFrame: (stat) => {
+          const now = performance.now();
+          if (now - lastNote > 1000) {
+            lastNote = now;
+            ctx.note(`frame ${stat.index + 1}/${plan.frames}: ${formatNs(stat.latencyNs)}`);
+          }
+        },
+      });
+      return { value: report, text: reportText(report), code: runExit(report) };
+    } finally {
+      if (owned) producer?.close();
+    }
   },
 };

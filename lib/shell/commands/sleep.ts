@@ -5,7 +5,8 @@
  */
 import { sleep } from "../abortable.ts";
 import { parseCount } from "../args.ts";
-import { type ShellCommand, UsageError } from "../command.ts";
+import { type ShellCommand } from "../command.ts";
+import { UsageError } from "../../commands/spec.ts";
 
 /** The `sleep` command. */
 export const command: ShellCommand = {

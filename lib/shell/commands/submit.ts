@@ -9,7 +9,8 @@ import type { Import } from "../../core/device.ts";
 import { Heap } from "../../core/heap.ts";
 import { resultBytes } from "../../core/shim.ts";
 import { parseCount } from "../args.ts";
-import { type ShellCommand, UsageError } from "../command.ts";
+import { type ShellCommand } from "../command.ts";
+import { UsageError } from "../../commands/spec.ts";
 import { resolveObject, resolveOrLatest } from "../resolve.ts";
 
 /** The `submit` command. */

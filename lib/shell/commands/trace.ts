@@ -6,7 +6,8 @@
  * @module
  */
 import { parseCount } from "../args.ts";
-import { type ShellCommand, UsageError } from "../command.ts";
+import { type ShellCommand } from "../command.ts";
+import { UsageError } from "../../commands/spec.ts";
 import type { Session } from "../session.ts";
 import { ShellTrace, type TraceCapture } from "../trace_capture.ts";
 import { resolveObject } from "../resolve.ts";

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ShellCommand } from "../command.ts";
+import { type ShellCommand } from "../command.ts";
 import { renderValue } from "../render.ts";
 
 /** The `vars` command. */

@@ -9,8 +9,9 @@ import type { EngineResult, Job, JobDone } from "../../core/device.ts";
 import type { ReferenceResult } from "../../frames/reference.ts";
 import { abortable } from "../abortable.ts";
 import { parseCount } from "../args.ts";
-import { type ShellCommand, UsageError } from "../command.ts";
-import { ExitCode } from "../exit_code.ts";
+import { type ShellCommand } from "../command.ts";
+import { UsageError } from "../../commands/spec.ts";
+import { ExitCode } from "../../commands/exit_code.ts";
 import { formatNs } from "../render.ts";
 import { resolveOrLatest } from "../resolve.ts";
 

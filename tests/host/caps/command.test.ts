@@ -3,37 +3,26 @@ import { fileURLToPath } from "node:url";
 import { capsCommand, runCaps } from "../../../tasks/commands/caps.ts";
 import { GST_DIR, JETSON_DIR } from "./_elements.ts";
 import { needsGst, requireGst } from "./_gst.ts";
+import { capture as captureOutput, type Captured } from "../tasks/_capture.ts";
 
 const gstDir = fileURLToPath(GST_DIR);
 const jetsonDir = fileURLToPath(JETSON_DIR);
 const offline = ["--no-gst-inspect", "-d", gstDir, "-d", jetsonDir];
 
-async function capture(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log;
-  const error = console.error;
-  console.log = (...a: unknown[]) => out.push(a.join(" "));
-  console.error = (...a: unknown[]) => err.push(a.join(" "));
-  try {
-    const code = await runCaps(args);
-    return { code, out: out.join("\n"), err: err.join("\n") };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
+function capture(args: string[]): Promise<Captured> {
+  return captureOutput(() => runCaps(args));
 }
 
 Deno.test("capsCommand implements the Command interface", () => {
   strictEqual(capsCommand.name, "caps");
-  ok(capsCommand.summary.length > 0 && capsCommand.help.includes("exit codes"));
+  ok(capsCommand.summary.length > 0 && capsCommand.help.includes("Exit codes"));
   strictEqual(capsCommand.run, runCaps);
 });
 
 Deno.test("axl caps --help prints usage and exits 0; bad usage exits 3", async () => {
   const help = await capture(["--help"]);
   strictEqual(help.code, 0);
-  ok(help.out.startsWith("usage: axl caps"));
+  ok(help.out.startsWith("Usage: axl caps"));
   for (
     const args of [
       [],

@@ -2,20 +2,10 @@
 import assert from "node:assert/strict";
 import { command } from "../../../tasks/commands/doctor.ts";
 import { VM } from "./_helpers.ts";
+import { capture, type Captured } from "../tasks/_capture.ts";
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = console.log, error = console.error;
-  console.log = (...a: unknown[]) => void out.push(a.join(" "));
-  console.error = (...a: unknown[]) => void err.push(a.join(" "));
-  try {
-    const code = await command.run(args);
-    return { code, out: out.join("\n"), err: err.join("\n") };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
+function run(args: string[]): Promise<Captured> {
+  return capture(() => command.run(args));
 }
 
 Deno.test("doctor --root prints every check with its fix and exits 1 on a FAIL", async () => {

@@ -1,6 +1,6 @@
 // The shell's `import` flags for per-plane layouts (AXL_IOCTL_IMPORT_FD2).
 import assert from "node:assert/strict";
-import { UsageError } from "../../../lib/shell/command.ts";
+import { UsageError } from "../../../lib/commands/spec.ts";
 import { planesFromFlags } from "../../../lib/shell/commands/import.ts";
 
 Deno.test("planesFromFlags() is undefined without --offsets or --pitches", () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { CancelledError } from "../../../lib/shell/abortable.ts";
-import { UsageError } from "../../../lib/shell/command.ts";
+import { UsageError } from "../../../lib/commands/spec.ts";
 import { Session } from "../../../lib/shell/session.ts";
 import { classify, exitCodeOf, needsMore, Shell } from "../../../lib/shell/shell.ts";
 import { AxlError } from "../../../lib/core/errors.ts";

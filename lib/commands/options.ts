@@ -1,0 +1,84 @@
+/**
+ * Options several commands declare alike, and the readers that check their values.
+ *
+ * @module
+ */
+import type { WorkloadMode } from "../frames/workload.ts";
+import { type OptionSpec, type ParsedArgs, stringOption, UsageError } from "./spec.ts";
+
+/**
+ * `-n, --frames N` with its default.
+ *
+ * @example
+ * ```ts
+ * import { framesOption } from "./options.ts";
+ * if (framesOption("frames", "30").default !== "30") throw new Error("unexpected");
+ * ```
+ */
+export function framesOption(description: string, fallback: string): OptionSpec {
+  return { type: "string", short: "n", kind: "number", arg: "N", description, default: fallback };
+}
+
+/**
+ * `--mode zero-copy|copy`, zero-copy by default.
+ *
+ * @example
+ * ```ts
+ * import { modeSpec } from "./options.ts";
+ * if (modeSpec("the mode").choices?.length !== 2) throw new Error("unexpected");
+ * ```
+ */
+export function modeSpec(description: string): OptionSpec {
+  return {
+    type: "string",
+    kind: "choice",
+    choices: ["zero-copy", "copy"],
+    description,
+    default: "zero-copy",
+  };
+}
+
+/** `--device PATH` on the command line (the shell has its session's device). */
+export const DEVICE_OPTION: OptionSpec = {
+  type: "string",
+  kind: "path",
+  arg: "PATH",
+  description: "NPU device node (default: $AXL_DEVICE or /dev/axl)",
+  only: "cli",
+};
+
+/**
+ * A whole number option `>= min` (decimal or 0x hex); UsageError names the command and
+ * option.
+ *
+ * @example
+ * ```ts
+ * import { intOption } from "./options.ts";
+ * if (intOption("run", "frames", "30", 1) !== 30) throw new Error("unexpected");
+ * ```
+ */
+export function intOption(command: string, name: string, text: string, min: number): number {
+  const t = text.trim();
+  const n = /^0x[0-9a-f]+$/i.test(t) ? parseInt(t, 16) : t === "" ? NaN : Number(t);
+  if (!Number.isSafeInteger(n) || n < min) {
+    throw new UsageError(`${command}: --${name} must be an integer >= ${min}, got '${text}'`);
+  }
+  return n;
+}
+
+/**
+ * `--mode`, checked.
+ *
+ * @example
+ * ```ts
+ * import { modeOption } from "./options.ts";
+ * if (modeOption("run", { values: { mode: "copy" }, positionals: [] }) !== "copy") throw new Error();
+ * ```
+ */
+export function modeOption(command: string, args: ParsedArgs): WorkloadMode {
+  const mode = stringOption(args, "mode") ?? "zero-copy";
+  if (mode !== "zero-copy" && mode !== "copy") {
+    throw new UsageError(`${command}: --mode must be zero-copy or copy, got '${mode}'`);
+  }
+  return mode;
+}

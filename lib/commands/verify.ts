@@ -1,0 +1,241 @@
+/**
+ * `verify`: proves the zero-copy frame path (invariants I1–I4) around a workload —
+ * private trace instance, bufinfo samples, map-ref scans and perf — and writes an
+ * artifacts directory. What the CLI and the shell share: the declaration, the checked
+ * options, the headline, the verdict lines and the exit codes (what a builtin run opens
+ * is in `verify_builtin.ts`).
+ *
+ * @module
+ */
+import type { DeviceInfo } from "../core/device.ts";
+import { DEFAULT_ACCEPTED_EXPORTERS } from "../verify/judge.ts";
+import type { VerifyRunOptions } from "../verify/run.ts";
+import type { Status, VerifyResult } from "../verify/schema.ts";
+import type { WorkloadMode } from "../frames/workload.ts";
+import { ExitCode } from "./exit_code.ts";
+import { DEVICE_OPTION, framesOption, intOption, modeOption, modeSpec } from "./options.ts";
+import { type CommandSpec, listOption, type ParsedArgs, stringOption, UsageError } from "./spec.ts";
+
+const CLI_DETAILS = `Captures a private tracefs instance (dma_fence:*, axl:*, function_graph on the
+dma-buf functions), samples debugfs dma_buf/bufinfo, scans the workload's
+/dmabuf: map refs and records perf call graphs while a workload runs, then
+judges four invariants:
+  I1 a frame buffer had >= 2 attached devices during the run
+  I2 its exporter is in the accepted set
+  I3 imports equal frames submitted and releases balance
+  I4 no CPU copy routine above the threshold (default 1% self)
+tracefs is restored afterwards, also on errors and Ctrl-C. Needs root.
+
+Workload (one of):
+  (default)      the builtin workload on the NPU device; where the device is
+                 simulated (metis-sim) this is said on the first line
+  --config FILE  JSON {"command": [argv...], "frames": N, "acceptExporters": [...]}
+                 e.g. the GStreamer pipeline on a Jetson
+  --pid PID      an existing process, for --duration seconds`;
+
+/** The declaration of `verify`. */
+export const verifySpec: CommandSpec = {
+  name: "verify",
+  summary: "prove the zero-copy path (I1–I4) on the builtin workload; value: result.json",
+  positionals: [],
+  options: {
+    frames: framesOption("builtin frames", "60"),
+    mode: modeSpec("zero-copy, or copy (negative control: fails I4)"),
+    producer: {
+      type: "string",
+      kind: "producer",
+      arg: "P",
+      description: "auto (v4l2 when a capture device exists, else heap), v4l2,\n" +
+        "heap, or in the shell a producer variable",
+      default: "auto",
+    },
+    camera: {
+      type: "string",
+      kind: "path",
+      arg: "PATH",
+      description: "V4L2 capture device for the v4l2 producer",
+    },
+    device: DEVICE_OPTION,
+    config: {
+      type: "string",
+      kind: "path",
+      arg: "FILE",
+      description: "a command workload (see above)",
+      only: "cli",
+    },
+    pid: {
+      type: "string",
+      kind: "number",
+      arg: "PID",
+      description: "observe an existing process",
+      only: "cli",
+    },
+    duration: {
+      type: "string",
+      arg: "S",
+      description: "seconds to observe --pid",
+      default: "10",
+      only: "cli",
+    },
+    artifacts: {
+      type: "string",
+      kind: "path",
+      arg: "DIR",
+      description: "output directory",
+      default: "artifacts/verify",
+    },
+    "accept-exporter": {
+      type: "string",
+      arg: "E",
+      description: "add accepted exporters (repeatable, or E1,E2; default\n" +
+        `${DEFAULT_ACCEPTED_EXPORTERS.join(", ")})`,
+      multiple: true,
+    },
+    threshold: {
+      type: "string",
+      arg: "PCT",
+      description: "I4 copy-routine threshold in percent self",
+      default: "1",
+    },
+    "buffer-kb": {
+      type: "string",
+      kind: "number",
+      arg: "KIB",
+      description: "trace buffer per CPU in KiB (default: sized for the run)",
+    },
+    "bufinfo-interval": {
+      type: "string",
+      kind: "number",
+      arg: "MS",
+      description: "bufinfo sampling interval",
+      default: "20",
+    },
+    "no-graph": { type: "boolean", description: "no function_graph (faster to set up)" },
+    "no-perf": { type: "boolean", description: "no perf (I4 is then SKIP)" },
+    json: { type: "boolean", description: "print result.json instead of the summary", only: "cli" },
+  },
+  details: "The same run as 'axl verify' (see its --help), on the session's device. Needs\n" +
+    "root, tracefs and debugfs. Exit status 0 PASS, 1 FAIL, 2 SKIP or INCONCLUSIVE,\n" +
+    "3 could not run. Ctrl-C stops the frames; the run is judged on what was captured\n" +
+    "and tracefs is restored.",
+  cli: {
+    summary: "prove the zero-copy frame path (I1–I4) with ftrace, bufinfo and perf",
+    details: CLI_DETAILS,
+    epilogue: "Artifacts: trace.txt, per_cpu_stats.txt, bufinfo_samples.txt, perf.script,\n" +
+      "capture.json, result.json, trace.json (open in ui.perfetto.dev), report.html.",
+    exits: [
+      [ExitCode.Ok, "PASS (all four invariants)"],
+      [ExitCode.Fail, "FAIL (an invariant failed; the diagnosis says why and what to do)"],
+      [
+        ExitCode.Inconclusive,
+        "INCONCLUSIVE or SKIP (lost trace events, too few samples, a\n" +
+        "missing capability)",
+      ],
+      [
+        ExitCode.CannotRun,
+        "could not run (not root, no tracefs, no device, bad options: the\n" +
+        "message says what to do)",
+      ],
+    ],
+  },
+};
+
+/** Exit code of each verdict. */
+export const VERIFY_EXIT: Readonly<Record<Status, number>> = {
+  PASS: ExitCode.Ok,
+  FAIL: ExitCode.Fail,
+  INCONCLUSIVE: ExitCode.Inconclusive,
+  SKIP: ExitCode.Inconclusive,
+};
+
+/** The checked options of a verify run. */
+export interface VerifyPlan {
+  /** Builtin frames. */
+  frames: number;
+  /** zero-copy, or the copy negative control. */
+  mode: WorkloadMode;
+  /** The capture and judge options runVerify takes (without the workload). */
+  run: Omit<VerifyRunOptions, "workload" | "headline">;
+}
+
+/**
+ * Reads and checks verify's options; UsageError names the one that is wrong.
+ *
+ * @example
+ * ```ts
+ * import { verifyPlan } from "./verify.ts";
+ * const p = verifyPlan({ values: { "accept-exporter": ["a,b", "c"] }, positionals: [] });
+ * if (!p.run.judge?.acceptedExporters?.includes("b") || p.frames !== 60) throw new Error();
+ * ```
+ */
+export function verifyPlan(args: ParsedArgs): VerifyPlan {
+  if (args.positionals.length) throw new UsageError(`verify: unexpected '${args.positionals[0]}'`);
+  const frames = intOption("verify", "frames", stringOption(args, "frames") ?? "60", 1);
+  const mode = modeOption("verify", args);
+  const threshold = Number(stringOption(args, "threshold") ?? "1");
+  if (!(threshold > 0 && threshold <= 100)) {
+    throw new UsageError("verify: --threshold must be in (0, 100]");
+  }
+  const accepted = listOption(args, "accept-exporter").flatMap((e) => e.split(",")).filter(Boolean);
+  const interval = stringOption(args, "bufinfo-interval");
+  const bufferKb = stringOption(args, "buffer-kb");
+  return {
+    frames,
+    mode,
+    run: {
+      artifacts: stringOption(args, "artifacts") ?? "artifacts/verify",
+      graph: args.values["no-graph"] !== true,
+      perf: args.values["no-perf"] !== true,
+      ...(interval !== undefined
+        ? { bufinfoIntervalMs: intOption("verify", "bufinfo-interval", interval, 0) }
+        : {}),
+      ...(bufferKb !== undefined
+        ? { bufferSizeKb: intOption("verify", "buffer-kb", bufferKb, 1) }
+        : {}),
+      judge: {
+        acceptedExporters: [...DEFAULT_ACCEPTED_EXPORTERS, ...accepted],
+        copyThresholdPercent: threshold,
+      },
+    },
+  };
+}
+
+/**
+ * The first line of a builtin run; it says so when the device is simulated.
+ *
+ * @example
+ * ```ts ignore
+ * console.log(verifyHeadline(dev.info()));
+ * ```
+ */
+export function verifyHeadline(info: DeviceInfo): string {
+  return info.caps.includes("simulated")
+    ? `axl verify: no NPU here: builtin workload against the SIMULATED device (${info.engine} on ${info.device}, ${Deno.osRelease()})`
+    : `axl verify: builtin workload on ${info.engine} ${info.device}`;
+}
+
+/**
+ * The verdict as lines: each invariant, the latency, every diagnosis and note.
+ *
+ * @example
+ * ```ts ignore
+ * console.log(verdictLines(result).join("\n"));
+ * ```
+ */
+export function verdictLines(result: VerifyResult): string[] {
+  const a = result.axl;
+  const lines = Object.values(a.invariants).map((i) =>
+    `${i.id} ${i.status.padEnd(12)} ${i.summary}`
+  );
+  if (a.latency.count > 0) {
+    lines.push(
+      `latency (${a.latency.source}): p50 ${a.latency.p50} µs, p90 ${a.latency.p90} µs, ` +
+        `p99 ${a.latency.p99} µs over ${a.latency.count} frames`,
+    );
+  }
+  for (const d of a.diagnosis) {
+    lines.push(`diagnosis [${d.invariant}] ${d.symptom}\n  cause: ${d.cause}\n  fix:   ${d.fix}`);
+  }
+  for (const n of a.notes) lines.push(`note: ${n}`);
+  return lines;
+}

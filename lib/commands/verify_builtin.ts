@@ -1,0 +1,107 @@
+/**
+ * What a builtin `verify` run opens: the producer `--producer` names, the workload on
+ * the NPU with its headline, and the one rule for errors that stop a run before it starts.
+ *
+ * @module
+ */
+import type { Device } from "../core/device.ts";
+import { AxlError } from "../core/errors.ts";
+import { HeapProducer } from "../frames/producers/heap_producer.ts";
+import type { Producer } from "../frames/producers/producer.ts";
+import { listCaptureDevices, V4l2Producer } from "../frames/producers/v4l2_producer.ts";
+import { builtinWorkload } from "../verify/builtin_workload.ts";
+import type { VerifyRunOptions } from "../verify/run.ts";
+import type { WorkloadSpec } from "../verify/workload.ts";
+import { CannotRunError, UsageError } from "./spec.ts";
+import { verifyHeadline, type VerifyPlan } from "./verify.ts";
+
+/**
+ * The producer `--producer` names: `heap`, `v4l2`, or `auto` (v4l2 when a capture
+ * device exists or `--camera` is given, else heap).
+ *
+ * @example
+ * ```ts ignore
+ * using producer = openVerifyProducer("auto", undefined);
+ * ```
+ */
+export function openVerifyProducer(
+  kind: string,
+  camera: string | undefined,
+  heap?: string,
+): Producer {
+  const onHeap = heap !== undefined ? { heap } : {};
+  if (kind === "heap") return HeapProducer.open(onHeap);
+  if (kind === "v4l2") return V4l2Producer.open({ ...onHeap, device: camera });
+  if (kind !== "auto") {
+    throw new UsageError(`verify: --producer must be auto, v4l2 or heap, got '${kind}'`);
+  }
+  let cams: ReturnType<typeof listCaptureDevices> = [];
+  try {
+    cams = listCaptureDevices();
+  } catch { /* no V4L2 here */ }
+  return cams.length > 0 || camera
+    ? V4l2Producer.open({ ...onHeap, device: camera ?? cams[0]!.path })
+    : HeapProducer.open(onHeap);
+}
+
+/** A builtin workload ready for runVerify, with its headline and device. */
+export interface BuiltinRun {
+  /** The workload. */
+  workload: WorkloadSpec;
+  /** Its first line. */
+  headline: string;
+  /** The NPU it runs on, for result.json. */
+  device: NonNullable<VerifyRunOptions["device"]>;
+}
+
+/**
+ * The builtin workload of `plan` on `device`, frames from `producer`.
+ *
+ * @example
+ * ```ts ignore
+ * const { workload, headline } = builtinRun(plan, dev, producer);
+ * ```
+ */
+export function builtinRun(
+  plan: VerifyPlan,
+  device: Device,
+  producer: Producer,
+  heap?: string,
+): BuiltinRun {
+  const info = device.info();
+  const { frames, mode } = plan;
+  return {
+    workload: builtinWorkload(
+      { frames, mode, producer, device, ...(heap !== undefined ? { heap } : {}) },
+      `builtin workload, ${frames} frames, ${mode}, producer ${producer.name}`,
+    ),
+    headline: verifyHeadline(info),
+    device: { name: `${info.engine} ${info.device}`, simulated: info.caps.includes("simulated") },
+  };
+}
+
+/**
+ * Rethrows what already says what to do (bad usage, device errors); anything else that
+ * stops a run before it starts (tracefs missing, not root, perf or debugfs trouble)
+ * becomes a CannotRunError.
+ *
+ * @example
+ * ```ts
+ * import { CannotRunError } from "./spec.ts";
+ * import { couldNotRun } from "./verify_builtin.ts";
+ * try { couldNotRun(new Error("no tracefs")); } catch (e) {
+ *   if (!(e instanceof CannotRunError)) throw e;
+ * }
+ * ```
+ */
+export function couldNotRun(err: unknown): never {
+  if (
+    err instanceof UsageError || err instanceof CannotRunError || err instanceof AxlError ||
+    err instanceof TypeError || err instanceof RangeError
+  ) {
+    throw err;
+  }
+  throw new CannotRunError(`verify: could not run: ${(err as Error)?.message ?? err}`, {
+    cause: err,
+  });
+}
