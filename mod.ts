@@ -20,7 +20,8 @@
  * The sub-modules' own `mod.ts` files pick the names re-exported here: `lib/trace`
  * (ftrace/perf/bufinfo parsers and the tracefs capture session), `lib/verify` (the I1–I4
  * judge, result schema, diagnosis), `lib/report` (Perfetto trace, HTML report),
- * `lib/formats`, `lib/caps`, `lib/constraints` and `lib/nvmm`.
+ * `lib/formats`, `lib/caps`, `lib/constraints`, `lib/nvmm` and `lib/metis` (Axelera's
+ * `metis.ko` ABI: {@linkcode MetisDevice}).
  *
  * @module
  */
@@ -52,6 +53,34 @@ export type {
   JobDone,
   PixelFormat,
 } from "./lib/device.ts";
+export {
+  axlProbe,
+  checkSegments,
+  METIS_NODE_DIR,
+  MetisDevice,
+  metisNodes,
+  nodePathsForPci,
+  parseNodeName,
+  parsePciAddress,
+  sameDevice,
+  TRANSFER_DIRECTIONS,
+  TransferOptions,
+} from "./lib/metis/mod.ts";
+export type {
+  AttachOptions,
+  CardArea,
+  ChannelStats,
+  DmaStats,
+  MetisNodeName,
+  MetisProperties,
+  MetisResources,
+  MetisTarget,
+  SegmentCheck,
+  SegmentProbe,
+  SegmentSource,
+  TransferDirection,
+  TransferDone,
+} from "./lib/metis/mod.ts";
 export { frameLayout } from "./lib/frame.ts";
 export {
   FORMAT_MOD_LINEAR,
