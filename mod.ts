@@ -17,12 +17,13 @@
  * console.log(job.readResult());
  * ```
  *
- Every public name is exported here by name, so two modules exporting the same name is a
+ * Every public name is exported here by name, so two modules exporting the same name is a
  * compile error rather than one silently shadowing the other. The groups follow the layers
  * of ARCHITECTURE.md: the core (`lib/core`: shim, errors, dma-bufs, heaps, fences, the axl
- * device, V4L2 and Argus), the frame path (`lib/frames`), then the sub-modules whose own
- * `mod.ts` picks their public names: `lib/trace`, `lib/verify` (with its reports),
- * `lib/formats`, `lib/caps`, `lib/constraints` and `lib/nvmm`.
+ * device, V4L2 and Argus; `lib/metis`: Axelera's `metis.ko` ABI, {@linkcode MetisDevice}),
+ * the frame path (`lib/frames`), then the sub-modules whose own `mod.ts` picks their public
+ * names: `lib/trace`, `lib/verify` (with its reports), `lib/formats`, `lib/caps`,
+ * `lib/constraints` and `lib/nvmm`.
  *
  * @module
  */
@@ -59,6 +60,34 @@ export { V4l2Device } from "./lib/core/v4l2.ts";
 export type { V4l2Capability, V4l2Dequeued, V4l2StreamFormat } from "./lib/core/v4l2.ts";
 export { ArgusSession } from "./lib/core/argus.ts";
 export type { ArgusFrame } from "./lib/core/argus.ts";
+export {
+  axlProbe,
+  checkSegments,
+  METIS_NODE_DIR,
+  MetisDevice,
+  metisNodes,
+  nodePathsForPci,
+  parseNodeName,
+  parsePciAddress,
+  sameDevice,
+  TRANSFER_DIRECTIONS,
+  TransferOptions,
+} from "./lib/metis/mod.ts";
+export type {
+  AttachOptions,
+  CardArea,
+  ChannelStats,
+  DmaStats,
+  MetisNodeName,
+  MetisProperties,
+  MetisResources,
+  MetisTarget,
+  SegmentCheck,
+  SegmentProbe,
+  SegmentSource,
+  TransferDirection,
+  TransferDone,
+} from "./lib/metis/mod.ts";
 export {
   FORMAT_MOD_LINEAR,
   importGeometryFor,

@@ -82,6 +82,31 @@ export const symbols = {
   // int32_t axl_shim_result_decode(uint64_t addr, uint64_t len, int64_t *nums, uint32_t *histogram);
   axl_shim_result_decode: { parameters: ["u64", "u64", "buffer", "buffer"], result: "i32" },
 
+  // int32_t axl_shim_metis_attach(int32_t dev, int32_t buf_fd);
+  axl_shim_metis_attach: { parameters: ["i32", "i32"], result: "i32" },
+  // int32_t axl_shim_metis_detach(int32_t dev);
+  axl_shim_metis_detach: { parameters: ["i32"], result: "i32" },
+  // int32_t axl_shim_metis_xfer(int32_t dev, uint64_t phy, uint64_t size, uint32_t offset,
+  //                             int32_t flags, int32_t channel);
+  axl_shim_metis_xfer: { parameters: ["i32", "u64", "u64", "u32", "i32", "i32"], result: "i32" },
+  // The same call on a worker thread: a SYNC transfer awaited without blocking the event loop.
+  axl_shim_metis_xfer_async: {
+    name: "axl_shim_metis_xfer",
+    parameters: ["i32", "u64", "u64", "u32", "i32", "i32"],
+    result: "i32",
+    nonblocking: true,
+  },
+  // int32_t axl_shim_metis_xfer_status(int32_t dev);
+  axl_shim_metis_xfer_status: { parameters: ["i32"], result: "i32" },
+  // int32_t axl_shim_metis_clear_event(int32_t dev);
+  axl_shim_metis_clear_event: { parameters: ["i32"], result: "i32" },
+  // int32_t axl_shim_metis_property(int32_t dev, uint64_t id, uint64_t *out);
+  axl_shim_metis_property: { parameters: ["i32", "u64", "buffer"], result: "i32" },
+  // int32_t axl_shim_metis_resources(int32_t dev, uint64_t *out);
+  axl_shim_metis_resources: { parameters: ["i32", "buffer"], result: "i32" },
+  // int32_t axl_shim_metis_dma_stats(int32_t dev, uint64_t *out);
+  axl_shim_metis_dma_stats: { parameters: ["i32", "buffer"], result: "i32" },
+
   // int32_t axl_shim_v4l2_querycap(int32_t fd, uint32_t *caps, char *strings, uint64_t strings_len);
   axl_shim_v4l2_querycap: { parameters: ["i32", "buffer", "buffer", "u64"], result: "i32" },
   // int32_t axl_shim_v4l2_set_format(int32_t fd, uint32_t width, uint32_t height, uint32_t fourcc,

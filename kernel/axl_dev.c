@@ -18,6 +18,7 @@
 #include <linux/rwsem.h>
 
 #include "axl_drv.h"
+#include "axl_metis.h"
 
 #define AXL_EDU_VENDOR 0x1234
 #define AXL_EDU_DEVICE 0x11e8
@@ -103,6 +104,7 @@ static void axl_pci_remove(struct pci_dev *pdev)
 	axl_engine_dev.caps = 0;
 	axl_engine_drain(-ENODEV);
 	axl_files_revoke();
+	axl_metis_revoke_all();
 	up_write(&axl_dev_sem);
 	dev_info(&pdev->dev, "metis-sim engine removed; imports revoked\n");
 }

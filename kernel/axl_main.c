@@ -16,6 +16,7 @@
 
 #include "axl_compat.h"
 #include "axl_drv.h"
+#include "axl_metis.h"
 
 #define CREATE_TRACE_POINTS
 #include "axl_trace.h"
@@ -187,9 +188,14 @@ static int __init axl_init(void)
 	ret = misc_register(&axl_misc);
 	if (ret)
 		goto err_dev;
+	ret = axl_metis_init();
+	if (ret)
+		goto err_misc;
 	axl_debugfs_init();
 	return 0;
 
+err_misc:
+	misc_deregister(&axl_misc);
 err_dev:
 	axl_dev_fini();
 err_engine:
@@ -200,6 +206,7 @@ err_engine:
 static void __exit axl_exit(void)
 {
 	debugfs_remove_recursive(axl_debugfs);
+	axl_metis_fini();
 	misc_deregister(&axl_misc);
 	/* queued jobs still hold attachments to the device */
 	axl_engine_fini();

@@ -6,7 +6,9 @@
  * debugfs bufinfo, exporter name) the engine's device mapped and where;
  * the verifier matches imports to releases per frame. axl_job_submit /
  * axl_job_complete bracket a job; its fence is context:seqno, the keys the
- * dma_fence:* events use. All output is key=value.
+ * dma_fence:* events use. The Metis-compatible node reports its attachments
+ * as axl_dmabuf_import/release too (handle: a number per attachment) and
+ * each transfer as axl_metis_xfer. All output is key=value.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM axl
@@ -95,6 +97,41 @@ DEFINE_EVENT(axl_job, axl_job_complete,
 	TP_PROTO(u64 ctx, u64 seqno, u32 handle, unsigned long inode, u32 model,
 		 int status),
 	TP_ARGS(ctx, seqno, handle, inode, model, status)
+);
+
+/*
+ * A transfer of the Metis-compatible node ended. @moved is what the eDMA
+ * copied: less than @size when the range reached past the first
+ * scatterlist entry, the only one metis.ko keeps.
+ */
+TRACE_EVENT(axl_metis_xfer,
+	TP_PROTO(u32 handle, unsigned long inode, u64 phy, u32 offset, u64 size,
+		 u64 moved, int flags, int status),
+	TP_ARGS(handle, inode, phy, offset, size, moved, flags, status),
+	TP_STRUCT__entry(
+		__field(u32, handle)
+		__field(unsigned long, inode)
+		__field(u64, phy)
+		__field(u32, offset)
+		__field(u64, size)
+		__field(u64, moved)
+		__field(int, flags)
+		__field(int, status)
+	),
+	TP_fast_assign(
+		__entry->handle = handle;
+		__entry->inode = inode;
+		__entry->phy = phy;
+		__entry->offset = offset;
+		__entry->size = size;
+		__entry->moved = moved;
+		__entry->flags = flags;
+		__entry->status = status;
+	),
+	TP_printk("handle=%u inode=%lu dir=%s phy=0x%llx offset=%u size=%llu moved=%llu status=%d",
+		  __entry->handle, __entry->inode,
+		  __entry->flags & 0x1 ? "read" : "write", __entry->phy,
+		  __entry->offset, __entry->size, __entry->moved, __entry->status)
 );
 
 #endif /* _AXL_TRACE_H */

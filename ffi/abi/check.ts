@@ -1,7 +1,8 @@
 /**
  * The ABI layout check: compiles `ffi/abi/layout.c` to assembly for x86_64 and
  * aarch64 (no target binary runs), reads every size, offset and ioctl number of
- * `linux/axl.h`, and compares them with the committed table `ffi/abi/layout.txt`.
+ * `linux/axl.h` and `linux/axl_metis.h` (metis.ko's ABI, whose `size_t`/`int` members
+ * make 32- and 64-bit layouts differ), and compares them with the committed table `ffi/abi/layout.txt`.
  *
  *   deno run --allow-run --allow-read ffi/abi/check.ts            check
  *   deno run --allow-run --allow-read --allow-write ffi/abi/check.ts --update
@@ -118,7 +119,7 @@ function show(key: string, v: bigint): string {
 /** Renders a layout as table text. */
 export function formatTable(layout: Map<string, bigint>): string {
   const lines = [
-    "# The axl uapi layout (linux/axl.h) on every target architecture.",
+    "# The axl uapi layouts (linux/axl.h, linux/axl_metis.h) on every target architecture.",
     "# Checked by ffi/abi/check.ts; regenerate with --update only for a deliberate ABI change.",
   ];
   for (const [k, v] of layout) {

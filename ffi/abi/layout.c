@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * Emits the layout of the axl uapi into assembly text, the way the kernel's
+ * Emits the layout of the axl uapis (linux/axl.h, and linux/axl_metis.h whose
+ * size_t and int members make it differ between 32- and 64-bit targets)
+ * into assembly text, the way the kernel's
  * asm-offsets does: compile with -S for each target and read the "->" lines.
  * Nothing here is executed, so it works for any cross compiler.
  */
 #include <stddef.h>
 #include <linux/axl.h>
+#include <linux/axl_metis.h>
 
 #define EMIT(name, val) asm volatile("\n.ascii \"->" name " %0\"" : : "i"((unsigned long)(val)))
 #define SIZE(s) EMIT("sizeof " #s, sizeof(struct s))
@@ -104,4 +107,41 @@ void axl_abi_layout(void)
 	IOCTL(AXL_IOCTL_SUBMIT);
 	IOCTL(AXL_IOCTL_RELEASE_IMPORT);
 	IOCTL(AXL_IOCTL_IMPORT_FD2);
+
+	SIZE(axl_metis_xfer);
+	FIELD(axl_metis_xfer, phy);
+	FIELD(axl_metis_xfer, size);
+	FIELD(axl_metis_xfer, offset);
+	FIELD(axl_metis_xfer, handle);
+	FIELD(axl_metis_xfer, flags);
+	FIELD(axl_metis_xfer, channel);
+
+	SIZE(axl_metis_channel_stats);
+	FIELD(axl_metis_channel_stats, count);
+	FIELD(axl_metis_channel_stats, num_xfer);
+	FIELD(axl_metis_channel_stats, num_err);
+	FIELD(axl_metis_channel_stats, bytes_xfer);
+	FIELD(axl_metis_channel_stats, max_sgt);
+	FIELD(axl_metis_channel_stats, max_duration_us);
+	FIELD(axl_metis_channel_stats, duration_us);
+	FIELD(axl_metis_channel_stats, size);
+	FIELD(axl_metis_channel_stats, speed_mbps);
+
+	SIZE(axl_metis_dma_stats);
+	FIELD(axl_metis_dma_stats, rd_channels);
+	FIELD(axl_metis_dma_stats, wr_channels);
+
+	SIZE(axl_metis_res_info);
+	FIELD(axl_metis_res_info, l2_base);
+	FIELD(axl_metis_res_info, ddr_base);
+	FIELD(axl_metis_res_info, ddr_size);
+
+	IOCTL(AXL_METIS_IOCTL_GET_DEV_PROPERTY);
+	IOCTL(AXL_METIS_IOCTL_DMA_ATTACH);
+	IOCTL(AXL_METIS_IOCTL_DMA_DETACH);
+	IOCTL(AXL_METIS_IOCTL_DMA_XFER);
+	IOCTL(AXL_METIS_IOCTL_DMA_GET_XFER_ASYNC_STATUS);
+	IOCTL(AXL_METIS_IOCTL_CLEAR_POLL_EVENT);
+	IOCTL(AXL_METIS_IOCTL_GET_RESOURCE_INFO);
+	IOCTL(AXL_METIS_IOCTL_GET_DMA_STATS);
 }

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 /* Version of the contract between this library and ffi/symbols.ts. */
-#define AXL_SHIM_API_VERSION 2
+#define AXL_SHIM_API_VERSION 3
 
 /* Versions and constants. */
 int32_t axl_shim_api_version(void);
@@ -55,6 +55,18 @@ int32_t axl_shim_dev_submit(int32_t dev, uint32_t handle, int32_t result_fd, uin
 			    uint32_t timeout_us, uint32_t flags, uint64_t *out);
 int32_t axl_shim_dev_release(int32_t dev, uint32_t handle);
 int32_t axl_shim_result_decode(uint64_t addr, uint64_t len, int64_t *nums, uint32_t *histogram);
+
+/* The Metis driver's dma-buf ABI (kernel/include/uapi/linux/axl_metis.h). */
+#define AXL_SHIM_METIS_STATS_SLOTS 9
+int32_t axl_shim_metis_attach(int32_t dev, int32_t buf_fd);
+int32_t axl_shim_metis_detach(int32_t dev);
+int32_t axl_shim_metis_xfer(int32_t dev, uint64_t phy, uint64_t size, uint32_t offset,
+			    int32_t flags, int32_t channel);
+int32_t axl_shim_metis_xfer_status(int32_t dev);
+int32_t axl_shim_metis_clear_event(int32_t dev);
+int32_t axl_shim_metis_property(int32_t dev, uint64_t id, uint64_t *out);
+int32_t axl_shim_metis_resources(int32_t dev, uint64_t *out);
+int32_t axl_shim_metis_dma_stats(int32_t dev, uint64_t *out);
 
 /* V4L2 single-planar capture with DMABUF memory. */
 int32_t axl_shim_v4l2_querycap(int32_t fd, uint32_t *caps, char *strings, uint64_t strings_len);

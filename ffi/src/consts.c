@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <linux/axl.h>
+#include <linux/axl_metis.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-heap.h>
 #include <linux/videodev2.h>
@@ -51,6 +52,20 @@ static const struct named_const consts[] = {
 	C(AXL_IOCTL_RELEASE_IMPORT),
 	C(AXL_IOCTL_IMPORT_FD2),
 	{ "sizeof_axl_result", (int64_t)sizeof(struct axl_result) },
+	C(AXL_METIS_XFER_READ),
+	C(AXL_METIS_XFER_WRITE),
+	C(AXL_METIS_XFER_SYNC),
+	C(AXL_METIS_XFER_ASYNC),
+	C(AXL_METIS_XFER_DONE),
+	C(AXL_METIS_XFER_FAIL),
+	C(AXL_METIS_XFER_TIMEOUT),
+	C(AXL_METIS_XFER_PENDING),
+	C(AXL_METIS_PROP_HW_GEN),
+	C(AXL_METIS_PROP_AICORE_COUNT),
+	C(AXL_METIS_PROP_PVE_CORE_COUNT),
+	C(AXL_METIS_PROP_PES_GROUP),
+	C(AXL_METIS_DMA_CHANNELS),
+	C(AXL_SHIM_METIS_STATS_SLOTS),
 	C(DMA_BUF_SYNC_READ),
 	C(DMA_BUF_SYNC_WRITE),
 	C(DMA_BUF_SYNC_RW),

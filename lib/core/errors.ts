@@ -14,6 +14,7 @@ export type ErrorContext =
   | "fence"
   | "device"
   | "device-node"
+  | "metis"
   | "v4l2"
   | "argus"
   | "file";
@@ -105,7 +106,8 @@ export function hintFor(context: ErrorContext, code: string): string {
     case "device-node:ENODEV":
     case "device-node:ENXIO":
       return "no NPU device node: load the driver (modprobe axl, or insmod kernel/axl.ko; the " +
-        "metis driver on a Jetson) and check dmesg | grep axl; set AXL_DEVICE for another path";
+        "metis driver on a Jetson) and check dmesg | grep axl; set AXL_DEVICE (AXL_METIS_DEVICE " +
+        "for a Metis node) for another path";
     case "device-node:EACCES":
     case "device-node:EPERM":
       return "no permission on the device node: run as root or add a udev rule for it";
@@ -137,6 +139,22 @@ export function hintFor(context: ErrorContext, code: string): string {
     case "device:EINVAL":
       return "the driver rejected an argument (flags, sizes, reserved fields, or a frame larger " +
         "than its buffer); dmesg | grep axl names it";
+    case "metis:EBUSY":
+      return "a transfer is in flight on this file (await it before detaching or starting " +
+        "another), or the buffer is mapped for writing elsewhere";
+    case "metis:EINVAL":
+      return "the Metis driver rejected the call: nothing attached, a size of 0, flags that are " +
+        "not one direction and one mode, or a range past the buffer or card memory " +
+        "(MetisDevice.resources() gives the card's)";
+    case "metis:ENOTTY":
+      return "the node does not speak metis.ko's dma-buf ABI: open a /dev/metis-* node " +
+        "(Axelera's driver) or /dev/axl-metis-* (axl.ko's simulator node)";
+    case "metis:ETIMEDOUT":
+      return "the card's eDMA did not finish in time: check dmesg and lspci -vvv LnkSta";
+    case "metis:ENODEV":
+      return "the card is gone (removed, or the driver unbound): check lspci and dmesg";
+    case "metis:EBADF":
+      return "the file descriptor is closed or invalid";
     case "v4l2:EINVAL":
       return "the camera rejected the format or memory type; list formats with " +
         "v4l2-ctl --list-formats-ext";

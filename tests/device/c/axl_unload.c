@@ -15,7 +15,6 @@
  * see no /dev/axl, which is what they should report.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -28,7 +27,6 @@
 #include "axl_util.h"
 
 #define PAGE 4096u
-#define RIG_KO "/run/axl/ctl/axl.ko"
 
 static int tests, failures;
 
@@ -39,11 +37,6 @@ static void result(bool ok, const char *what)
 	failures += !ok;
 }
 
-static int try_unload(void)
-{
-	return syscall(SYS_delete_module, "axl", O_NONBLOCK) ? -errno : 0;
-}
-
 /* Refused because the module is in use: EWOULDBLOCK (EAGAIN) on 6.x, EBUSY elsewhere. */
 static bool refused(int ret)
 {
@@ -51,42 +44,6 @@ static bool refused(int ret)
 		return true;
 	tap_diag("delete_module returned %d (%s), expected a refusal", ret, axl_errname(ret));
 	return false;
-}
-
-/* "name=value ..." for every parameter the module has now. */
-static int params_string(char *out, size_t len)
-{
-	DIR *d = opendir(AXL_PARAM_DIR);
-	struct dirent *e;
-	size_t used = 0;
-
-	if (!d)
-		return -errno;
-	out[0] = 0;
-	while ((e = readdir(d))) {
-		char path[300], value[64] = "";
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), AXL_PARAM_DIR "/%s", e->d_name);
-		f = fopen(path, "r");
-		if (!f || !fgets(value, sizeof(value), f)) {
-			if (f)
-				fclose(f);
-			continue;
-		}
-		fclose(f);
-		value[strcspn(value, "\n")] = 0;
-		used += (size_t)snprintf(out + used, len - used, "%s%s=%s", used ? " " : "",
-					 e->d_name, value);
-		if (used >= len) {
-			closedir(d);
-			return -ENAMETOOLONG;
-		}
-	}
-	closedir(d);
-	return 0;
 }
 
 /* One GREY frame through the engine, checked against the reference. */
@@ -126,9 +83,9 @@ static bool engine_works(int dev)
 
 int main(void)
 {
-	const char *ko = getenv("AXL_KO");
+	const char *ko = axl_module_file();
 	char params[1024], first[512], device[64];
-	int dev, buf, res[2], fences[2], ret, kmsg, kofd;
+	int dev, buf, res[2], fences[2], ret, kmsg;
 	long latency;
 	struct axl_import_fd imp;
 	struct axl_submit sub;
@@ -149,14 +106,11 @@ int main(void)
 		printf("1..0 # SKIP needs root (delete_module, finit_module)\n");
 		return KSFT_SKIP;
 	}
-	if (!ko && !access(RIG_KO, R_OK))
-		ko = RIG_KO;
-	if (!ko || access(ko, R_OK)) {
+	if (!ko) {
 		printf("1..0 # SKIP no module file to reload: set AXL_KO to the axl.ko that is loaded\n");
 		return KSFT_SKIP;
 	}
-	kofd = open(ko, O_RDONLY | O_CLOEXEC);
-	if (kofd < 0 || params_string(params, sizeof(params))) {
+	if (axl_module_params(params, sizeof(params))) {
 		printf("1..0 # SKIP cannot read %s or the module parameters\n", ko);
 		return KSFT_SKIP;
 	}
@@ -171,7 +125,7 @@ int main(void)
 		return KSFT_FAIL;
 	}
 	snprintf(device, sizeof(device), "%s", info.device);
-	ret = try_unload();
+	ret = axl_module_unload();
 	result(refused(ret) && !axl_info(dev, &info), "unload refused while /dev/axl is open");
 
 	/* 2: jobs in flight pin it too, and keep running */
@@ -192,7 +146,7 @@ int main(void)
 		printf("Bail out! cannot queue jobs: %s\n", axl_errname(ret));
 		return KSFT_FAIL;
 	}
-	ret = try_unload();
+	ret = axl_module_unload();
 	result(refused(ret) && !fence_state(fences[0], &st) && st.status == 0,
 	       "unload refused while jobs are in flight");
 
@@ -206,7 +160,7 @@ int main(void)
 			ret = -1;
 		}
 	}
-	result(!ret && refused(try_unload()),
+	result(!ret && refused(axl_module_unload()),
 	       "jobs cancelled on close signal; unload refused while fence fds are open");
 
 	/* 4: with everything closed it unloads, leaving no attachment behind */
@@ -215,7 +169,7 @@ int main(void)
 	close(buf);
 	close(res[0]);
 	close(res[1]);
-	for (int t = 0; (ret = try_unload()) && t < 200; t++)
+	for (int t = 0; (ret = axl_module_unload()) && t < 200; t++)
 		usleep(10000); /* the engine's worker may still drop the last fence */
 	result(!ret && access(AXL_DEV_PATH, F_OK) && access("/sys/module/axl", F_OK) &&
 	       bufinfo_attached_to(device) == 0, "unload succeeds once nothing is open");
@@ -223,9 +177,7 @@ int main(void)
 		tap_diag("delete_module: %s", axl_errname(ret));
 
 	/* 5: and loads again with the parameters it had */
-	ret = syscall(SYS_finit_module, kofd, params, 0) ? -errno : 0;
-	for (int t = 0; !ret && access(AXL_DEV_PATH, F_OK) && t < 200; t++)
-		usleep(10000); /* devtmpfs creates the node asynchronously */
+	ret = axl_module_load(ko, params);
 	dev = ret ? ret : axl_open_dev();
 	result(dev >= 0, "reload with the same parameters");
 	if (dev < 0) {

@@ -3,6 +3,7 @@
  * Helpers shared by the axl device tests (see axl_util.h).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -14,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +59,7 @@ const char *axl_errname(int negerr)
 /* The fault-injection knobs a case may turn; put back after every case. */
 static const char *const tunables[] = {
 	"latency_us", "timeout_ms", "fail_every", "fail_next", "stall_next", "stall_ms",
+	"metis_xfer_us",
 };
 
 struct saved_params {
@@ -665,4 +668,70 @@ void trace_instance_remove(const char *name)
 	write_str(path, "0");
 	snprintf(path, sizeof(path), TRACEFS "/instances/%s", name);
 	rmdir(path);
+}
+
+/* ---- reloading the module ---- */
+
+#define RIG_KO "/run/axl/ctl/axl.ko"
+
+const char *axl_module_file(void)
+{
+	const char *ko = getenv("AXL_KO");
+
+	if (!ko && !access(RIG_KO, R_OK))
+		ko = RIG_KO;
+	return ko && !access(ko, R_OK) ? ko : NULL;
+}
+
+int axl_module_params(char *out, size_t len)
+{
+	DIR *d = opendir(AXL_PARAM_DIR);
+	struct dirent *e;
+	size_t used = 0;
+
+	if (!d)
+		return -errno;
+	out[0] = 0;
+	while ((e = readdir(d))) {
+		char path[300], value[64] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), AXL_PARAM_DIR "/%s", e->d_name);
+		f = fopen(path, "r");
+		if (!f || !fgets(value, sizeof(value), f)) {
+			if (f)
+				fclose(f);
+			continue;
+		}
+		fclose(f);
+		value[strcspn(value, "\n")] = 0;
+		used += (size_t)snprintf(out + used, len - used, "%s%s=%s", used ? " " : "",
+					 e->d_name, value);
+		if (used >= len) {
+			closedir(d);
+			return -ENAMETOOLONG;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+int axl_module_unload(void)
+{
+	return syscall(SYS_delete_module, "axl", O_NONBLOCK) ? -errno : 0;
+}
+
+int axl_module_load(const char *ko, const char *params)
+{
+	int fd = open(ko, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	for (int t = 0; !ret && access(AXL_DEV_PATH, F_OK) && t < 200; t++)
+		usleep(10000); /* devtmpfs creates the node asynchronously */
+	return ret;
 }

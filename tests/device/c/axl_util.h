@@ -144,6 +144,17 @@ bool axl_stats_settle(long long files, long long imports, long long jobs,
 int param_set(const char *name, unsigned long value);
 long param_get(const char *name);
 
+/* ---- reloading the module ---- */
+
+/* The axl.ko that is loaded, to load again: $AXL_KO or the VM rig's copy; NULL if none. */
+const char *axl_module_file(void);
+/* "name=value ..." for every parameter the module has now. */
+int axl_module_params(char *out, size_t len);
+/* Unload axl; 0, or the -errno of delete_module (-EAGAIN/-EBUSY while in use). */
+int axl_module_unload(void);
+/* Load @ko with @params and wait for /dev/axl; 0 or -errno. */
+int axl_module_load(const char *ko, const char *params);
+
 /* Kernel log: remember the end, later scan what came after it. */
 int kmsg_mark(void);                       /* fd to keep, or -errno */
 int kmsg_scan_splats(int mark, char *first, size_t len); /* count of WARN/BUG/Oops lines */

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * axl: the Metis-compatible node (linux/axl_metis.h). Internal declarations
+ * shared by axl_metis.c (the node) and axl_metis_xfer.c (attach and eDMA).
+ */
+#ifndef _AXL_METIS_H
+#define _AXL_METIS_H
+
+#include <linux/completion.h>
+#include <linux/dma-direction.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/axl_metis.h>
+
+#include "axl_compat.h" /* struct iosys_map on every kernel */
+
+struct dma_buf;
+struct dma_buf_attachment;
+struct device;
+struct sg_table;
+
+/* metis.ko maps every buffer this way; so does the node. */
+#define AXL_METIS_DIR DMA_BIDIRECTIONAL
+
+/**
+ * struct axl_metis_file - state of one open file of the Metis-compatible node
+ * @lock:       protects the attachment fields and @busy; never held while
+ *              waiting for a transfer.
+ * @node:       link in the list of open files, so a device removal can
+ *              detach their buffers.
+ * @id:         number of the attachment in the axl_dmabuf_* trace events.
+ * @dmabuf:     the attached buffer (reference), or NULL.
+ * @attach:     its attachment to the engine's device.
+ * @sgt:        the attachment's mapping.
+ * @dev:        the device @attach belongs to.
+ * @map:        kernel mapping the simulated eDMA copies through.
+ * @phys:       DMA address of the first scatterlist entry: all metis.ko keeps.
+ * @seg_len:    length of that entry: all metis.ko keeps.
+ * @mapped_len: sum of every entry's length (metis.ko bounds transfers by it).
+ * @nents:      entries of @sgt.
+ * @inode:      inode of the dma-buf's file, as debugfs bufinfo shows it.
+ * @busy:       a transfer is queued or running.
+ * @state:      AXL_METIS_XFER_* of the last ASYNC transfer; 0 before one.
+ * @poll_events: completions not yet consumed by CLEAR_POLL_EVENT.
+ * @poll_wq:    woken on every completion.
+ * @work:       the simulated eDMA copy of the transfer in flight.
+ * @done:       completed when that copy ends.
+ * @xfer:       the transfer in flight.
+ * @status:     its result, 0 or a negative errno.
+ * @queued:     when it was queued.
+ */
+struct axl_metis_file {
+	struct mutex lock; /* the attachment; see above */
+	struct list_head node;
+	u32 id;
+	struct dma_buf *dmabuf;
+	struct dma_buf_attachment *attach;
+	struct sg_table *sgt;
+	struct device *dev;
+	struct iosys_map map;
+	dma_addr_t phys;
+	u64 seg_len;
+	u64 mapped_len;
+	u32 nents;
+	unsigned long inode;
+	bool busy;
+	atomic_t state;
+	atomic_t poll_events;
+	wait_queue_head_t poll_wq;
+	struct delayed_work work;
+	struct completion done;
+	struct axl_metis_xfer xfer;
+	int status;
+	ktime_t queued;
+};
+
+/* axl_metis.c: the node. */
+int axl_metis_init(void);
+void axl_metis_fini(void);
+void axl_metis_revoke_all(void);
+void axl_metis_count_start(const struct axl_metis_xfer *x, u32 nents);
+void axl_metis_count_end(const struct axl_metis_xfer *x, int status, ktime_t queued);
+
+/* axl_metis_xfer.c: attach, detach, transfers and card memory. */
+int axl_metis_card_init(void);
+void axl_metis_card_fini(void);
+u64 axl_metis_card_size(void);
+void axl_metis_file_init(struct axl_metis_file *f);
+int axl_metis_attach(struct axl_metis_file *f, int __user *uarg);
+int axl_metis_detach(struct axl_metis_file *f);
+int axl_metis_xfer(struct axl_metis_file *f, void __user *uarg);
+void axl_metis_stop(struct axl_metis_file *f, bool revoke);
+
+#endif /* _AXL_METIS_H */

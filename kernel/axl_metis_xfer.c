@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * axl: DMA_ATTACH, DMA_DETACH and DMA_XFER of the Metis-compatible node, and
+ * the card memory its simulated eDMA copies to and from.
+ *
+ * metis.ko attaches a buffer to the card's PCI function, maps it
+ * DMA_BIDIRECTIONAL and keeps only the first scatterlist entry's DMA address
+ * and length; its eDMA is then programmed with that one range. The node
+ * keeps the same two numbers and its eDMA (a kernel-side copy through a
+ * vmap of the buffer, standing in for the card's PCIe DMA) moves only the
+ * bytes that range covers: a transfer reaching past the first entry of a
+ * buffer mapped as several entries silently moves less than asked, as it
+ * would on the card. The axl_metis_xfer trace event records how much moved.
+ *
+ * Card memory is a vmalloc()ed area of metis_card_mb MiB at card address 0.
+ */
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/overflow.h>
+#include <linux/poll.h>
+#include <linux/scatterlist.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "axl_drv.h"
+#include "axl_metis.h"
+#include "axl_trace.h"
+
+static unsigned int metis_card_mb = 64;
+module_param(metis_card_mb, uint, 0444);
+MODULE_PARM_DESC(metis_card_mb, "Card memory of the Metis-compatible node in MiB (default: 64)");
+
+static unsigned int metis_xfer_us = 100;
+module_param(metis_xfer_us, uint, 0644);
+MODULE_PARM_DESC(metis_xfer_us, "Set-up time of each simulated eDMA transfer in microseconds (default: 100)");
+
+#define AXL_METIS_VALID_FLAGS (AXL_METIS_XFER_READ | AXL_METIS_XFER_WRITE | \
+			       AXL_METIS_XFER_SYNC | AXL_METIS_XFER_ASYNC)
+
+/* A SYNC transfer waits at most this long; metis.ko's default dma_timeout is 2 s. */
+#define AXL_METIS_SYNC_TIMEOUT_MS 2000
+
+static u8 *axl_card;
+static u64 axl_card_bytes;
+static atomic_t axl_metis_next_id = ATOMIC_INIT(0);
+
+/**
+ * axl_metis_card_init() - allocate the card memory
+ *
+ * Return: 0, -EINVAL for metis_card_mb 0, or -ENOMEM.
+ */
+int axl_metis_card_init(void)
+{
+	if (!metis_card_mb)
+		return -EINVAL;
+	axl_card_bytes = (u64)metis_card_mb << 20;
+	axl_card = vzalloc(axl_card_bytes);
+	return axl_card ? 0 : -ENOMEM;
+}
+
+/**
+ * axl_metis_card_fini() - free the card memory; no transfer may be left
+ */
+void axl_metis_card_fini(void)
+{
+	vfree(axl_card);
+	axl_card = NULL;
+}
+
+/**
+ * axl_metis_card_size() - bytes of card memory, at card address 0
+ *
+ * Return: the size.
+ */
+u64 axl_metis_card_size(void)
+{
+	return axl_card_bytes;
+}
+
+static void axl_metis_xfer_work(struct work_struct *work);
+
+/**
+ * axl_metis_file_init() - set up the transfer state of a new file
+ * @f: zeroed file state.
+ */
+void axl_metis_file_init(struct axl_metis_file *f)
+{
+	mutex_init(&f->lock);
+	INIT_LIST_HEAD(&f->node);
+	atomic_set(&f->state, 0);
+	atomic_set(&f->poll_events, 0);
+	init_waitqueue_head(&f->poll_wq);
+	INIT_DELAYED_WORK(&f->work, axl_metis_xfer_work);
+	init_completion(&f->done);
+}
+
+/*
+ * dma_buf_get(), attach, map and vmap: everything an attachment holds. The
+ * caller holds the device lock and f->lock, and f has nothing attached.
+ */
+static int axl_metis_map(struct axl_metis_file *f, int fd)
+{
+	struct scatterlist *sg;
+	int ret, i;
+
+	f->dev = axl_dev();
+	f->dmabuf = dma_buf_get(fd);
+	if (IS_ERR(f->dmabuf)) {
+		ret = PTR_ERR(f->dmabuf);
+		goto err_clear;
+	}
+	/* one mapping for writing per buffer, as for /dev/axl (axl_writers.c) */
+	ret = axl_writer_claim(f->dmabuf, f, AXL_METIS_DIR);
+	if (ret)
+		goto err_put;
+	f->attach = dma_buf_attach(f->dmabuf, f->dev);
+	if (IS_ERR(f->attach)) {
+		ret = PTR_ERR(f->attach);
+		goto err_unclaim;
+	}
+	f->sgt = dma_buf_map_attachment_unlocked(f->attach, AXL_METIS_DIR);
+	if (IS_ERR(f->sgt)) {
+		ret = PTR_ERR(f->sgt);
+		goto err_detach;
+	}
+	ret = -EIO;
+	if (!f->sgt->nents)
+		goto err_unmap;
+	ret = axl_dma_buf_vmap(f->dmabuf, &f->map);
+	if (ret)
+		goto err_unmap;
+	/* the simulated eDMA copies with plain loads and stores */
+	ret = -EOPNOTSUPP;
+	if (f->map.is_iomem)
+		goto err_vunmap;
+
+	f->phys = sg_dma_address(f->sgt->sgl);
+	f->seg_len = sg_dma_len(f->sgt->sgl);
+	f->mapped_len = 0;
+	for_each_sgtable_dma_sg(f->sgt, sg, i)
+		f->mapped_len += sg_dma_len(sg);
+	f->nents = f->sgt->nents;
+	f->inode = file_inode(f->dmabuf->file)->i_ino;
+	f->id = atomic_inc_return(&axl_metis_next_id);
+	return 0;
+
+err_vunmap:
+	axl_dma_buf_vunmap(f->dmabuf, &f->map);
+err_unmap:
+	dma_buf_unmap_attachment_unlocked(f->attach, f->sgt, AXL_METIS_DIR);
+err_detach:
+	dma_buf_detach(f->dmabuf, f->attach);
+err_unclaim:
+	axl_writer_release(f->dmabuf, AXL_METIS_DIR);
+err_put:
+	dma_buf_put(f->dmabuf);
+err_clear:
+	f->dmabuf = NULL;
+	f->attach = NULL;
+	f->sgt = NULL;
+	return ret;
+}
+
+/* Undo axl_metis_map(); f->lock held, no transfer in flight. */
+static void axl_metis_unmap(struct axl_metis_file *f)
+{
+	trace_axl_dmabuf_release(f->id, f->dmabuf, f->phys, f->dmabuf->size);
+	axl_dma_buf_vunmap(f->dmabuf, &f->map);
+	dma_buf_unmap_attachment_unlocked(f->attach, f->sgt, AXL_METIS_DIR);
+	dma_buf_detach(f->dmabuf, f->attach);
+	axl_writer_release(f->dmabuf, AXL_METIS_DIR);
+	dma_buf_put(f->dmabuf);
+	f->dmabuf = NULL;
+	f->attach = NULL;
+	f->sgt = NULL;
+	atomic64_dec(&axl_stats.imports);
+	atomic64_inc(&axl_stats.released);
+}
+
+/**
+ * axl_metis_attach() - AXL_METIS_IOCTL_DMA_ATTACH
+ * @f:    the calling file.
+ * @uarg: an int, the dma-buf fd.
+ *
+ * Return: 0; -EFAULT; -EBADF or -EINVAL for an fd that is not a dma-buf;
+ * -EBUSY when the file has a buffer attached already (metis.ko would
+ * overwrite, and leak, the first) or another mapping writes this buffer;
+ * -ENODEV when the engine's device is gone; -EOPNOTSUPP for a buffer the
+ * kernel can only map as I/O memory; or what attaching or mapping returned.
+ */
+int axl_metis_attach(struct axl_metis_file *f, int __user *uarg)
+{
+	int fd, ret;
+
+	if (get_user(fd, uarg))
+		return -EFAULT;
+	ret = axl_dev_lock();
+	if (ret)
+		return ret;
+	mutex_lock(&f->lock);
+	if (f->dmabuf) {
+		ret = -EBUSY;
+	} else {
+		ret = axl_metis_map(f, fd);
+		if (!ret) {
+			atomic64_inc(&axl_stats.imports);
+			atomic64_inc(&axl_stats.imported);
+			trace_axl_dmabuf_import(f->id, f->dmabuf, f->phys,
+						f->dmabuf->size);
+		}
+	}
+	mutex_unlock(&f->lock);
+	axl_dev_unlock();
+	return ret;
+}
+
+/**
+ * axl_metis_detach() - AXL_METIS_IOCTL_DMA_DETACH
+ * @f: the calling file.
+ *
+ * Return: 0; -EINVAL when nothing is attached; -EBUSY while a transfer is
+ * queued or running.
+ */
+int axl_metis_detach(struct axl_metis_file *f)
+{
+	int ret = 0;
+
+	axl_dev_hold(); /* a removal detaches either before or after this */
+	mutex_lock(&f->lock);
+	if (!f->dmabuf)
+		ret = -EINVAL;
+	else if (f->busy)
+		ret = -EBUSY;
+	else
+		axl_metis_unmap(f);
+	mutex_unlock(&f->lock);
+	axl_dev_unlock();
+	return ret;
+}
+
+static int axl_metis_xfer_check_flags(s32 flags)
+{
+	s32 dir = flags & (AXL_METIS_XFER_READ | AXL_METIS_XFER_WRITE);
+	s32 mode = flags & (AXL_METIS_XFER_SYNC | AXL_METIS_XFER_ASYNC);
+
+	if (flags & ~AXL_METIS_VALID_FLAGS)
+		return -EINVAL;
+	/* exactly one direction and one mode, as metis.ko checks */
+	if (dir != AXL_METIS_XFER_READ && dir != AXL_METIS_XFER_WRITE)
+		return -EINVAL;
+	if (mode != AXL_METIS_XFER_SYNC && mode != AXL_METIS_XFER_ASYNC)
+		return -EINVAL;
+	return 0;
+}
+
+/* The ranges of a transfer, against the attached buffer and card memory. */
+static int axl_metis_xfer_check_range(const struct axl_metis_file *f,
+				      const struct axl_metis_xfer *x)
+{
+	u64 buf_end, card_end;
+
+	if (!x->size || x->channel >= AXL_METIS_DMA_CHANNELS)
+		return -EINVAL;
+	if (check_add_overflow((u64)x->offset, (u64)x->size, &buf_end) ||
+	    buf_end > f->mapped_len)
+		return -EINVAL;
+	if (check_add_overflow(x->phy, (u64)x->size, &card_end) ||
+	    card_end > axl_card_bytes)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The eDMA copy: only the bytes inside the first scatterlist entry, the one
+ * range metis.ko programs (see the top of this file). Returns the bytes
+ * moved. The buffer's device mapping is synced for the CPU and back around
+ * the copy, the way the device's access would see it.
+ */
+static u64 axl_metis_copy(struct axl_metis_file *f, const struct axl_metis_xfer *x)
+{
+	u64 end = min_t(u64, (u64)x->offset + x->size, f->seg_len);
+	u64 moved = end > x->offset ? end - x->offset : 0;
+	u8 *buf = (u8 *)f->map.vaddr + x->offset;
+	u8 *card = axl_card + x->phy;
+
+	if (!moved)
+		return 0;
+	dma_sync_sgtable_for_cpu(f->dev, f->sgt, AXL_METIS_DIR);
+	if (x->flags & AXL_METIS_XFER_READ)
+		memcpy(buf, card, moved);
+	else
+		memcpy(card, buf, moved);
+	dma_sync_sgtable_for_device(f->dev, f->sgt, AXL_METIS_DIR);
+	return moved;
+}
+
+/* End the transfer in flight with @status: state, poll event, waiter. */
+static void axl_metis_xfer_end(struct axl_metis_file *f, int status, u64 moved)
+{
+	trace_axl_metis_xfer(f->id, f->inode, f->xfer.phy, f->xfer.offset,
+			     f->xfer.size, moved, f->xfer.flags, status);
+	axl_metis_count_end(&f->xfer, status, f->queued);
+	mutex_lock(&f->lock);
+	f->status = status;
+	f->busy = false;
+	mutex_unlock(&f->lock);
+	atomic_cmpxchg(&f->state, AXL_METIS_XFER_PENDING,
+		       status ? AXL_METIS_XFER_FAIL : AXL_METIS_XFER_DONE);
+	/* metis.ko raises a poll event for every transfer, SYNC ones too */
+	atomic_inc(&f->poll_events);
+	wake_up_interruptible_poll(&f->poll_wq, EPOLLIN | EPOLLRDNORM);
+	complete_all(&f->done);
+}
+
+static void axl_metis_xfer_work(struct work_struct *work)
+{
+	struct axl_metis_file *f = container_of(to_delayed_work(work),
+						struct axl_metis_file, work);
+
+	axl_metis_xfer_end(f, 0, axl_metis_copy(f, &f->xfer));
+}
+
+/* Queue @x on @f; the caller holds the device lock. */
+static int axl_metis_xfer_queue(struct axl_metis_file *f, const struct axl_metis_xfer *x)
+{
+	int ret;
+
+	mutex_lock(&f->lock);
+	if (f->busy) {
+		ret = -EBUSY; /* metis.ko: one transfer in flight per file */
+	} else if (!f->dmabuf) {
+		ret = -EINVAL; /* nothing attached */
+	} else {
+		ret = axl_metis_xfer_check_range(f, x);
+	}
+	if (!ret) {
+		f->busy = true;
+		f->xfer = *x;
+		f->xfer.channel = max(x->channel, 0);
+		f->queued = ktime_get();
+		reinit_completion(&f->done);
+		if (x->flags & AXL_METIS_XFER_ASYNC)
+			atomic_set(&f->state, AXL_METIS_XFER_PENDING);
+		axl_metis_count_start(&f->xfer, f->nents);
+		queue_delayed_work(system_unbound_wq, &f->work,
+				   usecs_to_jiffies(READ_ONCE(metis_xfer_us)));
+	}
+	mutex_unlock(&f->lock);
+	return ret;
+}
+
+/**
+ * axl_metis_xfer() - AXL_METIS_IOCTL_DMA_XFER
+ * @f:    the calling file.
+ * @uarg: struct axl_metis_xfer in user memory.
+ *
+ * Return: 0 once an ASYNC transfer is queued or a SYNC one is done; -EFAULT;
+ * -EINVAL for flags that are not one direction and one mode, a size of 0, a
+ * channel past the last, a range past the attached buffer or card memory,
+ * or nothing attached; -EBUSY while a transfer is in flight on this file;
+ * -ENODEV when the engine's device is gone; -ETIMEDOUT when a SYNC transfer
+ * did not end within 2 s (it still ends later); -EINTR when its wait was
+ * killed.
+ */
+int axl_metis_xfer(struct axl_metis_file *f, void __user *uarg)
+{
+	struct axl_metis_xfer x;
+	long left;
+	int ret;
+
+	if (copy_from_user(&x, uarg, sizeof(x)))
+		return -EFAULT;
+	ret = axl_metis_xfer_check_flags(x.flags);
+	if (ret)
+		return ret;
+	ret = axl_dev_lock();
+	if (ret)
+		return ret;
+	ret = axl_metis_xfer_queue(f, &x);
+	axl_dev_unlock();
+	if (ret || (x.flags & AXL_METIS_XFER_ASYNC))
+		return ret;
+
+	left = wait_for_completion_killable_timeout(&f->done,
+			msecs_to_jiffies(AXL_METIS_SYNC_TIMEOUT_MS));
+	if (left < 0)
+		return -EINTR;
+	if (!left)
+		return -ETIMEDOUT;
+	return READ_ONCE(f->status);
+}
+
+/**
+ * axl_metis_stop() - end the file's transfer and, on @revoke, its attachment
+ * @f:      the file; no ioctl runs on it when called from release.
+ * @revoke: also detach the buffer (release, device removal).
+ *
+ * A transfer still waiting for the eDMA ends with -ECANCELED and copies
+ * nothing; one being copied is waited for. Called with the device lock
+ * held (for writing, from a removal) or after axl_dev_hold().
+ */
+void axl_metis_stop(struct axl_metis_file *f, bool revoke)
+{
+	if (cancel_delayed_work_sync(&f->work))
+		axl_metis_xfer_end(f, -ECANCELED, 0);
+	if (!revoke)
+		return;
+	mutex_lock(&f->lock);
+	if (f->dmabuf)
+		axl_metis_unmap(f);
+	mutex_unlock(&f->lock);
+}
