@@ -20,7 +20,7 @@
  * Every public name is exported here by name, so two modules exporting the same name is a
  * compile error rather than one silently shadowing the other. The groups follow the layers
  * of ARCHITECTURE.md: the core (`lib/core`: shim, errors, dma-bufs, heaps, fences, the axl
- * device, V4L2 and Argus; `lib/metis`: Axelera's `metis.ko` ABI, {@linkcode MetisDevice}),
+ * device, V4L2 and Argus; `lib/core/metis`: Axelera's `metis.ko` ABI, {@linkcode MetisDevice}),
  * the frame path (`lib/frames`), then the sub-modules whose own `mod.ts` picks their public
  * names: `lib/trace`, `lib/verify` (with its reports), `lib/formats`, `lib/caps`,
  * `lib/constraints` and `lib/nvmm`.
@@ -72,7 +72,7 @@ export {
   sameDevice,
   TRANSFER_DIRECTIONS,
   TransferOptions,
-} from "./lib/metis/mod.ts";
+} from "./lib/core/metis/mod.ts";
 export type {
   AttachOptions,
   CardArea,
@@ -87,7 +87,7 @@ export type {
   SegmentSource,
   TransferDirection,
   TransferDone,
-} from "./lib/metis/mod.ts";
+} from "./lib/core/metis/mod.ts";
 export {
   FORMAT_MOD_LINEAR,
   importGeometryFor,

@@ -11,6 +11,14 @@ import { cString, shim } from "./_shim.ts";
 /** Directory the kernel creates heap nodes in. */
 export const HEAP_DIR = "/dev/dma_heap";
 
+/**
+ * The names the kernel gives the CMA heap: a CMA heap takes the name of its area, which is
+ * the reserved-memory node's name when a device tree declares it (`linux,cma` on a Jetson)
+ * and `reserved` for the area made from `cma=` or the Kconfig default. Its buffers are
+ * physically contiguous, and the exporter name of each buffer is the heap's name.
+ */
+export const CMA_HEAP_NAMES: readonly string[] = Object.freeze(["linux,cma", "reserved"]);
+
 /** Options of {@linkcode Heap.allocate}. */
 export interface AllocateOptions {
   /** Name set on the buffer (shows in fdinfo, bufinfo and /proc/<pid>/maps). */

@@ -1,4 +1,4 @@
-// The Metis backend (lib/metis) against axl.ko's Metis-compatible node in the VM
+// The Metis backend (lib/core/metis) against axl.ko's Metis-compatible node in the VM
 // rig: metis.ko's ABI served on metis-sim, on QEMU's edu PCI device behind the
 // Intel IOMMU, and on the platform stand-in (no IOMMU) for the scatter-gather case.
 import assert from "node:assert/strict";

@@ -9,7 +9,7 @@ import { type ImportEdge, importGraph, importsOf, tsFiles } from "./_import_grap
 const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   { name: "ffi", paths: ["ffi/"] },
   { name: "pure data", paths: ["lib/formats/", "lib/nvmm/"] },
-  { name: "core", paths: ["lib/core/", "lib/metis/"] },
+  { name: "core", paths: ["lib/core/"] },
   { name: "trace parse", paths: ["lib/trace/parse/"] },
   { name: "trace capture", paths: ["lib/trace/capture/", "lib/trace/mod.ts"] },
   { name: "frame path", paths: ["lib/frames/"] },

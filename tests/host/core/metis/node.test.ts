@@ -6,7 +6,7 @@ import {
   parseNodeName,
   parsePciAddress,
   sameDevice,
-} from "../../../lib/metis/node.ts";
+} from "../../../../lib/core/metis/node.ts";
 
 Deno.test("parseNodeName() reads both drivers' names in hex, and the platform node", () => {
   assert.deepEqual(parseNodeName("/dev/metis-0-1a-0"), {

@@ -9,10 +9,10 @@
  * @module
  */
 import { z } from "zod";
-import { AxlError, unwrap } from "../core/errors.ts";
-import type { DmaBuf } from "../core/dmabuf.ts";
-import { parseOptions } from "../core/device.ts";
-import { cString, shim } from "../core/_shim.ts";
+import { AxlError, unwrap } from "../errors.ts";
+import type { DmaBuf } from "../dmabuf.ts";
+import { parseOptions } from "../device.ts";
+import { cString, shim } from "../_shim.ts";
 import { type MetisNodeName, metisNodes, nodePathsForPci, parseNodeName } from "./node.ts";
 import { checkSegments, type SegmentCheck, type SegmentProbe } from "./segments.ts";
 import {
@@ -122,7 +122,7 @@ function pciNode(address: string): string {
  *
  * @example Attach a frame, copy it to card memory and back
  * ```ts ignore
- * import { Heap, MetisDevice } from "../../mod.ts";
+ * import { Heap, MetisDevice } from "../../../mod.ts";
  * using card = MetisDevice.open();
  * using frame = Heap.open("system").allocate(1 << 20);
  * card.attach(frame);

@@ -1,9 +1,9 @@
 // checkSegments(): how the Metis backend decides a buffer is one DMA segment before
 // DMA_ATTACH, with the probe replaced (the device tests run the real one).
 import assert from "node:assert/strict";
-import { checkSegments } from "../../../lib/metis/segments.ts";
-import { parseNodeName } from "../../../lib/metis/node.ts";
-import type { DmaBuf } from "../../../lib/core/dmabuf.ts";
+import { checkSegments } from "../../../../lib/core/metis/segments.ts";
+import { parseNodeName } from "../../../../lib/core/metis/node.ts";
+import type { DmaBuf } from "../../../../lib/core/dmabuf.ts";
 
 const node = parseNodeName("/dev/axl-metis-0-0-2")!;
 // checkSegments reads only these three facts of a buffer

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { unwrap } from "../core/errors.ts";
-import { shim } from "../core/_shim.ts";
+import { unwrap } from "../errors.ts";
+import { shim } from "../_shim.ts";
 
 /** What GET_DEV_PROPERTY reports. */
 export interface MetisProperties {

@@ -17,9 +17,9 @@
  *
  * @module
  */
-import { Device } from "../core/device.ts";
-import type { DmaBuf } from "../core/dmabuf.ts";
-import { DEFAULT_HEAPS } from "../constraints/heaps.ts";
+import { Device } from "../device.ts";
+import type { DmaBuf } from "../dmabuf.ts";
+import { CMA_HEAP_NAMES } from "../heap.ts";
 import { type MetisNodeName, sameDevice } from "./node.ts";
 
 /** The smallest page size of the machines axl runs on: one page is one segment. */
@@ -83,7 +83,7 @@ function describe(buf: DmaBuf): string {
  * ```ts ignore
  * import { checkSegments } from "./segments.ts";
  * import { parseNodeName } from "./node.ts";
- * import { Heap } from "../core/heap.ts";
+ * import { Heap } from "../heap.ts";
  * using buf = Heap.open("system").allocate(4096);
  * console.log(checkSegments(buf, parseNodeName("/dev/metis-0-1-0")!).source); // single-page
  * ```
@@ -96,7 +96,7 @@ export function checkSegments(
   if (buf.size <= MIN_PAGE) {
     return { ok: true, source: "single-page", segments: 1, detail: `${describe(buf)} is one page` };
   }
-  if (DEFAULT_HEAPS.some((h) => h.contiguous && h.name === buf.exporter)) {
+  if (CMA_HEAP_NAMES.includes(buf.exporter)) {
     return {
       ok: true,
       source: "contiguous-heap",
