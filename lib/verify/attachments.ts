@@ -37,6 +37,7 @@ export function judgeAttachments(
   bufinfo: BufinfoSummary | { unavailable: string },
   frameInodes: ReadonlySet<number>,
   mapRefs: ReadonlyArray<{ pid: number; inode: number }>,
+  frameInodesFrom = "axl_dmabuf_import",
 ): AttachmentsVerdict {
   if ("unavailable" in bufinfo) {
     return {
@@ -51,6 +52,7 @@ export function judgeAttachments(
   const evidence = {
     samples: bufinfo.samples,
     frame_inodes: frameInodes.size,
+    frame_inodes_from: frameInodesFrom,
     frame_inodes_sampled: sampled.length,
     multi_attach: multi.slice(0, 20).map((x) => ({
       inode: x.inode,
@@ -69,7 +71,7 @@ export function judgeAttachments(
     multi,
   });
   if (frameInodes.size === 0) {
-    return verdict("INCONCLUSIVE", "no frame inode is known (no axl import in the trace)");
+    return verdict("INCONCLUSIVE", `no frame inode is known (none from ${frameInodesFrom})`);
   }
   if (multi.length > 0) {
     const e = multi[0]!;

@@ -46,6 +46,38 @@ export const FAILURE_MODES = {
       "release every import after its fence signalled; closing the device file releases the rest",
     source: "DESIGN Corrections 4 and 8",
   },
+  "import-evidence-missing": {
+    invariant: "I3",
+    symptom: "no source that can count the importer's imports and releases",
+    cause:
+      "the importer has no axl tracepoints (e.g. Axelera's metis.ko) and the kernel has no kprobe " +
+      "events, or they could not be defined",
+    fix:
+      "use a kernel with CONFIG_KPROBE_EVENTS=y (and CONFIG_PROBE_EVENTS_BTF_ARGS=y for inodes), " +
+      "run as root; bufinfo alone shows which buffers were attached, not how often",
+    source: "issue 13 (evidence from whoever imports)",
+  },
+  "importer-never-maps": {
+    invariant: "I3",
+    symptom: "the importing device never mapped a frame buffer",
+    cause:
+      "--importer names another device than the one that imports, or the pipeline never hands " +
+      "frames to the importer",
+    fix:
+      "name the importer as bufinfo prints it (a PCI address such as 0000:01:00.0, vivid.0, vgem): " +
+      "see the devices listed here and in bufinfo_samples.txt",
+    source: "issue 13 (evidence from whoever imports)",
+  },
+  "probe-inode-missing": {
+    invariant: "I3",
+    symptom: "the dma-buf probe events carry no buffer inode",
+    cause:
+      "the kernel cannot name probe arguments through BTF (CONFIG_PROBE_EVENTS_BTF_ARGS, Linux 6.6+)",
+    fix:
+      "count on imports only where the importer maps nothing but frames (metis.ko), or use a kernel " +
+      "with BTF probe arguments",
+    source: "issue 13 (evidence from whoever imports)",
+  },
   "attach-count-one": {
     invariant: "I1",
     symptom: "attachments always == 1 on the frame buffers",

@@ -15,6 +15,7 @@ import {
 import { fieldInt, type ScannedEvent } from "../trace/scanned_event.ts";
 import type { LineSource } from "../trace/lines.ts";
 import { FrameJoin, type FrameJoinOptions } from "./frames.ts";
+import { DmabufProbeFacts } from "./evidence/dmabuf_probes.ts";
 
 /** An `axl_dmabuf_import` or `axl_dmabuf_release` event. */
 export interface AxlBufferEvent {
@@ -73,6 +74,8 @@ export interface TraceFacts {
   completes: AxlJobEvent[];
   /** Fences of facts made by hand, by `context:seqno`. */
   fences: Map<string, FenceLife>;
+  /** The dma-buf kprobe events per importing device, when the trace has any. */
+  dmabuf?: DmabufProbeFacts;
   /** dma_fence_wait_start + dma_fence_wait_end lines (the seed's fence_wait_lines). */
   fenceWaitLines: number;
   /** function_graph calls (entries and leaves) per function. */
@@ -248,6 +251,7 @@ function foldEvent(
       facts.fenceWaitLines++;
       return;
   }
+  if (DmabufProbeFacts.isProbeEvent(name)) (facts.dmabuf ??= new DmabufProbeFacts()).add(name, f);
 }
 
 // Jobs name their fence context `context` (older tracepoints: `ctx`).

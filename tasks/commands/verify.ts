@@ -17,6 +17,9 @@ import { commandWorkload, pidWorkload, type WorkloadSpec } from "../../lib/verif
 import { DEFAULT_ACCEPTED_EXPORTERS } from "../../lib/verify/judge.ts";
 import type { Status } from "../../lib/verify/schema.ts";
 import { parseOptions, printJson, runCommand, UsageError } from "../_cli.ts";
+import { chooseImporter } from "../../lib/verify/evidence/importer.ts";
+import { EVIDENCE_MODES, type EvidenceMode } from "../../lib/verify/evidence/source.ts";
+import { systemAt } from "../../lib/doctor/system.ts";
 
 /** The config file of a command workload (`--config FILE`). */
 const ConfigSchema = z.object({
@@ -71,6 +74,14 @@ Options:
   --accept-exporter E   add an accepted exporter (repeatable; default
                         ${DEFAULT_ACCEPTED_EXPORTERS.join(", ")})
   --threshold PCT       I4 copy-routine threshold in percent self (default 1)
+  --importer DEV        the importing device as bufinfo names it (a PCI address
+                        such as 0000:01:00.0, vivid.0, vgem); default the axl
+                        device, else the Metis bound to Axelera's metis.ko
+  --evidence E          where imports are counted from: auto (default: the best
+                        source: axl tracepoints, kprobes on the dma-buf
+                        functions, bufinfo), axl, or generic (never our
+                        tracepoints)
+  --no-probes           no kprobe events on the dma-buf functions
   --no-graph            no function_graph
   --no-perf             no perf (I4 is then SKIP)
   --json                print result.json instead of the summary
@@ -98,6 +109,9 @@ no device, bad options: the message says what to do).`,
         "bufinfo-interval": { type: "string", default: "20" },
         "accept-exporter": { type: "string", multiple: true },
         threshold: { type: "string", default: "1" },
+        importer: { type: "string" },
+        evidence: { type: "string", default: "auto" },
+        "no-probes": { type: "boolean", default: false },
         "no-graph": { type: "boolean", default: false },
         "no-perf": { type: "boolean", default: false },
         json: { type: "boolean", default: false },
@@ -117,6 +131,12 @@ no device, bad options: the message says what to do).`,
       }
       if (values.mode !== "zero-copy" && values.mode !== "copy") {
         throw new UsageError(`verify: --mode must be zero-copy or copy, got '${values.mode}'`);
+      }
+      const evidence = values.evidence as EvidenceMode;
+      if (!EVIDENCE_MODES.includes(evidence)) {
+        throw new UsageError(
+          `verify: --evidence must be ${EVIDENCE_MODES.join(", ")}, got '${values.evidence}'`,
+        );
       }
       if (values.config && values.pid) {
         throw new UsageError("verify: --config and --pid exclude each other");
@@ -167,6 +187,10 @@ no device, bad options: the message says what to do).`,
             ? `axl verify: no NPU here: builtin workload against the SIMULATED device (${info.engine} on ${info.device}, ${Deno.osRelease()})`
             : `axl verify: builtin workload on ${info.engine} ${info.device}`;
         }
+        const importer = chooseImporter(systemAt("/"), {
+          ...(values.importer !== undefined ? { explicit: values.importer } : {}),
+          ...(info ? { axlDevice: info.device } : {}),
+        });
         console.log(headline);
         const tty = Deno.stderr.isTerminal();
         const { result, artifacts } = await runVerify({
@@ -187,7 +211,9 @@ no device, bad options: the message says what to do).`,
               },
             }
             : {}),
-          judge: { acceptedExporters: accepted, copyThresholdPercent: threshold },
+          importer,
+          probes: !values["no-probes"],
+          judge: { acceptedExporters: accepted, copyThresholdPercent: threshold, evidence },
           onProgress: tty ? (m) => console.error(`  … ${m}`) : undefined,
         });
         if (values.json) {
@@ -196,6 +222,12 @@ no device, bad options: the message says what to do).`,
           const a = result.axl;
           for (const i of Object.values(a.invariants)) {
             console.log(`${i.id} ${i.status.padEnd(12)} ${i.summary}`);
+          }
+          if (a.evidence) {
+            console.log(
+              `evidence: ${a.evidence.source} (importer ${a.evidence.importer ?? "unknown"}: ` +
+                `${a.evidence.importer_reason})`,
+            );
           }
           if (a.latency.count > 0) {
             console.log(

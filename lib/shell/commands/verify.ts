@@ -19,6 +19,8 @@ import { parseCount } from "../args.ts";
 import { CannotRunError, type ShellCommand, UsageError } from "../command.ts";
 import { ExitCode } from "../exit_code.ts";
 import type { Session } from "../session.ts";
+import { chooseImporter } from "../../verify/evidence/importer.ts";
+import { systemAt } from "../../doctor/system.ts";
 
 const EXIT: Record<Status, number> = {
   PASS: ExitCode.Ok,
@@ -203,6 +205,7 @@ export const command: ShellCommand = {
             name: `${info.engine} ${info.device}`,
             simulated: info.caps.includes("simulated"),
           },
+          importer: chooseImporter(systemAt("/"), { axlDevice: info.device }),
           judge: { acceptedExporters: accepted, copyThresholdPercent: threshold },
           onProgress: (m) => ctx.note(`… ${m}`),
         });
