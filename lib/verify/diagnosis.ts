@@ -135,10 +135,23 @@ export const FAILURE_MODES = {
   },
   "perf-few-samples": {
     invariant: "I4",
-    symptom: "too few perf samples to judge a 1% share",
-    cause: "the run was too short for the sampling rate",
+    symptom: "too few perf samples for the threshold to mean something",
+    cause:
+      "the run was too short for the sampling rate: a routine at the threshold must hold at least " +
+      "10 samples (1 000 samples for 1%)",
     fix: "run more frames (--frames) or a longer --duration",
     source: "this tool",
+  },
+  "perf-unsymbolized": {
+    invariant: "I4",
+    symptom: "samples without a symbol reach the copy threshold in a DSO",
+    cause:
+      "the binary is stripped or runs JIT code: a copy routine inlined or unnamed there would not be " +
+      "seen by name",
+    fix:
+      "install debug symbols for that DSO (e.g. the -dbgsym package) or record with --call-graph " +
+      "dwarf; a JIT runtime's perf map (/tmp/perf-PID.map) names its code",
+    source: "issue 13 (truthful details)",
   },
   "trace-lost-events": {
     invariant: "trace",

@@ -8,11 +8,9 @@
  * @module
  */
 import { AXELERA_VENDOR, listPci, METIS_SIM_DRIVER } from "../../doctor/pci.ts";
+import { METIS_KO_PCI_DRIVER } from "../../doctor/metis_ko.ts";
 import type { SystemView } from "../../doctor/system.ts";
 import type { ImporterRecord } from "./source.ts";
-
-/** The PCI driver name Axelera's metis.ko registers (not ours: ours is `axl-metis-sim`). */
-export const METIS_KO_PCI_DRIVER = "axl";
 
 /**
  * Chooses the importer: `explicit` (from `--importer`) when given, else `axlDevice` (the
