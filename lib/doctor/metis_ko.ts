@@ -91,13 +91,11 @@ export function checkMetisKo(ctx: DoctorContext): CheckResult[] {
   }
   for (const fn of m.functions) out.push(functionCheck(ctx, fn));
   out.push(
-    m.nodes.length > 0
-      ? ok("metis.nodes", m.nodes.join(", "))
-      : warn(
-        "metis.nodes",
-        "no /dev/metis-* node",
-        "metis.ko creates /dev/metis-<domain>-<bus>-<slot> per card: check udev and dmesg",
-      ),
+    m.nodes.length > 0 ? ok("metis.nodes", m.nodes.join(", ")) : warn(
+      "metis.nodes",
+      "no /dev/metis-* node",
+      "metis.ko creates /dev/metis-<domain>-<bus>-<slot> per card: check udev and dmesg",
+    ),
   );
   out.push(warn(
     "metis.zero-copy",
@@ -117,7 +115,9 @@ function functionCheck(ctx: DoctorContext, fn: PciFunction): CheckResult {
   const want = `${ctx.expect.linkGTs.toFixed(1)} GT/s x${ctx.expect.linkWidth}`;
   const speed = parseLinkSpeed(fn.linkSpeed);
   const width = Number(fn.linkWidth);
-  const link = fn.linkSpeed === undefined ? "no link attributes" : `${fn.linkSpeed} x${fn.linkWidth}`;
+  const link = fn.linkSpeed === undefined
+    ? "no link attributes"
+    : `${fn.linkSpeed} x${fn.linkWidth}`;
   const group = fn.iommuGroup !== undefined ? `IOMMU group ${fn.iommuGroup}` : "no IOMMU group";
   const what = `${fn.address} bound to metis.ko: link ${link} (want ${want}), ${group}`;
   if (speed === undefined || !(width >= ctx.expect.linkWidth) || speed < ctx.expect.linkGTs) {

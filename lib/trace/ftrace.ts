@@ -147,7 +147,8 @@ export interface FtraceParseOptions {
 const EVENT_RE =
   /^\s*(.+?)-(\d+)\s+(?:\(\s*(\d+|-+)\)\s+)?\[(\d+)\]\s+(.*?)\s*(\d+(?:\.\d+)?):\s+([^\s:]+):(?:\s(.*))?$/;
 // The start of another event line inside an event's body: `task-pid [cpu] … ts:`.
-const LOST_NEWLINE_RE = /(?:^|\s)\S+-\d+\s+(?:\(\s*[\d-]+\)\s+)?\[\d{3,}\]\s+(?:\S+\s+)?\d+\.\d+:\s/;
+const LOST_NEWLINE_RE =
+  /(?:^|\s)\S+-\d+\s+(?:\(\s*[\d-]+\)\s+)?\[\d{3,}\]\s+(?:\S+\s+)?\d+\.\d+:\s/;
 const LOST_RE = /^CPU:(\d+) \[LOST (?:(\d+) )?EVENTS\]$/;
 const STARTED_RE = /^#{3,}\s*CPU (\d+) buffer started\s*#*$/;
 const GRAPH_HEAD_RE = /^\s*(?:(\d+(?:\.\d+)?)\s+\|\s+)?(\d+)\)(.*)$/;

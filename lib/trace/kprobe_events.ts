@@ -93,7 +93,9 @@ export function dmabufProbeDefinitions(
     detach ? "" : "dma_buf_detach",
   ].filter(Boolean);
   if (missing.length > 0) {
-    return { unavailable: `cannot probe ${missing.join(", ")} (not in the kernel's function list)` };
+    return {
+      unavailable: `cannot probe ${missing.join(", ")} (not in the kernel's function list)`,
+    };
   }
   const line = (kind: DmabufProbeKind, fn: string, args: string[], ino?: string) => ({
     kind,

@@ -152,7 +152,9 @@ export function judgeCopies(
     const top = over[0]!;
     return verdict(
       "FAIL",
-      `${top.symbol} at ${round(top.selfPercent)}% self (threshold ${threshold}%, failing at or above)`,
+      `${top.symbol} at ${
+        round(top.selfPercent)
+      }% self (threshold ${threshold}%, failing at or above)`,
       diagnosis(
         "memcpy-hot",
         over.map((c) =>

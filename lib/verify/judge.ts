@@ -143,7 +143,10 @@ export interface JudgeInput {
  *   environment: { kernel: "6.12", preemptRt: false, machine: "x86_64", device: "", simulated: true,
  *     tracers: [], pmu: false },
  * });
- * if (r.pass || r.axl.invariants.I3.status !== "FAIL") throw new Error();
+ * // No axl tracepoints, no probes, no importer: no evidence of imports, which is not a FAIL.
+ * if (r.pass || r.axl.invariants.I3.status !== "SKIP" || r.axl.evidence?.source !== "none") {
+ *   throw new Error();
+ * }
  * ```
  */
 export function judge(input: JudgeInput): VerifyResult {
@@ -210,7 +213,6 @@ export function judge(input: JudgeInput): VerifyResult {
   i2.invariant.source = axl && join.exporterOf.size > 0 ? "axl-tracepoints" : "bufinfo";
   i3.invariant.source = ev.source;
   i4.invariant.source = "perf";
-
 
   const latency = latencyOf(frames);
   const slowMs = o.slowFenceMs ?? 50;

@@ -73,7 +73,9 @@ Deno.test("runVerify() zero-copy builtin on a vivid frame: PASS, all four invari
   assert.equal(g.detail.imports, r.detail.imports, "kprobes count the imports the tracepoint did");
   assert.equal(g.detail.releases, r.detail.releases);
   assert.deepEqual(g.detail.multi_attach_inodes, r.detail.multi_attach_inodes);
-  console.log(`verify zero-copy, --evidence generic: ${g.axl.status} (${g.axl.invariants.I3.summary})`);
+  console.log(
+    `verify zero-copy, --evidence generic: ${g.axl.status} (${g.axl.invariants.I3.summary})`,
+  );
 });
 
 Deno.test("runVerify() copy mode: FAIL on I4 naming the copy routine", async () => {
@@ -130,35 +132,47 @@ Deno.test("TraceSession on the top-level buffer restores every file it changed",
   assert.deepEqual(after, before, "every other file exactly as found");
 });
 
-for (const [sig, topLevel] of [["SIGINT", false], ["SIGTERM", false], ["SIGINT", true]] as const) {
-  Deno.test(`TraceSession: ${sig} during capture${topLevel ? " on the top-level buffer" : ""} leaves tracefs exactly as found`, async () => {
-    const before = tracefsState();
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--allow-all",
-        new URL("./verify/_interrupt_child.ts", import.meta.url).pathname,
-      ],
-      stdout: "piped",
-      stderr: "piped",
-      env: { AXL_TOP_LEVEL: topLevel ? "1" : "0" },
-    }).spawn();
-    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let out = "";
-    while (!out.includes("READY")) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      out += value;
-    }
-    assert.match(out, /READY/);
-    assert.notDeepEqual(tracefsState(), before, "the session changed tracefs while running");
-    child.kill(sig);
-    const status = await child.status;
-    reader.releaseLock();
-    await child.stdout.cancel().catch(() => {});
-    const err = await new Response(child.stderr).text();
-    assert.equal(status.code, sig === "SIGINT" ? 130 : 143, err);
-    if (topLevel) assert.deepEqual(expandedKb(tracefsState()), expandedKb(before));
-    else assert.deepEqual(tracefsState(), before);
-  });
+for (
+  const [sig, topLevel, probes] of [
+    ["SIGINT", false, false],
+    ["SIGTERM", false, false],
+    ["SIGINT", true, false],
+    ["SIGINT", false, true],
+  ] as const
+) {
+  Deno.test(
+    `TraceSession: ${sig} during capture${topLevel ? " on the top-level buffer" : ""}${
+      probes ? " with the dma-buf kprobe events" : ""
+    } leaves tracefs exactly as found`,
+    async () => {
+      const before = tracefsState();
+      const child = new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--allow-all",
+          new URL("./verify/_interrupt_child.ts", import.meta.url).pathname,
+        ],
+        stdout: "piped",
+        stderr: "piped",
+        env: { AXL_TOP_LEVEL: topLevel ? "1" : "0", AXL_PROBES: probes ? "1" : "0" },
+      }).spawn();
+      const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      let out = "";
+      while (!out.includes("READY")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        out += value;
+      }
+      assert.match(out, probes ? /READY .* probes=4/ : /READY .* probes=0/);
+      assert.notDeepEqual(tracefsState(), before, "the session changed tracefs while running");
+      child.kill(sig);
+      const status = await child.status;
+      reader.releaseLock();
+      await child.stdout.cancel().catch(() => {});
+      const err = await new Response(child.stderr).text();
+      assert.equal(status.code, sig === "SIGINT" ? 130 : 143, err);
+      if (topLevel) assert.deepEqual(expandedKb(tracefsState()), expandedKb(before));
+      else assert.deepEqual(tracefsState(), before);
+    },
+  );
 }

@@ -44,9 +44,7 @@ export function chooseImporter(
   if (ours) {
     return { name: ours, axl: true, reason: "the axl device (axl.ko, PCI driver axl-metis-sim)" };
   }
-  const metis = fns.filter((f) =>
-    f.vendor === AXELERA_VENDOR && f.driver === METIS_KO_PCI_DRIVER
-  );
+  const metis = fns.filter((f) => f.vendor === AXELERA_VENDOR && f.driver === METIS_KO_PCI_DRIVER);
   if (metis.length > 0) {
     const more = metis.length > 1
       ? ` (first of ${metis.length}: ${metis.map((f) => f.address).join(", ")}; ` +

@@ -7,7 +7,7 @@ import { checkMetisKo, findMetisKo } from "../../../lib/doctor/metis_ko.ts";
 import { checkNpuPci } from "../../../lib/doctor/pci.ts";
 import { runDoctor } from "../../../lib/doctor/run.ts";
 import { chooseImporter } from "../../../lib/verify/evidence/importer.ts";
-import { type Override, overlay, statuses, vmContext } from "./_helpers.ts";
+import { overlay, type Override, statuses, vmContext } from "./_helpers.ts";
 
 const CARD = "/sys/bus/pci/devices/0004:01:00.0";
 
@@ -61,8 +61,14 @@ Deno.test("checkMetisKo() names Axelera's driver, its functions, nodes, link and
     "metis.zero-copy": "warn",
   });
   assert.match(r[0]!.message, /^metis\.ko 1\.4\.2 is loaded \(Axelera's driver, not axl's/);
-  assert.match(r[1]!.message, /0004:01:00\.0 bound to metis\.ko: link 8\.0 GT\/s PCIe x4 .*IOMMU group 5/);
-  assert.match(r[3]!.message, /first scatterlist segment.*IOVA-contiguous.*one imported buffer per open file/);
+  assert.match(
+    r[1]!.message,
+    /0004:01:00\.0 bound to metis\.ko: link 8\.0 GT\/s PCIe x4 .*IOMMU group 5/,
+  );
+  assert.match(
+    r[3]!.message,
+    /first scatterlist segment.*IOVA-contiguous.*one imported buffer per open file/,
+  );
   assert.match(r[3]!.fix!, /axl verify --importer 0004:01:00\.0/);
   // pci.ts's own NPU check says whose driver "axl" is.
   assert.match(checkNpuPci(ctx)[0]!.message, /driver axl \(Axelera's metis\.ko\)$/);
@@ -100,11 +106,14 @@ Deno.test("chooseImporter() takes the axl device, else metis.ko's function, else
   assert.match(metis.reason, /Axelera's metis\.ko/);
   // Both loaded: ours is the default, the card is one --importer away.
   assert.equal(chooseImporter(jetsonWithMetis({ withAxl: true }).sys, {}).axl, true);
-  assert.deepEqual(chooseImporter(jetsonWithMetis({ withAxl: true }).sys, { explicit: "0004:01:00.0" }), {
-    name: "0004:01:00.0",
-    axl: false,
-    reason: "--importer",
-  });
+  assert.deepEqual(
+    chooseImporter(jetsonWithMetis({ withAxl: true }).sys, { explicit: "0004:01:00.0" }),
+    {
+      name: "0004:01:00.0",
+      axl: false,
+      reason: "--importer",
+    },
+  );
   const bare = vmContext({
     overrides: { "/sys/bus/pci/devices/0000:00:02.0/driver": { remove: true } },
   });

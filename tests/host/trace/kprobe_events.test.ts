@@ -24,7 +24,7 @@ Deno.test("dmabufProbeDefinitions() on 6.12 probes the inner functions once, wit
   assert.equal(
     defs[1]!.withInode,
     "p:axl_kp_1/axl_kp_map dma_buf_map_attachment att=$arg1:x64 buf=+0($arg1):x64 " +
-      'dev=+0(+0(+8($arg1))):string dir=$arg2:s32 ino=attach->dmabuf->file->f_inode->i_ino',
+      "dev=+0(+0(+8($arg1))):string dir=$arg2:s32 ino=attach->dmabuf->file->f_inode->i_ino",
   );
   assert.equal(
     defs[0]!.plain,
@@ -36,7 +36,12 @@ Deno.test("dmabufProbeDefinitions() on 6.12 probes the inner functions once, wit
 
 Deno.test("dmabufProbeDefinitions() on a 5.15-like kernel: no BTF inode, dma_buf_attach when it is the only one", () => {
   const defs = dmabufProbeDefinitions("g", {
-    functions: new Set(["dma_buf_attach", "dma_buf_detach", "dma_buf_map_attachment", "dma_buf_unmap_attachment"]),
+    functions: new Set([
+      "dma_buf_attach",
+      "dma_buf_detach",
+      "dma_buf_map_attachment",
+      "dma_buf_unmap_attachment",
+    ]),
     argAccess: true,
     btfArgs: false,
     arch: "aarch64",
@@ -47,7 +52,12 @@ Deno.test("dmabufProbeDefinitions() on a 5.15-like kernel: no BTF inode, dma_buf
 });
 
 Deno.test("dmabufProbeDefinitions() falls back to argument registers, and says why it cannot", () => {
-  const arm = dmabufProbeDefinitions("g", { ...k612, argAccess: false, btfArgs: false, arch: "aarch64" });
+  const arm = dmabufProbeDefinitions("g", {
+    ...k612,
+    argAccess: false,
+    btfArgs: false,
+    arch: "aarch64",
+  });
   assert.ok(Array.isArray(arm));
   assert.match(arm[1]!.plain, /att=%x0:x64 .* dir=%x1:s32$/);
   const x86 = dmabufProbeDefinitions("g", { ...k612, argAccess: false, arch: "x86_64" });
@@ -60,7 +70,8 @@ Deno.test("dmabufProbeDefinitions() falls back to argument registers, and says w
   assert.deepEqual(
     dmabufProbeDefinitions("g", { ...k612, functions: new Set(["dma_buf_attach"]) }),
     {
-      unavailable: "cannot probe dma_buf_map_attachment, dma_buf_unmap_attachment, dma_buf_detach " +
+      unavailable:
+        "cannot probe dma_buf_map_attachment, dma_buf_unmap_attachment, dma_buf_detach " +
         "(not in the kernel's function list)",
     },
   );

@@ -33,7 +33,10 @@ Deno.test("a line whose newline was lost is counted as not understood, not folde
 Deno.test("a [ddd] inside a quoted value or a short [n] is not taken for a lost newline", async () => {
   const quoted =
     '            deno-226     [000] .....    41.000000: axl_kp_map: (dma_buf_map_attachment+0x4/0xe0) att=0x1 buf=0x2 dev="x [000] y" dir=1';
-  const facts = await readTraceFacts([`${quoted}\n`, `${IMPORT.replace("size=4", "size=4 [1]")}\n`]);
+  const facts = await readTraceFacts([
+    `${quoted}\n`,
+    `${IMPORT.replace("size=4", "size=4 [1]")}\n`,
+  ]);
   assert.equal(facts.unparsed, 0);
   assert.equal(facts.dmabuf?.devices.get("x [000] y")?.maps, 1);
   assert.equal(facts.join?.imports, 1);

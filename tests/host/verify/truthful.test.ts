@@ -29,7 +29,11 @@ Deno.test("judgeAttachments() passes an allocator's buffer only with two distinc
       .invariant.status,
     "PASS",
   );
-  const twice = judgeAttachments(sample("system", ["0000:00:02.0", "0000:00:02.0"]), new Set([9]), []);
+  const twice = judgeAttachments(
+    sample("system", ["0000:00:02.0", "0000:00:02.0"]),
+    new Set([9]),
+    [],
+  );
   assert.equal(twice.invariant.status, "FAIL", "one device attached twice is one device");
   assert.equal(twice.invariant.evidence.max_devices, 1);
   assert.match(twice.invariant.summary, /at most 1 distinct device/);
@@ -68,14 +72,21 @@ function perf(samples: number, shares: Array<[string, string, number, string?]>)
     symbols,
     copyRoutines,
     copyPercent: copyRoutines.reduce((a, s) => a + s.selfPercent, 0),
-    unknownSamples: symbols.filter((s) => s.symbol === "[unknown]").reduce((a, s) => a + s.samples, 0),
+    unknownSamples: symbols.filter((s) => s.symbol === "[unknown]").reduce(
+      (a, s) => a + s.samples,
+      0,
+    ),
   };
 }
 
 const ev = (summary: PerfSummary) => ({ summary, event: "cpu-clock", reason: "test" });
 
 Deno.test("judgeCopies() fails a copy routine at exactly the threshold (>=)", () => {
-  const at = judgeCopies(ev(perf(5000, [["memcpy", "libc.so.6", 1, "memcpy"], ["main", "app", 99]])), 1, 100);
+  const at = judgeCopies(
+    ev(perf(5000, [["memcpy", "libc.so.6", 1, "memcpy"], ["main", "app", 99]])),
+    1,
+    100,
+  );
   assert.equal(at.invariant.status, "FAIL");
   assert.match(at.invariant.summary, /failing at or above/);
   assert.equal(at.invariant.evidence.comparison, "self_percent >= threshold_percent fails");
