@@ -3,12 +3,14 @@
  * bufinfo samples, perf shares, workload stats) to the verdict and `result.json`. Each
  * invariant has its own module; this one handles lost events and composes the result:
  *
- * - I1 some frame inode had ≥ 2 attached devices in a bufinfo sample taken during the run
+ * - I1 some frame buffer was shared by two devices in a bufinfo sample taken during the run
  *   (`attachments.ts`);
  * - I2 the exporter of those inodes is in the accepted set (`exporter.ts`);
- * - I3 imports equal frames submitted, and releases balance imports (`accounting.ts`);
- * - I4 no copy routine above the self-share threshold (1%) in the workload's processes
- *   (`copies.ts`).
+ * - I3 imports equal frames submitted, and releases balance imports, counted from the best
+ *   evidence of the importing device's imports (`evidence/source.ts`: our tracepoints in
+ *   `accounting.ts`, else `evidence/importer_accounting.ts`);
+ * - I4 no copy routine at or above the self-share threshold (1%) in the workload's
+ *   processes (`copies.ts`).
  *
  * Lost trace events make every trace-derived verdict INCONCLUSIVE, never PASS. A missing
  * capability is SKIP. The run passes only when all four pass.

@@ -47,10 +47,11 @@ Captures a private tracefs instance (dma_fence:*, axl:*, function_graph on the
 dma-buf functions), samples debugfs dma_buf/bufinfo, scans the workload's
 /dmabuf: map refs and records perf call graphs while a workload runs, then
 judges four invariants:
-  I1 a frame buffer had >= 2 attached devices during the run
+  I1 a frame buffer was shared by two devices during the run
   I2 its exporter is in the accepted set
-  I3 imports equal frames submitted and releases balance
-  I4 no CPU copy routine above the threshold (default 1% self)
+  I3 imports equal frames submitted and releases balance (counted from the
+     axl tracepoints, else kprobes on the dma-buf functions, else bufinfo)
+  I4 no CPU copy routine at or above the threshold (default 1% self)
 tracefs is restored afterwards, also on errors and Ctrl-C. Needs root.
 
 Workload (one of):
