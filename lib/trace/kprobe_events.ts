@@ -202,6 +202,7 @@ export function installDmabufProbes(
   if (!/^\w+$/.test(group)) throw new RangeError(`installDmabufProbes(): bad group ${group}`);
   const kernel = probeKernel(tracefs);
   if ("unavailable" in kernel) return kernel;
+  removeStaleProbes(tracefs);
   const defs = dmabufProbeDefinitions(group, kernel);
   if (!Array.isArray(defs)) return defs;
   const path = `${tracefs}/kprobe_events`;
@@ -277,6 +278,30 @@ export function removeDmabufProbes(tracefs: string, group: string): void {
       `removing kprobe events failed (${errors.join("; ")}): ` +
         `disable them and run: echo '-:${group}/<event>' >> ${tracefs}/kprobe_events`,
     );
+  }
+}
+
+/**
+ * Removes the probe groups of runs that died without cleaning up (`axl_kp_<pid>` of a pid
+ * that no longer exists). Best effort: a group still enabled somewhere stays.
+ */
+function removeStaleProbes(tracefs: string): void {
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(`${tracefs}/events`)];
+  } catch {
+    return;
+  }
+  for (const e of entries) {
+    const m = /^axl_kp_(\d+)$/.exec(e.name);
+    if (!m || Number(m[1]) === Deno.pid) continue;
+    try {
+      Deno.statSync(`/proc/${m[1]}`);
+      continue;
+    } catch { /* the run is gone */ }
+    try {
+      removeDmabufProbes(tracefs, e.name);
+    } catch { /* enabled in a leftover instance: leave it */ }
   }
 }
 

@@ -16,7 +16,9 @@ export const FAILURE_MODES = {
     invariant: "I3",
     symptom: "tracefs has no axl:* events",
     cause: "the axl module is not loaded, or was built without its tracepoints",
-    fix: "lsmod | grep axl; load it (insmod axl.ko or modprobe axl); check events/axl/ in tracefs",
+    fix:
+      "lsmod | grep axl; load it (insmod axl.ko or modprobe axl); check events/axl/ in tracefs; " +
+      "for another importer (e.g. Axelera's metis.ko) use --evidence auto or generic",
     source: "seed 000 (axl_dmabuf_import never fires)",
   },
   "axl-import-never-fires": {

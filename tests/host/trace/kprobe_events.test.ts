@@ -2,7 +2,12 @@
 // BTF probe arguments (the VM rig, where every line below was accepted), 5.15 without them,
 // and kernels without $argN where the argument registers stand in.
 import assert from "node:assert/strict";
-import { dmabufProbeDefinitions, type ProbeKernel } from "../../../lib/trace/kprobe_events.ts";
+import {
+  dmabufProbeDefinitions,
+  installDmabufProbes,
+  type ProbeKernel,
+  removeDmabufProbes,
+} from "../../../lib/trace/kprobe_events.ts";
 
 const FUNCS_612 = new Set(
   // available_filter_functions of Debian's 6.12.117 in the VM rig
@@ -75,4 +80,36 @@ Deno.test("dmabufProbeDefinitions() falls back to argument registers, and says w
         "(not in the kernel's function list)",
     },
   );
+});
+
+Deno.test("installDmabufProbes() writes the BTF lines and removes the groups of dead runs", async () => {
+  // A stand-in tracefs: kprobe_events is a plain file here, so writes append and never fail.
+  const root = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${root}/kprobe_events`, "");
+    await Deno.writeTextFile(`${root}/README`, "$arg<N>, <argname>[->field[->field|.field...]],\n");
+    await Deno.writeTextFile(
+      `${root}/available_filter_functions`,
+      [...FUNCS_612].join("\n") + "\n",
+    );
+    const dead = new Deno.Command("true").spawn();
+    await dead.status;
+    await Deno.mkdir(`${root}/events/axl_kp_${dead.pid}/axl_kp_map`, { recursive: true });
+    const p = installDmabufProbes(root, "axl_kp_test");
+    assert.ok(!("unavailable" in p));
+    assert.equal(p.inode, true);
+    assert.deepEqual(p.events, [
+      "axl_kp_test:axl_kp_attach",
+      "axl_kp_test:axl_kp_map",
+      "axl_kp_test:axl_kp_unmap",
+      "axl_kp_test:axl_kp_detach",
+    ]);
+    const written = (await Deno.readTextFile(`${root}/kprobe_events`)).trim().split("\n");
+    assert.equal(written[0], `-:axl_kp_${dead.pid}/axl_kp_map`, "the dead run's group goes first");
+    assert.deepEqual(written.slice(1), p.definitions);
+    assert.ok(written.slice(1).every((l) => / ino=/.test(l)));
+    removeDmabufProbes(root, "axl_kp_test"); // no events/ dirs: nothing to remove, no error
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 });
