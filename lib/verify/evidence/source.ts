@@ -103,31 +103,7 @@ export function selectEvidence(i: SourceInputs): FrameEvidence {
   if (!i.probes || "unavailable" in i.probes) {
     passedOver.push(`kprobes: ${i.probes ? i.probes.unavailable : "not defined in this capture"}`);
   } else {
-    const use = i.dmabuf?.devices.get(name);
-    const fromProbes = use && i.probes.inode ? [...use.mapsByInode.keys()] : [];
-    const frames = i.workloadInodes.size > 0
-      ? fromProbes.filter((x) => i.workloadInodes.has(x))
-      : fromProbes;
-    if (frames.length > 0 || !use || !i.probes.inode) {
-      const fromBufinfo = frames.length === 0 ? attachedTo(i.bufinfo, name) : [];
-      return {
-        ...base,
-        source: "kprobes",
-        frameInodes: new Set(frames.length > 0 ? frames : fromBufinfo),
-        frameInodesFrom: frames.length > 0
-          ? `inodes ${name} mapped (kprobes${
-            i.workloadInodes.size > 0 ? ", the workload's frames" : ""
-          })`
-          : `bufinfo buffers with ${name} attached (the probes carry no inode)`,
-        ...(use ? { use } : {}),
-      };
-    }
-    return {
-      ...base,
-      source: "kprobes",
-      frameInodesFrom: `inodes ${name} mapped that are the workload's frames (none)`,
-      use,
-    };
+    return { ...base, ...probeFrames(i, name, i.probes.inode) };
   }
   if ("unavailable" in i.bufinfo) {
     passedOver.push(`bufinfo: ${i.bufinfo.unavailable}`);
@@ -138,6 +114,45 @@ export function selectEvidence(i: SourceInputs): FrameEvidence {
     source: "bufinfo",
     frameInodes: new Set(attachedTo(i.bufinfo, name)),
     frameInodesFrom: `bufinfo buffers with ${name} attached`,
+  };
+}
+
+/** The frames of the kprobes source: inodes the importer mapped, else bufinfo's. */
+function probeFrames(
+  i: SourceInputs,
+  name: string,
+  inodes: boolean,
+): Pick<FrameEvidence, "source" | "frameInodes" | "frameInodesFrom" | "use"> {
+  const use = i.dmabuf?.devices.get(name);
+  const workload = i.workloadInodes.size > 0;
+  const mapped = use && inodes
+    ? [...use.mapsByInode.keys()].filter((x) => !workload || i.workloadInodes.has(x))
+    : [];
+  const withUse = use ? { use } : {};
+  if (mapped.length > 0) {
+    return {
+      source: "kprobes",
+      frameInodes: new Set(mapped),
+      frameInodesFrom: `inodes ${name} mapped (kprobes${
+        workload ? ", the workload's frames" : ""
+      })`,
+      ...withUse,
+    };
+  }
+  const why = !inodes ? "the probes carry no inode" : !use ? `${name} mapped nothing` : undefined;
+  if (why) {
+    return {
+      source: "kprobes",
+      frameInodes: new Set(attachedTo(i.bufinfo, name)),
+      frameInodesFrom: `bufinfo buffers with ${name} attached (${why})`,
+      ...withUse,
+    };
+  }
+  return {
+    source: "kprobes",
+    frameInodes: new Set(),
+    frameInodesFrom: `inodes ${name} mapped that are the workload's frames (none)`,
+    ...withUse,
   };
 }
 
