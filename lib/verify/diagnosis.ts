@@ -151,8 +151,9 @@ export const FAILURE_MODES = {
       "the binary is stripped or runs JIT code: a copy routine inlined or unnamed there would not be " +
       "seen by name",
     fix:
-      "install debug symbols for that DSO (e.g. the -dbgsym package) or record with --call-graph " +
-      "dwarf; a JIT runtime's perf map (/tmp/perf-PID.map) names its code",
+      "install debug symbols for that DSO (e.g. Debian's -dbgsym package) so that perf names its " +
+      "code; for JIT code, keep the runtime's perf map (/tmp/perf-PID.map) readable when perf script " +
+      "runs",
     source: "issue 13 (truthful details)",
   },
   "trace-lost-events": {
