@@ -48,7 +48,8 @@ to, fence timeline, capabilities and per-file limits.`,
 export function infoText(info: DeviceInfo): string {
   return [
     `device    ${info.path}`,
-    `driver    ${info.driver} (ABI ${info.abiVersion})`,
+    // Only our axl.ko answers GET_INFO; say so, as Axelera's metis.ko's PCI driver is also "axl".
+    `driver    ${info.driver} (ABI ${info.abiVersion}; axl.ko, not Axelera's metis.ko)`,
     `engine    ${info.engine}`,
     `attaches  ${info.device}`,
     `timeline  ${info.timeline}`,

@@ -8,6 +8,13 @@
  * @module
  */
 import type { DeviceInfo } from "../core/device.ts";
+import { systemAt } from "../doctor/system.ts";
+import { chooseImporter } from "../verify/evidence/importer.ts";
+import {
+  EVIDENCE_MODES,
+  type EvidenceMode,
+  type ImporterRecord,
+} from "../verify/evidence/source.ts";
 import { DEFAULT_ACCEPTED_EXPORTERS } from "../verify/judge.ts";
 import type { VerifyRunOptions } from "../verify/run.ts";
 import type { Status, VerifyResult } from "../verify/schema.ts";
@@ -20,10 +27,11 @@ const CLI_DETAILS = `Captures a private tracefs instance (dma_fence:*, axl:*, fu
 dma-buf functions), samples debugfs dma_buf/bufinfo, scans the workload's
 /dmabuf: map refs and records perf call graphs while a workload runs, then
 judges four invariants:
-  I1 a frame buffer had >= 2 attached devices during the run
+  I1 a frame buffer was shared by two devices during the run
   I2 its exporter is in the accepted set
-  I3 imports equal frames submitted and releases balance
-  I4 no CPU copy routine above the threshold (default 1% self)
+  I3 imports equal frames submitted and releases balance (counted from the
+     axl tracepoints, else kprobes on the dma-buf functions, else bufinfo)
+  I4 no CPU copy routine at or above the threshold (default 1% self)
 tracefs is restored afterwards, also on errors and Ctrl-C. Needs root.
 
 Workload (one of):
@@ -110,6 +118,22 @@ export const verifySpec: CommandSpec = {
       description: "bufinfo sampling interval",
       default: "20",
     },
+    importer: {
+      type: "string",
+      arg: "DEV",
+      description: "the importing device as bufinfo names it (a PCI address such\n" +
+        "as 0000:01:00.0, vivid.0, vgem); default the axl device, else\n" +
+        "the Metis bound to Axelera's metis.ko",
+    },
+    evidence: {
+      type: "string",
+      arg: "E",
+      description: "where imports are counted from: auto (the best source: axl\n" +
+        "tracepoints, kprobes on the dma-buf functions, bufinfo), axl,\n" +
+        "or generic (never our tracepoints)",
+      default: "auto",
+    },
+    "no-probes": { type: "boolean", description: "no kprobe events on the dma-buf functions" },
     "no-graph": { type: "boolean", description: "no function_graph (faster to set up)" },
     "no-perf": { type: "boolean", description: "no perf (I4 is then SKIP)" },
     json: { type: "boolean", description: "print result.json instead of the summary", only: "cli" },
@@ -154,8 +178,10 @@ export interface VerifyPlan {
   frames: number;
   /** zero-copy, or the copy negative control. */
   mode: WorkloadMode;
-  /** The capture and judge options runVerify takes (without the workload). */
-  run: Omit<VerifyRunOptions, "workload" | "headline">;
+  /** `--importer`, when given (else the importer is chosen from the machine). */
+  importer?: string;
+  /** The capture and judge options runVerify takes (without the workload and importer). */
+  run: Omit<VerifyRunOptions, "workload" | "headline" | "importer">;
 }
 
 /**
@@ -177,15 +203,30 @@ export function verifyPlan(args: ParsedArgs): VerifyPlan {
     throw new UsageError("verify: --threshold must be in (0, 100]");
   }
   const accepted = listOption(args, "accept-exporter").flatMap((e) => e.split(",")).filter(Boolean);
+  const evidence = (stringOption(args, "evidence") ?? "auto") as EvidenceMode;
+  if (!EVIDENCE_MODES.includes(evidence)) {
+    throw new UsageError(
+      `verify: --evidence must be ${EVIDENCE_MODES.join(", ")}, got '${evidence}'`,
+    );
+  }
+  const importer = stringOption(args, "importer");
+  if (importer !== undefined && (!importer.trim() || /\s/.test(importer))) {
+    throw new UsageError(
+      `verify: --importer must be a device name as bufinfo prints it (e.g. 0000:01:00.0, ` +
+        `vgem), got '${importer}'`,
+    );
+  }
   const interval = stringOption(args, "bufinfo-interval");
   const bufferKb = stringOption(args, "buffer-kb");
   return {
     frames,
     mode,
+    ...(importer !== undefined ? { importer } : {}),
     run: {
       artifacts: stringOption(args, "artifacts") ?? "artifacts/verify",
       graph: args.values["no-graph"] !== true,
       perf: args.values["no-perf"] !== true,
+      probes: args.values["no-probes"] !== true,
       ...(interval !== undefined
         ? { bufinfoIntervalMs: intOption("verify", "bufinfo-interval", interval, 0) }
         : {}),
@@ -195,9 +236,26 @@ export function verifyPlan(args: ParsedArgs): VerifyPlan {
       judge: {
         acceptedExporters: [...DEFAULT_ACCEPTED_EXPORTERS, ...accepted],
         copyThresholdPercent: threshold,
+        evidence,
       },
     },
   };
+}
+
+/**
+ * The device whose imports verify counts: `--importer`, else the axl device `axlDevice`
+ * (as bufinfo names it), else the Metis function bound to Axelera's metis.ko.
+ *
+ * @example
+ * ```ts ignore
+ * const importer = verifyImporter(plan, dev.info().device);
+ * ```
+ */
+export function verifyImporter(plan: VerifyPlan, axlDevice?: string): ImporterRecord {
+  return chooseImporter(systemAt("/"), {
+    ...(plan.importer !== undefined ? { explicit: plan.importer } : {}),
+    ...(axlDevice !== undefined ? { axlDevice } : {}),
+  });
 }
 
 /**
@@ -227,6 +285,12 @@ export function verdictLines(result: VerifyResult): string[] {
   const lines = Object.values(a.invariants).map((i) =>
     `${i.id} ${i.status.padEnd(12)} ${i.summary}`
   );
+  if (a.evidence) {
+    lines.push(
+      `evidence: ${a.evidence.source} (importer ${a.evidence.importer ?? "unknown"}: ` +
+        `${a.evidence.importer_reason})`,
+    );
+  }
   if (a.latency.count > 0) {
     lines.push(
       `latency (${a.latency.source}): p50 ${a.latency.p50} µs, p90 ${a.latency.p90} µs, ` +

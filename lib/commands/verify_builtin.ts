@@ -52,6 +52,8 @@ export interface BuiltinRun {
   headline: string;
   /** The NPU it runs on, for result.json. */
   device: NonNullable<VerifyRunOptions["device"]>;
+  /** The axl device as bufinfo names it (the default importer). */
+  axlDevice: string;
 }
 
 /**
@@ -77,6 +79,7 @@ export function builtinRun(
     ),
     headline: verifyHeadline(info),
     device: { name: `${info.engine} ${info.device}`, simulated: info.caps.includes("simulated") },
+    axlDevice: info.device,
   };
 }
 

@@ -105,9 +105,11 @@ export function hintFor(context: ErrorContext, code: string): string {
     case "device-node:ENOENT":
     case "device-node:ENODEV":
     case "device-node:ENXIO":
-      return "no NPU device node: load the driver (modprobe axl, or insmod kernel/axl.ko; the " +
-        "metis driver on a Jetson) and check dmesg | grep axl; set AXL_DEVICE (AXL_METIS_DEVICE " +
-        "for a Metis node) for another path";
+      return "no axl device node: /dev/axl comes only from our axl.ko (modprobe axl, or insmod " +
+        "kernel/axl.ko) and dmesg | grep axl says why it is missing; Axelera's metis.ko (whose PCI " +
+        "driver is also named axl) creates /dev/metis-* instead and has no import ioctls of ours: " +
+        "on such a machine use MetisDevice or axl verify --importer <its PCI address>; set AXL_DEVICE " +
+        "(AXL_METIS_DEVICE for a Metis node) for another path";
     case "device-node:EACCES":
     case "device-node:EPERM":
       return "no permission on the device node: run as root or add a udev rule for it";
@@ -116,8 +118,8 @@ export function hintFor(context: ErrorContext, code: string): string {
         "loaded (lsmod | grep axl; dmesg | grep axl)?";
     case "device:ENODEV":
     case "device:ENXIO":
-      return "the NPU driver is not loaded or the device is gone: modprobe axl (or the metis " +
-        "driver), check lspci and dmesg | grep axl";
+      return "the axl driver is not loaded or its device is gone: modprobe axl (our axl.ko, not " +
+        "Axelera's metis.ko), check lspci -k and dmesg | grep axl";
     case "device:ENOTTY":
       return "the driver does not know this ioctl: shim and driver were built from different " +
         "linux/axl.h; rebuild both (deno task build; the module with make -C kernel)";

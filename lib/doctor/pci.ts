@@ -128,7 +128,9 @@ export function findNpu(fns: readonly PciFunction[]): NpuFunction | undefined {
 function describe(fn: PciFunction): string {
   const id = `${hex4(fn.vendor)}:${hex4(fn.device)}`;
   const edu = fn.vendor === EDU_ID.vendor && fn.device === EDU_ID.device ? ", QEMU edu" : "";
-  return `${fn.address} [${id}${edu}] driver ${fn.driver ?? "(none)"}`;
+  // metis.ko's PCI driver is named `axl`: say whose it is.
+  const whose = fn.driver === "axl" && fn.vendor === AXELERA_VENDOR ? " (Axelera's metis.ko)" : "";
+  return `${fn.address} [${id}${edu}] driver ${fn.driver ?? "(none)"}${whose}`;
 }
 
 function checkLink(ctx: DoctorContext, fn: PciFunction): CheckResult {
@@ -197,7 +199,9 @@ export function checkNpuPci(ctx: DoctorContext): CheckResult[] {
       fail(
         "npu",
         `Metis at ${describe(fn)} is not bound to a driver`,
-        "load the NPU driver (modprobe metis / axl) and check dmesg for probe errors",
+        "load Axelera's driver (modprobe metis: metis.ko, whose PCI driver is named axl) for the " +
+          "card itself, and check dmesg for probe errors; our axl.ko drives only the simulated " +
+          "engine and does not bind 1f9d:1100",
       ),
     );
   } else {

@@ -9,6 +9,7 @@ import { checkDriver } from "./driver.ts";
 import { checkKernelConfig, checkRelease } from "./kernel.ts";
 import { checkCmaPool, checkHeaps } from "./memory.ts";
 import { checkNpuPci } from "./pci.ts";
+import { checkMetisKo } from "./metis_ko.ts";
 import { checkPerf } from "./perf.ts";
 import { checkTracing } from "./tracing.ts";
 
@@ -34,6 +35,7 @@ export function runDoctor(ctx: DoctorContext): CheckResult[] {
     ...checkTracing(ctx),
     ...checkPerf(ctx),
     ...checkNpuPci(ctx),
+    ...checkMetisKo(ctx),
     ...checkDriver(ctx),
   ];
 }

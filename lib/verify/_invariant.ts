@@ -2,10 +2,10 @@
 import type { Diagnosis, Invariant, Status } from "./schema.ts";
 
 const TITLES = {
-  I1: "a frame buffer had ≥ 2 attached devices during the run",
+  I1: "a frame buffer was shared by two devices during the run",
   I2: "its exporter is in the accepted set",
   I3: "imports equal frames submitted and releases balance",
-  I4: "no CPU copy routine above the threshold",
+  I4: "no CPU copy routine at or above the threshold",
 } as const;
 
 /** What one invariant module returns: its row of result.json and the diagnoses it adds. */

@@ -1,6 +1,16 @@
 /**
- * I1, attachments: some frame inode had ≥ 2 attached devices in a bufinfo sample taken while
- * the run imported frames (DESIGN Corrections 1: attachments cannot be read afterwards).
+ * I1, attachments: some frame buffer was shared by two devices in a bufinfo sample taken
+ * while the run imported frames (DESIGN Corrections 1: attachments cannot be read
+ * afterwards). Sharing has two shapes:
+ *
+ * - an allocator exports (a DMA heap, nvmap) and the producer and the consumer device both
+ *   attach: ≥ 2 distinct devices attached;
+ * - the producer device exports its own buffers (V4L2's vb2 exporters, see
+ *   {@linkcode DEVICE_EXPORTERS}) and only the consumer attaches: the exporter plus ≥ 1
+ *   attached device.
+ *
+ * Devices are counted by name, once per sample: one device attached twice is one device.
+ * (vivid's capture and output devices share the parent `vivid.0`, so both count as one.)
  *
  * @module
  */
@@ -9,11 +19,26 @@ import { diagnosis } from "./diagnosis.ts";
 import type { Diagnosis } from "./schema.ts";
 import { invariant, type Verdict } from "./_invariant.ts";
 
+/**
+ * Exporters that are the producer device itself (vb2's allocators, by module name): their
+ * buffers are shared as soon as one other device attaches.
+ */
+export const DEVICE_EXPORTERS: readonly string[] = [
+  "videobuf2_dma_contig",
+  "videobuf2_dma_sg",
+  "videobuf2_vmalloc",
+];
+
+/** Whether bufinfo's view of a buffer shows it shared by two devices (see the module doc). */
+export function shared(o: InodeObservation): boolean {
+  return o.maxDevices >= 2 || (DEVICE_EXPORTERS.includes(o.exporter) && o.maxDevices >= 1);
+}
+
 /** I1's verdict, with the frame inodes bufinfo listed (I2 judges their exporters). */
 export interface AttachmentsVerdict extends Verdict {
   /** Frame inodes that appeared in some sample. */
   sampled: InodeObservation[];
-  /** Those of them that had ≥ 2 devices attached in some sample. */
+  /** Those of them shared by two devices in some sample (see {@linkcode shared}). */
   multi: InodeObservation[];
 }
 
@@ -37,6 +62,7 @@ export function judgeAttachments(
   bufinfo: BufinfoSummary | { unavailable: string },
   frameInodes: ReadonlySet<number>,
   mapRefs: ReadonlyArray<{ pid: number; inode: number }>,
+  frameInodesFrom = "axl_dmabuf_import",
 ): AttachmentsVerdict {
   if ("unavailable" in bufinfo) {
     return {
@@ -47,10 +73,11 @@ export function judgeAttachments(
     };
   }
   const sampled = [...bufinfo.inodes.values()].filter((x) => frameInodes.has(x.inode));
-  const multi = sampled.filter((x) => x.maxDevices >= 2);
+  const multi = sampled.filter(shared);
   const evidence = {
     samples: bufinfo.samples,
     frame_inodes: frameInodes.size,
+    frame_inodes_from: frameInodesFrom,
     frame_inodes_sampled: sampled.length,
     multi_attach: multi.slice(0, 20).map((x) => ({
       inode: x.inode,
@@ -69,14 +96,17 @@ export function judgeAttachments(
     multi,
   });
   if (frameInodes.size === 0) {
-    return verdict("INCONCLUSIVE", "no frame inode is known (no axl import in the trace)");
+    return verdict("INCONCLUSIVE", `no frame inode is known (none from ${frameInodesFrom})`);
   }
   if (multi.length > 0) {
     const e = multi[0]!;
+    const how = e.maxDevices >= 2
+      ? `${e.devicesAtMax.join(", ")} attached`
+      : `exported by the producer device (${e.exporter}), ${e.devicesAtMax.join(", ")} attached`;
     return verdict(
       "PASS",
-      `${multi.length} of ${frameInodes.size} frame inodes had ≥ 2 devices attached ` +
-        `(e.g. inode ${e.inode}: ${e.devicesAtMax.join(", ")})`,
+      `${multi.length} of ${frameInodes.size} frame inodes were shared by two devices ` +
+        `(e.g. inode ${e.inode}: ${how})`,
     );
   }
   if (sampled.length === 0) {
@@ -95,6 +125,7 @@ export function judgeAttachments(
   ));
   return verdict(
     "FAIL",
-    `${sampled.length} frame inodes sampled, at most ${evidence.max_devices} device attached`,
+    `${sampled.length} frame inodes sampled, at most ${evidence.max_devices} distinct device ` +
+      "attached and no producer-device exporter",
   );
 }

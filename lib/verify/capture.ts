@@ -11,7 +11,12 @@ import { join } from "node:path";
 import { BufinfoSampler, type BufinfoSummary } from "../trace/capture/bufinfo_sampler.ts";
 import { type DmaBufMapRef, scanProcess } from "../trace/capture/dmabuf_refs.ts";
 import { type BufferLoss, parsePerCpuStats, summarizeLoss } from "../trace/parse/per_cpu_stats.ts";
-import { sizeBufferKb, TraceSession } from "../trace/capture/tracefs.ts";
+import {
+  findTracefs,
+  sizeBufferKb,
+  TraceSession,
+  VERIFY_EVENTS,
+} from "../trace/capture/tracefs.ts";
 import {
   readSysfsBuffer,
   type SysfsBuffer,
@@ -20,6 +25,9 @@ import {
 import type { Environment, TraceSetup, WorkloadRecord } from "./judge.ts";
 import type { RunningWorkload, WorkloadSpec } from "./workload.ts";
 import { PerfCapture } from "./_perf_capture.ts";
+import type { ImporterRecord } from "./evidence/source.ts";
+import { installDmabufProbes, removeDmabufProbes } from "../trace/capture/kprobe_events.ts";
+import type { ProbeSetup } from "./judge.ts";
 
 /** Options of {@linkcode captureRun}. */
 export interface CaptureOptions {
@@ -41,6 +49,10 @@ export interface CaptureOptions {
   tracefs?: string;
   /** Device facts for the report. */
   device?: { name: string; simulated: boolean };
+  /** The importing device whose imports count (`--importer`); recorded for the judge. */
+  importer?: ImporterRecord;
+  /** kprobe events on the dma-buf functions (default true; see `kprobe_events.ts`). */
+  probes?: boolean;
   /** Progress messages (the command prints them on a TTY). */
   onProgress?: (message: string) => void;
 }
@@ -54,6 +66,10 @@ export interface CaptureRecord {
   notes: string[];
   bufinfoUnavailable: string | null;
   perf: { unavailable: string } | { event: string; reason: string };
+  /** The importing device (absent in captures made before it was recorded). */
+  importer?: ImporterRecord;
+  /** The dma-buf probe events, or why there were none (absent: not tried). */
+  probes?: ProbeSetup;
 }
 
 /** Files a capture writes (`perfScript` only when perf recorded). */
@@ -141,12 +157,24 @@ export async function captureRun(
   const graph = o.graph ?? true;
   const bufferSizeKb = o.bufferSizeKb ?? sizeBufferKb({ frames: o.workload.expectedFrames, graph });
   say(`setting up tracefs (buffer ${bufferSizeKb} KiB per CPU${graph ? ", function_graph" : ""})`);
-  const session = TraceSession.open({
-    bufferSizeKb,
-    graphFunctions: graph ? undefined : false,
-    ...(o.tracefs ? { tracefs: o.tracefs } : {}),
-  });
+  const tracefs = o.tracefs ?? findTracefs();
+  const probes: ProbeSetup = o.probes === false
+    ? { unavailable: "not requested (--no-probes)" }
+    : installDmabufProbes(tracefs, `axl_kp_${Deno.pid}`);
+  let session: TraceSession;
+  try {
+    session = TraceSession.open({
+      bufferSizeKb,
+      graphFunctions: graph ? undefined : false,
+      tracefs,
+      ...("events" in probes ? { events: [...VERIFY_EVENTS, `axl_kp_${Deno.pid}:*`] } : {}),
+    });
+  } catch (e) {
+    if ("events" in probes) removeDmabufProbes(tracefs, `axl_kp_${Deno.pid}`);
+    throw e;
+  }
   const notes: string[] = [...session.info.notes];
+  if ("unavailable" in probes) notes.push(`no dma-buf kprobe events: ${probes.unavailable}`);
   const tmp = await Deno.makeTempDir({ prefix: "axl-verify-" });
   try {
     const env = await probeEnvironment(session.info.tracefs);
@@ -214,6 +242,8 @@ export async function captureRun(
       notes,
       bufinfoUnavailable: bufinfoUnavailable ?? null,
       perf: perf.record(),
+      ...(o.importer ? { importer: o.importer } : {}),
+      probes,
     };
     await Deno.writeTextFile(files.capture, JSON.stringify(record, null, 2) + "\n");
     return {
@@ -221,8 +251,13 @@ export async function captureRun(
       files,
     };
   } finally {
-    await session.close();
-    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    try {
+      await session.close();
+    } finally {
+      // The session disabled the probe events: now they can go.
+      if ("events" in probes) removeDmabufProbes(tracefs, `axl_kp_${Deno.pid}`);
+      await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    }
   }
 }
 

@@ -1,7 +1,15 @@
 /**
- * I4, copies: no CPU copy routine above the self-share threshold (1 % by default) in the
- * workload's processes, from perf samples matched against the copy-routine patterns
+ * I4, copies: no CPU copy routine at or above the self-share threshold (1 % by default) in
+ * the workload's processes, from perf samples matched against the copy-routine patterns
  * (DESIGN Corrections 5). Also the `perf` section of result.json.
+ *
+ * The threshold is inclusive (`≥`): "no copy at 1 %" must not pass a routine measured at
+ * exactly 1 %. A share is counted in samples, so a threshold means something only when a
+ * routine at the threshold would hold several of them: the run needs at least
+ * {@linkcode SAMPLES_AT_THRESHOLD} samples' worth at the threshold (1 000 samples for 1 %),
+ * else I4 is INCONCLUSIVE. Samples perf could not name (stripped binaries, JIT code) are
+ * reported per DSO; a DSO whose unnamed share reaches the threshold could hide a copy, and
+ * the verdict says so.
  *
  * @module
  */
@@ -15,6 +23,65 @@ export type PerfEvidence =
   | { summary: PerfSummary; event: string; reason: string }
   | { unavailable: string };
 
+/** Samples a routine at exactly the threshold must hold for the threshold to be measurable. */
+export const SAMPLES_AT_THRESHOLD = 10;
+
+/**
+ * The fewest samples that make `thresholdPercent` measurable (see the module doc), and at
+ * least `floor`.
+ *
+ * @example
+ * ```ts
+ * import { minSamplesFor } from "./copies.ts";
+ * if (minSamplesFor(1, 100) !== 1000 || minSamplesFor(50, 100) !== 100) throw new Error();
+ * ```
+ */
+export function minSamplesFor(thresholdPercent: number, floor: number): number {
+  return Math.max(floor, Math.ceil((SAMPLES_AT_THRESHOLD * 100) / thresholdPercent));
+}
+
+/** The share of samples perf could not name, in one DSO. */
+export interface UnsymbolizedShare {
+  dso: string;
+  samples: number;
+  percent: number;
+  /** The share reaches the threshold: a copy routine could hide in it. */
+  couldHideCopy: boolean;
+}
+
+/**
+ * Samples without a symbol, per DSO, largest first.
+ *
+ * @example
+ * ```ts
+ * import { unsymbolizedShares } from "./copies.ts";
+ * const s = unsymbolizedShares([
+ *   { symbol: "[unknown]", dso: "/usr/bin/app", period: 30, samples: 30, selfPercent: 30 },
+ *   { symbol: "main", dso: "/usr/bin/app", period: 70, samples: 70, selfPercent: 70 },
+ * ], 1);
+ * if (s[0]?.dso !== "/usr/bin/app" || !s[0].couldHideCopy) throw new Error();
+ * ```
+ */
+export function unsymbolizedShares(
+  symbols: PerfSummary["symbols"],
+  thresholdPercent: number,
+): UnsymbolizedShare[] {
+  const by = new Map<string, { samples: number; percent: number }>();
+  for (const x of symbols) {
+    if (x.symbol !== "[unknown]") continue;
+    const e = by.get(x.dso) ?? { samples: 0, percent: 0 };
+    e.samples += x.samples;
+    e.percent += x.selfPercent;
+    by.set(x.dso, e);
+  }
+  return [...by].map(([dso, e]) => ({
+    dso,
+    samples: e.samples,
+    percent: round(e.percent),
+    couldHideCopy: e.percent >= thresholdPercent,
+  })).sort((a, b) => b.percent - a.percent);
+}
+
 /** I4's verdict, the copy routines over the threshold, and result.json's `perf` section. */
 export interface CopiesVerdict extends Verdict {
   hot: string[];
@@ -22,8 +89,9 @@ export interface CopiesVerdict extends Verdict {
 }
 
 /**
- * Judges I4: FAIL when a copy routine is above `thresholdPercent` self, INCONCLUSIVE with
- * fewer than `minSamples` samples, SKIP without perf.
+ * Judges I4: FAIL when a copy routine is at or above `thresholdPercent` self, INCONCLUSIVE
+ * with fewer samples than `minSamples` or than the threshold needs ({@linkcode minSamplesFor}),
+ * SKIP without perf.
  *
  * @example
  * ```ts
@@ -46,7 +114,10 @@ export function judgeCopies(
     };
   }
   const s = perf.summary, threshold = thresholdPercent;
-  const over = s.copyRoutines.filter((c) => c.selfPercent > threshold);
+  const over = s.copyRoutines.filter((c) => c.selfPercent >= threshold);
+  const needed = minSamplesFor(threshold, minSamples);
+  const unnamed = unsymbolizedShares(s.symbols, threshold);
+  const hiding = unnamed.filter((u) => u.couldHideCopy);
   const evidence = {
     event: perf.event,
     samples: s.samples,
@@ -62,6 +133,14 @@ export function judgeCopies(
       symbol: c.symbol,
       self_percent: round(c.selfPercent),
     })),
+    comparison: "self_percent >= threshold_percent fails",
+    min_samples: needed,
+    unsymbolized: unnamed.slice(0, 10).map((u) => ({
+      dso: u.dso,
+      samples: u.samples,
+      percent: u.percent,
+      could_hide_copy: u.couldHideCopy,
+    })),
   };
   const verdict = (status: Status, summary: string, d?: Diagnosis): CopiesVerdict => ({
     invariant: invariant("I4", status, summary, evidence),
@@ -73,7 +152,9 @@ export function judgeCopies(
     const top = over[0]!;
     return verdict(
       "FAIL",
-      `${top.symbol} at ${round(top.selfPercent)}% self (threshold ${threshold}%)`,
+      `${top.symbol} at ${
+        round(top.selfPercent)
+      }% self (threshold ${threshold}%, failing at or above)`,
       diagnosis(
         "memcpy-hot",
         over.map((c) =>
@@ -84,18 +165,27 @@ export function judgeCopies(
       ),
     );
   }
-  if (s.samples < minSamples) {
+  if (s.samples < needed) {
     return verdict(
       "INCONCLUSIVE",
-      `only ${s.samples} samples (need ${minSamples})`,
-      diagnosis("perf-few-samples", `${s.samples} < ${minSamples}`),
+      `only ${s.samples} samples: a ${threshold}% threshold needs ${needed} ` +
+        `(${SAMPLES_AT_THRESHOLD} samples at the threshold)`,
+      diagnosis("perf-few-samples", `${s.samples} < ${needed}`),
     );
   }
+  const caveat = hiding.length > 0
+    ? `; but ${
+      hiding.map((u) => `${u.percent}% in ${u.dso}`).join(", ")
+    } have no symbol and could hide a copy`
+    : "";
   return verdict(
     "PASS",
-    `no copy routine above ${threshold}% (all copies: ${
+    `no copy routine at or above ${threshold}% (all copies: ${
       round(s.copyPercent)
-    }%, ${s.samples} samples)`,
+    }%, ${s.samples} samples)${caveat}`,
+    hiding.length > 0
+      ? diagnosis("perf-unsymbolized", hiding.map((u) => `${u.percent}% in ${u.dso}`).join(", "))
+      : undefined,
   );
 }
 

@@ -16,7 +16,9 @@ export const FAILURE_MODES = {
     invariant: "I3",
     symptom: "tracefs has no axl:* events",
     cause: "the axl module is not loaded, or was built without its tracepoints",
-    fix: "lsmod | grep axl; load it (insmod axl.ko or modprobe axl); check events/axl/ in tracefs",
+    fix:
+      "lsmod | grep axl; load it (insmod axl.ko or modprobe axl); check events/axl/ in tracefs; " +
+      "for another importer (e.g. Axelera's metis.ko) use --evidence auto or generic",
     source: "seed 000 (axl_dmabuf_import never fires)",
   },
   "axl-import-never-fires": {
@@ -45,6 +47,38 @@ export const FAILURE_MODES = {
     fix:
       "release every import after its fence signalled; closing the device file releases the rest",
     source: "DESIGN Corrections 4 and 8",
+  },
+  "import-evidence-missing": {
+    invariant: "I3",
+    symptom: "no source that can count the importer's imports and releases",
+    cause:
+      "the importer has no axl tracepoints (e.g. Axelera's metis.ko) and the kernel has no kprobe " +
+      "events, or they could not be defined",
+    fix:
+      "use a kernel with CONFIG_KPROBE_EVENTS=y (and CONFIG_PROBE_EVENTS_BTF_ARGS=y for inodes), " +
+      "run as root; bufinfo alone shows which buffers were attached, not how often",
+    source: "issue 13 (evidence from whoever imports)",
+  },
+  "importer-never-maps": {
+    invariant: "I3",
+    symptom: "the importing device never mapped a frame buffer",
+    cause:
+      "--importer names another device than the one that imports, or the pipeline never hands " +
+      "frames to the importer",
+    fix:
+      "name the importer as bufinfo prints it (a PCI address such as 0000:01:00.0, vivid.0, vgem): " +
+      "see the devices listed here and in bufinfo_samples.txt",
+    source: "issue 13 (evidence from whoever imports)",
+  },
+  "probe-inode-missing": {
+    invariant: "I3",
+    symptom: "the dma-buf probe events carry no buffer inode",
+    cause:
+      "the kernel cannot name probe arguments through BTF (CONFIG_PROBE_EVENTS_BTF_ARGS, Linux 6.6+)",
+    fix:
+      "count on imports only where the importer maps nothing but frames (metis.ko), or use a kernel " +
+      "with BTF probe arguments",
+    source: "issue 13 (evidence from whoever imports)",
   },
   "attach-count-one": {
     invariant: "I1",
@@ -103,10 +137,24 @@ export const FAILURE_MODES = {
   },
   "perf-few-samples": {
     invariant: "I4",
-    symptom: "too few perf samples to judge a 1% share",
-    cause: "the run was too short for the sampling rate",
+    symptom: "too few perf samples for the threshold to mean something",
+    cause:
+      "the run was too short for the sampling rate: a routine at the threshold must hold at least " +
+      "10 samples (1 000 samples for 1%)",
     fix: "run more frames (--frames) or a longer --duration",
     source: "this tool",
+  },
+  "perf-unsymbolized": {
+    invariant: "I4",
+    symptom: "samples without a symbol reach the copy threshold in a DSO",
+    cause:
+      "the binary is stripped or runs JIT code: a copy routine inlined or unnamed there would not be " +
+      "seen by name",
+    fix:
+      "install debug symbols for that DSO (e.g. Debian's -dbgsym package) so that perf names its " +
+      "code; for JIT code, keep the runtime's perf map (/tmp/perf-PID.map) readable when perf script " +
+      "runs",
+    source: "issue 13 (truthful details)",
   },
   "trace-lost-events": {
     invariant: "trace",

@@ -3,12 +3,14 @@
  * bufinfo samples, perf shares, workload stats) to the verdict and `result.json`. Each
  * invariant has its own module; this one handles lost events and composes the result:
  *
- * - I1 some frame inode had ≥ 2 attached devices in a bufinfo sample taken during the run
+ * - I1 some frame buffer was shared by two devices in a bufinfo sample taken during the run
  *   (`attachments.ts`);
  * - I2 the exporter of those inodes is in the accepted set (`exporter.ts`);
- * - I3 imports equal frames submitted, and releases balance imports (`accounting.ts`);
- * - I4 no copy routine above the self-share threshold (1%) in the workload's processes
- *   (`copies.ts`).
+ * - I3 imports equal frames submitted, and releases balance imports, counted from the best
+ *   evidence of the importing device's imports (`evidence/source.ts`: our tracepoints in
+ *   `accounting.ts`, else `evidence/importer_accounting.ts`);
+ * - I4 no copy routine at or above the self-share threshold (1%) in the workload's
+ *   processes (`copies.ts`).
  *
  * Lost trace events make every trace-derived verdict INCONCLUSIVE, never PASS. A missing
  * capability is SKIP. The run passes only when all four pass.
@@ -36,6 +38,13 @@ import {
 } from "./schema.ts";
 import type { TraceFacts } from "./trace_facts.ts";
 import { round } from "./_invariant.ts";
+import { judgeImporterAccounting } from "./evidence/importer_accounting.ts";
+import {
+  type EvidenceMode,
+  type FrameEvidence,
+  type ImporterRecord,
+  selectEvidence,
+} from "./evidence/source.ts";
 
 /** The exporters accepted by default (DESIGN Corrections 3). */
 export const DEFAULT_ACCEPTED_EXPORTERS: readonly string[] = [
@@ -88,7 +97,16 @@ export interface JudgeOptions {
   minPerfSamples?: number;
   /** Fence latency above this (ms, p99) adds the slow-fence diagnosis (default 50). */
   slowFenceMs?: number;
+  /** Which evidence of imports to use (default `auto`: the best; see `evidence/source.ts`). */
+  evidence?: EvidenceMode;
+  /** The importing device as bufinfo names it; default the one the capture recorded. */
+  importer?: string;
 }
+
+/** The dma-buf probe events of a capture, or why it has none (`kprobe_events.ts`). */
+export type ProbeSetup = { events: string[]; inode: boolean; inodeUnavailable?: string } | {
+  unavailable: string;
+};
 
 /** Everything the judge looks at. */
 export interface JudgeInput {
@@ -103,6 +121,10 @@ export interface JudgeInput {
   environment: Environment;
   options?: JudgeOptions;
   notes?: string[];
+  /** The importing device the capture chose; absent in captures made before it was recorded. */
+  importer?: ImporterRecord;
+  /** The probe events of the capture; absent: none were defined. */
+  probes?: ProbeSetup;
 }
 
 /**
@@ -123,7 +145,10 @@ export interface JudgeInput {
  *   environment: { kernel: "6.12", preemptRt: false, machine: "x86_64", device: "", simulated: true,
  *     tracers: [], pmu: false },
  * });
- * if (r.pass || r.axl.invariants.I3.status !== "FAIL") throw new Error();
+ * // No axl tracepoints, no probes, no importer: no evidence of imports, which is not a FAIL.
+ * if (r.pass || r.axl.invariants.I3.status !== "SKIP" || r.axl.evidence?.source !== "none") {
+ *   throw new Error();
+ * }
  * ```
  */
 export function judge(input: JudgeInput): VerifyResult {
@@ -150,8 +175,11 @@ export function judge(input: JudgeInput): VerifyResult {
     diag.push(diagnosis("gst-import-mode"));
   }
 
+  const ev = evidenceOf(input);
+  const axl = ev.source === "axl-tracepoints";
   // Facts folded from a trace carry their frame join; facts made by hand are joined here.
-  const join = t.join ?? FrameJoin.fromEvents(t);
+  // Without our tracepoints as the source, frames are the workload's alone.
+  const join = axl ? t.join ?? FrameJoin.fromEvents(t) : new FrameJoin();
   const frames = join.frames(input.workload.frames ?? []);
   if (frames.list.length < frames.count) {
     notes.push(
@@ -160,23 +188,33 @@ export function judge(input: JudgeInput): VerifyResult {
     );
   }
 
-  const i1 = judgeAttachments(input.bufinfo, frames.inodes, input.workload.mapRefs ?? []);
+  const frameInodes = axl ? frames.inodes : ev.frameInodes;
+  const i1 = judgeAttachments(
+    input.bufinfo,
+    frameInodes,
+    input.workload.mapRefs ?? [],
+    ev.frameInodesFrom,
+  );
   const i2 = judgeExporter({
     exporterOf: join.exporterOf,
-    frameInodes: frames.inodes,
+    frameInodes,
     sampled: i1.sampled,
     multi: i1.multi,
     accepted: o.acceptedExporters ?? DEFAULT_ACCEPTED_EXPORTERS,
     attachments: i1.invariant.status,
   });
-  const i3 = judgeAccounting(
-    join,
-    input.workload.framesSubmitted,
-    input.setup.missingEvents,
-    loss.lossy,
-  );
+  const generic = axl
+    ? undefined
+    : judgeImporterAccounting(ev, t.dmabuf, input.workload.framesSubmitted, loss.lossy);
+  const i3 = generic ??
+    judgeAccounting(join, input.workload.framesSubmitted, input.setup.missingEvents, loss.lossy);
+  const counts = generic ?? { imports: join.imports, releases: join.releases };
   const i4 = judgeCopies(input.perf, o.copyThresholdPercent ?? 1, o.minPerfSamples ?? 100);
   for (const v of [i1, i2, i3, i4]) diag.push(...v.diagnoses);
+  i1.invariant.source = "bufinfo";
+  i2.invariant.source = axl && join.exporterOf.size > 0 ? "axl-tracepoints" : "bufinfo";
+  i3.invariant.source = ev.source;
+  i4.invariant.source = "perf";
 
   const latency = latencyOf(frames);
   const slowMs = o.slowFenceMs ?? 50;
@@ -209,12 +247,62 @@ export function judge(input: JudgeInput): VerifyResult {
     i4,
     join,
     frames,
+    counts,
+    evidence: ev,
     submitted: i3.submitted,
     latency,
     overrun: loss.overrun,
     diagnosis: diag,
     notes,
   }));
+}
+
+/** The importer and the evidence source of a run (`evidence/source.ts`). */
+function evidenceOf(input: JudgeInput): FrameEvidence {
+  const o = input.options ?? {};
+  const recorded = input.importer ?? {
+    name: null,
+    axl: true,
+    reason: "not recorded (a capture made before verify named importers)",
+  };
+  const importer: ImporterRecord = o.importer !== undefined && o.importer !== recorded.name
+    ? { name: o.importer, axl: false, reason: "--importer" }
+    : recorded;
+  return selectEvidence({
+    mode: o.evidence ?? "auto",
+    importer,
+    axlEvents: input.setup.events.some((e) => e.startsWith("axl:")),
+    probes: input.probes,
+    dmabuf: input.trace.dmabuf,
+    bufinfo: input.bufinfo,
+    workloadInodes: new Set(
+      (input.workload.frames ?? []).flatMap((f) => f.inode === undefined ? [] : [f.inode]),
+    ),
+  });
+}
+
+function evidenceSection(
+  input: JudgeInput,
+  ev: FrameEvidence,
+): NonNullable<VerifyResult["axl"]["evidence"]> {
+  const p = input.probes;
+  return {
+    mode: input.options?.evidence ?? "auto",
+    source: ev.source,
+    importer: ev.importer.name,
+    importer_reason: ev.importer.reason,
+    passed_over: ev.passedOver,
+    probes: !p
+      ? { available: false, reason: "not defined in this capture", inode: false, events: 0 }
+      : "unavailable" in p
+      ? { available: false, reason: p.unavailable, inode: false, events: 0 }
+      : {
+        available: true,
+        ...(p.inodeUnavailable ? { reason: p.inodeUnavailable } : {}),
+        inode: p.inode,
+        events: input.trace.dmabuf?.events ?? 0,
+      },
+  };
 }
 
 /** Every sign of lost trace events, and its diagnosis. */
@@ -266,6 +354,8 @@ interface Parts {
   i4: CopiesVerdict;
   join: FrameJoin;
   frames: JoinedFrames;
+  counts: { imports: number; releases: number };
+  evidence: FrameEvidence;
   submitted: number | null;
   latency: ReturnType<typeof latencyOf>;
   overrun: number;
@@ -283,8 +373,8 @@ function compose(p: Parts): VerifyResult {
     I3_axl_imports: invariants.I3.status === "PASS",
     I4_no_memcpy_hot: invariants.I4.status === "PASS",
     detail: {
-      imports: join.imports,
-      releases: join.releases,
+      imports: p.counts.imports,
+      releases: p.counts.releases,
       fence_wait_lines: input.trace.fenceWaitLines,
       multi_attach_inodes: p.i1.multi.map((x) => String(x.inode)),
       exporters: [...new Set([...join.exporters, ...p.i1.sampled.map((x) => x.exporter)])].sort(),
@@ -315,6 +405,7 @@ function compose(p: Parts): VerifyResult {
         pmu: input.environment.pmu,
       },
       workload: workloadSection(input.workload),
+      evidence: evidenceSection(input, p.evidence),
       diagnosis: p.diagnosis,
       notes: p.notes,
     },

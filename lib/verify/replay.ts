@@ -117,6 +117,8 @@ export async function judgeArtifacts(
     workload: record.workload,
     environment: record.environment,
     notes: record.notes,
+    ...(record.importer ? { importer: record.importer } : {}),
+    ...(record.probes ? { probes: record.probes } : {}),
     ...(options ? { options } : {}),
   });
 }

@@ -24,6 +24,11 @@ export const InvariantSchema = z.object({
   summary: z.string(),
   /** The numbers and names the verdict rests on. */
   evidence: z.record(z.string(), z.unknown()),
+  /**
+   * Where that evidence came from (`axl-tracepoints`, `kprobes`, `bufinfo`, `perf`, `none`);
+   * absent in results written before sources were named.
+   */
+  source: z.string().optional(),
 });
 /** One invariant's verdict. */
 export type Invariant = z.infer<typeof InvariantSchema>;
@@ -172,6 +177,25 @@ export const VerifyResultSchema = z.object({
         }),
       ),
     }),
+    /** How frames, imports and releases were observed (absent in older results). */
+    evidence: z.object({
+      /** `auto`, `axl` or `generic` (`--evidence`). */
+      mode: z.string(),
+      /** The source I3 and I1's frame inodes used. */
+      source: z.enum(["axl-tracepoints", "kprobes", "bufinfo", "none"]),
+      /** The importing device as bufinfo names it, and how it was chosen. */
+      importer: z.string().nullable(),
+      importer_reason: z.string(),
+      /** Why each better source was not used. */
+      passed_over: z.array(z.string()),
+      /** The dma-buf kprobe events of the capture, or why there were none. */
+      probes: z.object({
+        available: z.boolean(),
+        reason: z.string().optional(),
+        inode: z.boolean(),
+        events: z.number().int(),
+      }),
+    }).optional(),
     diagnosis: z.array(DiagnosisSchema),
     notes: z.array(z.string()),
   }),

@@ -16,6 +16,7 @@ import { fieldInt, type ScannedEvent } from "../trace/parse/scanned_event.ts";
 import type { LineSource } from "../trace/parse/lines.ts";
 import { FrameJoin, type FrameJoinOptions } from "./frames.ts";
 import type { AxlBufferEvent, AxlJobEvent, FenceLife } from "./trace_events.ts";
+import { DmabufProbeFacts } from "./evidence/dmabuf_probes.ts";
 
 export type { AxlBufferEvent, AxlJobEvent, FenceLife } from "./trace_events.ts";
 
@@ -39,6 +40,8 @@ export interface TraceFacts {
   completes: AxlJobEvent[];
   /** Fences of facts made by hand, by `context:seqno`. */
   fences: Map<string, FenceLife>;
+  /** The dma-buf kprobe events per importing device, when the trace has any. */
+  dmabuf?: DmabufProbeFacts;
   /** dma_fence_wait_start + dma_fence_wait_end lines (the seed's fence_wait_lines). */
   fenceWaitLines: number;
   /** function_graph calls (entries and leaves) per function. */
@@ -214,6 +217,7 @@ function foldEvent(
       facts.fenceWaitLines++;
       return;
   }
+  if (DmabufProbeFacts.isProbeEvent(name)) (facts.dmabuf ??= new DmabufProbeFacts()).add(name, f);
 }
 
 // Jobs name their fence context `context` (older tracepoints: `ctx`).

@@ -11,6 +11,7 @@ import { cliCommand } from "../command.ts";
 import {
   verdictLines,
   VERIFY_EXIT,
+  verifyImporter,
   type VerifyPlan,
   verifyPlan,
   verifySpec,
@@ -37,7 +38,9 @@ const ConfigSchema = z.object({
   acceptExporters: z.array(z.string()).optional(),
 });
 
-type Run = Omit<BuiltinRun, "device"> & Partial<Pick<BuiltinRun, "device">>;
+type Run =
+  & Omit<BuiltinRun, "device" | "axlDevice">
+  & Partial<Pick<BuiltinRun, "device" | "axlDevice">>;
 
 async function configRun(file: string, plan: VerifyPlan): Promise<Run> {
   let raw: unknown;
@@ -100,6 +103,7 @@ async function verify(args: ParsedArgs): Promise<number> {
       workload: run.workload,
       headline: run.headline,
       ...(run.device ? { device: run.device } : {}),
+      importer: verifyImporter(plan, run.axlDevice),
       onProgress: tty ? (m) => console.error(`  … ${m}`) : undefined,
     });
     if (args.values.json) printJson(result);

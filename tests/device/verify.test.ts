@@ -9,6 +9,9 @@ import { listCaptureDevices, V4l2Producer } from "../../lib/frames/producers/v4l
 import { HeapProducer } from "../../lib/frames/producers/heap_producer.ts";
 import { tracefsState } from "./verify/_tracefs_state.ts";
 import { TraceSession } from "../../lib/trace/capture/tracefs.ts";
+import { judgeArtifacts } from "../../lib/verify/replay.ts";
+import { chooseImporter } from "../../lib/verify/evidence/importer.ts";
+import { systemAt } from "../../lib/doctor/system.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-verify-test-" });
@@ -39,11 +42,13 @@ async function verifyCase(
     headline: `device test ${name}`,
     ...(bufferSizeKb ? { bufferSizeKb } : {}),
     device: { name: "metis-sim", simulated: true },
+    // The default: the PCI function axl-metis-sim is bound to.
+    importer: chooseImporter(systemAt("/"), {}),
   });
   assert.deepEqual(tracefsState(), before, "tracefs left as found");
   const line = Object.values(result.axl.invariants).map((i) => `${i.id}=${i.status}`).join(" ");
   console.log(`verify ${name}: ${result.axl.status} ${line} (${artifacts.dir})`);
-  return result;
+  return { ...result, dir: artifacts.dir };
 }
 
 Deno.test("runVerify() zero-copy builtin on a vivid frame: PASS, all four invariants PASS", async () => {
@@ -54,6 +59,23 @@ Deno.test("runVerify() zero-copy builtin on a vivid frame: PASS, all four invari
   assert.equal(r.pass, true);
   assert.ok(r.detail.imports >= 60 && r.detail.multi_attach_inodes.length > 0);
   assert.ok(r.axl.latency.count > 0);
+  assert.equal(r.axl.evidence?.source, "axl-tracepoints");
+  assert.equal(r.axl.invariants.I3.source, "axl-tracepoints");
+
+  // The same frames judged without our tracepoints: kprobes on the dma-buf functions.
+  const g = await judgeArtifacts(r.dir, { evidence: "generic" });
+  for (const i of Object.values(g.axl.invariants)) {
+    assert.equal(i.status, "PASS", `generic ${i.id}: ${i.summary}`);
+  }
+  assert.equal(g.axl.evidence?.source, "kprobes");
+  assert.equal(g.axl.evidence?.importer, r.axl.evidence?.importer);
+  assert.ok(g.axl.evidence?.probes.inode, "6.12 has BTF probe arguments: events carry inodes");
+  assert.equal(g.detail.imports, r.detail.imports, "kprobes count the imports the tracepoint did");
+  assert.equal(g.detail.releases, r.detail.releases);
+  assert.deepEqual(g.detail.multi_attach_inodes, r.detail.multi_attach_inodes);
+  console.log(
+    `verify zero-copy, --evidence generic: ${g.axl.status} (${g.axl.invariants.I3.summary})`,
+  );
 });
 
 Deno.test("runVerify() copy mode: FAIL on I4 naming the copy routine", async () => {
@@ -66,6 +88,10 @@ Deno.test("runVerify() copy mode: FAIL on I4 naming the copy routine", async () 
       d.id === "memcpy-hot" && d.symptom.includes(r.detail.memcpy_hot[0]!)
     ),
   );
+  // Without our tracepoints the copy is still named: I4 does not depend on them.
+  const g = await judgeArtifacts(r.dir, { evidence: "generic" });
+  assert.equal(g.axl.invariants.I4.status, "FAIL");
+  assert.deepEqual(g.detail.memcpy_hot, r.detail.memcpy_hot);
 });
 
 Deno.test("runVerify() with a tiny trace buffer: INCONCLUSIVE, never PASS", async () => {
@@ -106,35 +132,47 @@ Deno.test("TraceSession on the top-level buffer restores every file it changed",
   assert.deepEqual(after, before, "every other file exactly as found");
 });
 
-for (const [sig, topLevel] of [["SIGINT", false], ["SIGTERM", false], ["SIGINT", true]] as const) {
-  Deno.test(`TraceSession: ${sig} during capture${topLevel ? " on the top-level buffer" : ""} leaves tracefs exactly as found`, async () => {
-    const before = tracefsState();
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--allow-all",
-        new URL("./verify/_interrupt_child.ts", import.meta.url).pathname,
-      ],
-      stdout: "piped",
-      stderr: "piped",
-      env: { AXL_TOP_LEVEL: topLevel ? "1" : "0" },
-    }).spawn();
-    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let out = "";
-    while (!out.includes("READY")) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      out += value;
-    }
-    assert.match(out, /READY/);
-    assert.notDeepEqual(tracefsState(), before, "the session changed tracefs while running");
-    child.kill(sig);
-    const status = await child.status;
-    reader.releaseLock();
-    await child.stdout.cancel().catch(() => {});
-    const err = await new Response(child.stderr).text();
-    assert.equal(status.code, sig === "SIGINT" ? 130 : 143, err);
-    if (topLevel) assert.deepEqual(expandedKb(tracefsState()), expandedKb(before));
-    else assert.deepEqual(tracefsState(), before);
-  });
+for (
+  const [sig, topLevel, probes] of [
+    ["SIGINT", false, false],
+    ["SIGTERM", false, false],
+    ["SIGINT", true, false],
+    ["SIGINT", false, true],
+  ] as const
+) {
+  Deno.test(
+    `TraceSession: ${sig} during capture${topLevel ? " on the top-level buffer" : ""}${
+      probes ? " with the dma-buf kprobe events" : ""
+    } leaves tracefs exactly as found`,
+    async () => {
+      const before = tracefsState();
+      const child = new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--allow-all",
+          new URL("./verify/_interrupt_child.ts", import.meta.url).pathname,
+        ],
+        stdout: "piped",
+        stderr: "piped",
+        env: { AXL_TOP_LEVEL: topLevel ? "1" : "0", AXL_PROBES: probes ? "1" : "0" },
+      }).spawn();
+      const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      let out = "";
+      while (!out.includes("READY")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        out += value;
+      }
+      assert.match(out, probes ? /READY .* probes=4/ : /READY .* probes=0/);
+      assert.notDeepEqual(tracefsState(), before, "the session changed tracefs while running");
+      child.kill(sig);
+      const status = await child.status;
+      reader.releaseLock();
+      await child.stdout.cancel().catch(() => {});
+      const err = await new Response(child.stderr).text();
+      assert.equal(status.code, sig === "SIGINT" ? 130 : 143, err);
+      if (topLevel) assert.deepEqual(expandedKb(tracefsState()), expandedKb(before));
+      else assert.deepEqual(tracefsState(), before);
+    },
+  );
 }

@@ -8,7 +8,13 @@
 import type { Producer } from "../../frames/producers/producer.ts";
 import { runVerify } from "../../verify/run.ts";
 import type { WorkloadSpec } from "../../verify/workload.ts";
-import { verdictLines, VERIFY_EXIT, verifyPlan, verifySpec } from "../../commands/verify.ts";
+import {
+  verdictLines,
+  VERIFY_EXIT,
+  verifyImporter,
+  verifyPlan,
+  verifySpec,
+} from "../../commands/verify.ts";
 import { builtinRun, couldNotRun, openVerifyProducer } from "../../commands/verify_builtin.ts";
 import { stringOption, UsageError } from "../../commands/spec.ts";
 import type { ShellCommand } from "../command.ts";
@@ -58,6 +64,7 @@ export const command: ShellCommand = {
         workload: stoppable(run.workload, ctx.signal),
         headline: run.headline,
         device: run.device,
+        importer: verifyImporter(plan, run.axlDevice),
         onProgress: (m) => ctx.note(`… ${m}`),
       }).catch(couldNotRun);
       const lines = [run.headline, ...verdictLines(result)];

@@ -17,7 +17,7 @@ export interface InodeObservation {
   exporter: string;
   name: string;
   size: number;
-  /** Most devices attached at once in one sample. */
+  /** Most distinct devices attached at once in one sample. */
   maxDevices: number;
   /** Attached device names at that sample. */
   devicesAtMax: string[];
@@ -25,7 +25,7 @@ export interface InodeObservation {
   devicesSeen: string[];
   /** Samples that listed the buffer. */
   samples: number;
-  /** Samples in which it had at least two attachments. */
+  /** Samples in which it had at least two distinct devices attached. */
   multiAttachSamples: number;
   /** Time of the first and last sample that listed it (ms, the sampler's clock). */
   firstSeenMs: number;
@@ -96,10 +96,12 @@ export function addSample(
     o.samples++;
     o.lastSeenMs = atMs;
     if (b.name) o.name = b.name;
-    if (b.devices.length >= 2) o.multiAttachSamples++;
-    if (b.devices.length > o.maxDevices) {
-      o.maxDevices = b.devices.length;
-      o.devicesAtMax = [...b.devices];
+    // One device attached twice to the same buffer is one device.
+    const distinct = [...new Set(b.devices)];
+    if (distinct.length >= 2) o.multiAttachSamples++;
+    if (distinct.length > o.maxDevices) {
+      o.maxDevices = distinct.length;
+      o.devicesAtMax = distinct;
     }
     for (const d of b.devices) if (!o.devicesSeen.includes(d)) o.devicesSeen.push(d);
   }

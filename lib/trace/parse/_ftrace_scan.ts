@@ -811,11 +811,21 @@ function scanFieldsInto(v: LineView, u: Uint8Array, a: number, b: number): boole
       continue;
     }
     if (c !== SPACE && (cls & PRINTABLE) === 0) return false;
+    // `[001]` outside a value: maybe the CPU column of a second line whose newline was lost;
+    // the regular expressions decide.
+    if (c === OPEN_BRACKET && cpuColumnAt(u, i, b)) return false;
     keyAt = -1;
     i++;
   }
   v.fields = n;
   return true;
+}
+
+/** Whether `u[i..b)` starts with `[ddd]` (three or more digits). */
+function cpuColumnAt(u: Uint8Array, i: number, b: number): boolean {
+  let k = i + 1;
+  while (k < b && digit(u[k]!)) k++;
+  return k - i - 1 >= 3 && k < b && u[k]! === CLOSE_BRACKET;
 }
 
 /**

@@ -67,6 +67,9 @@ export interface FtraceParseOptions {
 // task-pid, optional (tgid), [cpu], flag columns of any shape, timestamp, event name.
 const EVENT_RE =
   /^\s*(.+?)-(\d+)\s+(?:\(\s*(\d+|-+)\)\s+)?\[(\d+)\]\s+(.*?)\s*(\d+(?:\.\d+)?):\s+([^\s:]+):(?:\s(.*))?$/;
+// The start of another event line inside an event's body: `task-pid [cpu] … ts:`.
+const LOST_NEWLINE_RE =
+  /(?:^|\s)\S+-\d+\s+(?:\(\s*[\d-]+\)\s+)?\[\d{3,}\]\s+(?:\S+\s+)?\d+\.\d+:\s/;
 const LOST_RE = /^CPU:(\d+) \[LOST (?:(\d+) )?EVENTS\]$/;
 const STARTED_RE = /^#{3,}\s*CPU (\d+) buffer started\s*#*$/;
 const GRAPH_HEAD_RE = /^\s*(?:(\d+(?:\.\d+)?)\s+\|\s+)?(\d+)\)(.*)$/;
@@ -296,6 +299,9 @@ export function parseLineGeneral(
       fields: {},
     };
     if (m[3] !== undefined && /^\d+$/.test(m[3])) event.tgid = Number(m[3]);
+    if (LOST_NEWLINE_RE.test(event.body)) {
+      return fail("two trace lines on one line (a newline was lost)", text, line, options);
+    }
     event.fields = fieldsGeneral(event.body);
     return event;
   }
@@ -421,6 +427,8 @@ function graphLine(m: RegExpExecArray, line: number): FtraceRecord | string {
     return exit;
   }
   if (/^(?:=+>|<=+)/.test(call)) return { kind: "header", line, text: call };
+  // A comment without `name:` is a trace_marker write or printk text: a comment, not an event.
+  if (/^\/\*.*\*\/$/.test(call)) return { kind: "header", line, text: call };
   return "function_graph call column is not 'f() {', 'f();', '}' or a /* comment */";
 }
 

@@ -12,6 +12,8 @@ const FILES = [
   "options/funcgraph-abstime",
   "options/funcgraph-proc",
   "options/funcgraph-tail",
+  // verify defines kprobe events on the dma-buf functions for the run only.
+  "kprobe_events",
 ];
 
 /** Reads every file of interest plus the instance list and all event enables. */

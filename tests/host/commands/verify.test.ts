@@ -25,6 +25,7 @@ Deno.test("verifyPlan() fills the defaults and reads repeated and comma-separate
   assert.deepEqual(plain.run.judge, {
     acceptedExporters: [...DEFAULT_ACCEPTED_EXPORTERS],
     copyThresholdPercent: 1,
+    evidence: "auto",
   });
   assert.deepEqual([plain.run.graph, plain.run.perf, plain.run.artifacts], [
     true,
@@ -83,7 +84,7 @@ Deno.test("verifyHeadline() says SIMULATED on metis-sim", () => {
   );
 });
 
-Deno.test("verdictLines() of the copy run: four invariants, latency, each diagnosis, notes", () => {
+Deno.test("verdictLines() of the copy run: four invariants, evidence, latency, each diagnosis, notes", () => {
   const r = result("copy");
   const lines = verdictLines(r);
   assert.deepEqual(
@@ -93,7 +94,13 @@ Deno.test("verdictLines() of the copy run: four invariants, latency, each diagno
   assert.match(lines[3]!, /^I4 FAIL {9}/);
   assert.equal(
     lines[4],
-    "latency (trace): p50 115829 µs, p90 412353.5 µs, p99 1732701.61 µs over 60 frames",
+    "evidence: axl-tracepoints (importer 0000:00:02.0: the axl device (axl.ko, PCI driver " +
+      "axl-metis-sim))",
+  );
+  assert.equal(
+    lines[5],
+    `latency (trace): p50 ${r.axl.latency.p50} µs, p90 ${r.axl.latency.p90} µs, ` +
+      `p99 ${r.axl.latency.p99} µs over 60 frames`,
   );
   const diagnoses = lines.filter((l) => l.startsWith("diagnosis ["));
   assert.equal(diagnoses.length, r.axl.diagnosis.length);
@@ -104,5 +111,5 @@ Deno.test("verdictLines() of the copy run: four invariants, latency, each diagno
     lines.filter((l) => l.startsWith("note: ")),
     r.axl.notes.map((n) => `note: ${n}`),
   );
-  assert.equal(lines.length, 5 + r.axl.diagnosis.length + r.axl.notes.length);
+  assert.equal(lines.length, 6 + r.axl.diagnosis.length + r.axl.notes.length);
 });

@@ -25,6 +25,8 @@ Deno.test("verify exits 3 on bad options without touching tracefs", async () => 
   assert.equal(await quiet(() => command.run(["--threshold", "0"])), 3);
   assert.equal(await quiet(() => command.run(["--config", "/nonexistent/axl.json"])), 3);
   assert.equal(await quiet(() => command.run(["--config", "x", "--pid", "1"])), 3);
+  assert.equal(await quiet(() => command.run(["--evidence", "tracepoints"])), 3);
+  assert.equal(await quiet(() => command.run(["--pid", "1", "--importer", "two words"])), 3);
   const cfg = await Deno.makeTempFile({ suffix: ".json" });
   await Deno.writeTextFile(cfg, JSON.stringify({ command: [] }));
   assert.equal(await quiet(() => command.run(["--config", cfg])), 3);

@@ -1,0 +1,138 @@
+/**
+ * Axelera's own Metis driver, `metis.ko` (GPL, not part of axl): recognised, never mistaken
+ * for ours. Its `pci_driver` is named `axl` (so `lspci -k` says "Kernel driver in use: axl"),
+ * it binds `1f9d:1100` and creates `/dev/metis-<domain>-<bus>-<slot>`; our `axl.ko` registers
+ * the PCI driver `axl-metis-sim` and creates `/dev/axl`. The vendor ID and the node names tell
+ * them apart.
+ *
+ * What matters for zero-copy (from its sources): its dma-buf import (`AXL_IOCTL_DMA_ATTACH`)
+ * keeps only the first scatterlist segment's DMA address and length, so a frame that is not
+ * IOVA-contiguous is silently truncated; it holds one imported buffer per open file; it has
+ * no dma_fence, sync_file or tracepoint, so verify counts its imports with kprobes.
+ *
+ * @module
+ */
+import { type CheckResult, ok, warn } from "./check.ts";
+import type { DoctorContext } from "./context.ts";
+import { AXELERA_VENDOR, listPci, parseLinkSpeed, type PciFunction } from "./pci.ts";
+import type { SystemView } from "./system.ts";
+
+/** Axelera's module name (`metis.ko`). */
+export const METIS_KO_MODULE = "metis";
+/** The PCI driver name metis.ko registers — the same word as our project, not our driver. */
+export const METIS_KO_PCI_DRIVER = "axl";
+
+/** What sysfs and /dev show of metis.ko. */
+export interface MetisKo {
+  /** `/sys/module/metis` exists. */
+  loaded: boolean;
+  /** `MODULE_VERSION`, else `srcversion`; absent when neither is readable. */
+  version?: string;
+  /** Axelera PCI functions bound to its `axl` PCI driver. */
+  functions: PciFunction[];
+  /** `/dev/metis-*` nodes. */
+  nodes: string[];
+}
+
+/**
+ * Finds metis.ko; undefined when nothing of it is on this machine.
+ *
+ * @example
+ * ```ts
+ * import { findMetisKo } from "./metis_ko.ts";
+ * import { systemAt } from "./system.ts";
+ * if (findMetisKo(systemAt(Deno.makeTempDirSync())) !== undefined) throw new Error();
+ * ```
+ */
+export function findMetisKo(sys: SystemView): MetisKo | undefined {
+  const mod = `/sys/module/${METIS_KO_MODULE}`;
+  const loaded = sys.kind(mod) === "dir";
+  const functions = listPci(sys).filter((f) =>
+    f.vendor === AXELERA_VENDOR && f.driver === METIS_KO_PCI_DRIVER
+  );
+  const nodes = (sys.list("/dev") ?? []).filter((n) => n.startsWith("metis-"))
+    .map((n) => `/dev/${n}`);
+  if (!loaded && functions.length === 0 && nodes.length === 0) return undefined;
+  const version = sys.readText(`${mod}/version`)?.trim() ||
+    sys.readText(`${mod}/srcversion`)?.trim();
+  return { loaded, ...(version ? { version } : {}), functions, nodes };
+}
+
+/**
+ * The metis.ko checks: module, bound functions with link and IOMMU group, nodes, and its
+ * zero-copy limits. Nothing when metis.ko is absent (axl.ko does not need it).
+ *
+ * @example
+ * ```ts ignore
+ * for (const r of checkMetisKo(ctx)) console.log(r.status, r.message);
+ * ```
+ */
+export function checkMetisKo(ctx: DoctorContext): CheckResult[] {
+  const m = findMetisKo(ctx.sys);
+  if (!m) return [];
+  const out: CheckResult[] = [];
+  const notOurs = "Axelera's driver, not axl's: its PCI driver is named 'axl', ours is " +
+    "axl.ko with PCI driver axl-metis-sim and /dev/axl";
+  out.push(
+    m.loaded
+      ? ok("metis.module", `metis.ko ${m.version ?? "(no version)"} is loaded (${notOurs})`)
+      : warn(
+        "metis.module",
+        `Metis functions or /dev/metis-* nodes exist but /sys/module/${METIS_KO_MODULE} does not`,
+        "modprobe metis (Axelera's driver package), then check dmesg",
+      ),
+  );
+  if (m.functions.length === 0) {
+    out.push(warn(
+      "metis.functions",
+      "no Metis PCI function is bound to metis.ko's 'axl' PCI driver",
+      "lspci -nnk -d 1f9d: must say 'Kernel driver in use: axl'; check dmesg for probe errors",
+    ));
+  }
+  for (const fn of m.functions) out.push(functionCheck(ctx, fn));
+  out.push(
+    m.nodes.length > 0 ? ok("metis.nodes", m.nodes.join(", ")) : warn(
+      "metis.nodes",
+      "no /dev/metis-* node",
+      "metis.ko creates /dev/metis-<domain>-<bus>-<slot> per card: check udev and dmesg",
+    ),
+  );
+  out.push(warn(
+    "metis.zero-copy",
+    "metis.ko maps only the first scatterlist segment of an imported dma-buf " +
+      "(AXL_IOCTL_DMA_ATTACH): a frame that is not IOVA-contiguous is silently truncated; " +
+      "it holds one imported buffer per open file; it has no dma_fence, sync_file or tracepoint",
+    "give it frames that are contiguous in IOVA space (CMA: the linux,cma heap or " +
+      "nvbuf-memory-type=4, or behind an IOMMU that maps them in one range); open one " +
+      "/dev/metis-* file per buffer in flight; verify counts its imports with kprobes " +
+      `(axl verify --importer ${m.functions[0]?.address ?? "<PCI address>"})`,
+  ));
+  return out;
+}
+
+/** One bound function: its link against Gen3 x4 and its IOMMU group. */
+function functionCheck(ctx: DoctorContext, fn: PciFunction): CheckResult {
+  const want = `${ctx.expect.linkGTs.toFixed(1)} GT/s x${ctx.expect.linkWidth}`;
+  const speed = parseLinkSpeed(fn.linkSpeed);
+  const width = Number(fn.linkWidth);
+  const link = fn.linkSpeed === undefined
+    ? "no link attributes"
+    : `${fn.linkSpeed} x${fn.linkWidth}`;
+  const group = fn.iommuGroup !== undefined ? `IOMMU group ${fn.iommuGroup}` : "no IOMMU group";
+  const what = `${fn.address} bound to metis.ko: link ${link} (want ${want}), ${group}`;
+  if (speed === undefined || !(width >= ctx.expect.linkWidth) || speed < ctx.expect.linkGTs) {
+    return warn(
+      "metis.functions",
+      what,
+      "lspci -vvv -s " + fn.address + ": LnkSta must show Speed 8GT/s, Width x4; reseat the card",
+    );
+  }
+  if (fn.iommuGroup === undefined) {
+    return warn(
+      "metis.functions",
+      what,
+      "enable the SMMU for the PCIe controller: without it imports are not translated",
+    );
+  }
+  return ok("metis.functions", what);
+}

@@ -1,0 +1,327 @@
+/**
+ * kprobe events on the kernel's own dma-buf functions: evidence of who attaches, maps,
+ * unmaps and detaches a dma-buf that needs no tracepoint of the importing driver (Axelera's
+ * `metis.ko` has none). Each event records the importing device's name as bufinfo prints it
+ * (`dev_name()`), the buffer and attachment pointers, the DMA direction and, where the kernel
+ * can resolve names through BTF (`CONFIG_PROBE_EVENTS_BTF_ARGS`, 6.6+), the buffer's inode.
+ *
+ * Fetch-args that work on every kernel read only stable layout: `struct dma_buf_attachment`
+ * starts with `dmabuf` then `dev`, `struct device` starts with its kobject, whose first
+ * member is the name. Only 64-bit kernels are handled (pointers are 8 bytes).
+ *
+ * The probed functions are the inner ones every caller goes through: the `_unlocked`
+ * variants of 6.2+ call `dma_buf_map_attachment()`/`dma_buf_unmap_attachment()`, and
+ * `dma_buf_attach()` calls `dma_buf_dynamic_attach()` (5.7+). Probing both would count
+ * each call twice.
+ *
+ * @module
+ */
+
+/** The events of one probe set, by what they record. */
+export type DmabufProbeKind = "attach" | "map" | "unmap" | "detach";
+
+/** Event names in the trace (the group is not printed there). */
+export const DMABUF_PROBE_EVENTS: Readonly<Record<DmabufProbeKind, string>> = {
+  attach: "axl_kp_attach",
+  map: "axl_kp_map",
+  unmap: "axl_kp_unmap",
+  detach: "axl_kp_detach",
+};
+
+/** What the kernel offers for the probe definitions. */
+export interface ProbeKernel {
+  /** Functions that can be probed (from `available_filter_functions` or kallsyms). */
+  functions: ReadonlySet<string>;
+  /** `$argN` fetch-args work (tracefs README lists `$arg<N>`). */
+  argAccess: boolean;
+  /** BTF argument names and `->` field access work (README lists `->field`). */
+  btfArgs: boolean;
+  /** `x86_64` or `aarch64`: the argument registers when `$argN` does not work. */
+  arch: string;
+}
+
+/** One event to define: its kprobe_events line with and without the BTF inode. */
+export interface ProbeDefinition {
+  kind: DmabufProbeKind;
+  function: string;
+  /** Line with the inode fetched through BTF, when the kernel offers it. */
+  withInode?: string;
+  /** Line every kernel with kprobe events takes. */
+  plain: string;
+}
+
+const REGISTERS: Record<string, string[]> = {
+  x86_64: ["%di", "%si", "%dx"],
+  aarch64: ["%x0", "%x1", "%x2"],
+};
+
+/**
+ * The probe definitions for this kernel, or why there are none.
+ *
+ * @example
+ * ```ts
+ * import { dmabufProbeDefinitions } from "./kprobe_events.ts";
+ * const defs = dmabufProbeDefinitions("axl_kp_1", {
+ *   functions: new Set(["dma_buf_attach", "dma_buf_detach", "dma_buf_map_attachment",
+ *     "dma_buf_unmap_attachment"]),
+ *   argAccess: true, btfArgs: false, arch: "x86_64",
+ * });
+ * if (!Array.isArray(defs) || defs[0]!.function !== "dma_buf_attach") throw new Error();
+ * ```
+ */
+export function dmabufProbeDefinitions(
+  group: string,
+  k: ProbeKernel,
+): ProbeDefinition[] | { unavailable: string } {
+  const regs = REGISTERS[k.arch];
+  if (!k.argAccess && !regs) {
+    return { unavailable: `no $argN fetch-args and no register names known for ${k.arch}` };
+  }
+  const arg = (n: number) => k.argAccess ? `$arg${n}` : regs![n - 1]!;
+  // dev_name(): the kobject name, the first member of struct device.
+  const devOf = (dev: string) => `dev=+0(+0(${dev})):string`;
+  const devOfAttach = (att: string) => devOf(`+8(${att})`);
+  const pick = (...names: string[]) => names.find((f) => k.functions.has(f));
+  const attach = pick("dma_buf_dynamic_attach", "dma_buf_attach");
+  const map = pick("dma_buf_map_attachment");
+  const unmap = pick("dma_buf_unmap_attachment");
+  const detach = pick("dma_buf_detach");
+  const missing = [
+    attach ? "" : "dma_buf_attach",
+    map ? "" : "dma_buf_map_attachment",
+    unmap ? "" : "dma_buf_unmap_attachment",
+    detach ? "" : "dma_buf_detach",
+  ].filter(Boolean);
+  if (missing.length > 0) {
+    return {
+      unavailable: `cannot probe ${missing.join(", ")} (not in the kernel's function list)`,
+    };
+  }
+  const line = (kind: DmabufProbeKind, fn: string, args: string[], ino?: string) => ({
+    kind,
+    function: fn,
+    plain: `p:${group}/${DMABUF_PROBE_EVENTS[kind]} ${fn} ${args.join(" ")}`,
+    ...(k.btfArgs && ino
+      ? { withInode: `p:${group}/${DMABUF_PROBE_EVENTS[kind]} ${fn} ${args.join(" ")} ino=${ino}` }
+      : {}),
+  });
+  const a1 = arg(1), a2 = arg(2), a3 = arg(3);
+  return [
+    line("attach", attach!, [`buf=${a1}:x64`, devOf(a2)], "dmabuf->file->f_inode->i_ino"),
+    line(
+      "map",
+      map!,
+      [`att=${a1}:x64`, `buf=+0(${a1}):x64`, devOfAttach(a1), `dir=${a2}:s32`],
+      "attach->dmabuf->file->f_inode->i_ino",
+    ),
+    line(
+      "unmap",
+      unmap!,
+      [`att=${a1}:x64`, `buf=+0(${a1}):x64`, devOfAttach(a1), `dir=${a3}:s32`],
+      "attach->dmabuf->file->f_inode->i_ino",
+    ),
+    line(
+      "detach",
+      detach!,
+      [`buf=${a1}:x64`, `att=${a2}:x64`, devOfAttach(a2)],
+      "dmabuf->file->f_inode->i_ino",
+    ),
+  ];
+}
+
+/**
+ * What the kernel under `tracefs` offers for {@linkcode dmabufProbeDefinitions}.
+ *
+ * @example
+ * ```ts ignore
+ * import { probeKernel } from "./kprobe_events.ts";
+ * console.log(probeKernel("/sys/kernel/tracing"));
+ * ```
+ */
+export function probeKernel(tracefs: string): ProbeKernel | { unavailable: string } {
+  try {
+    Deno.statSync(`${tracefs}/kprobe_events`);
+  } catch {
+    return { unavailable: "the kernel has no kprobe events (CONFIG_KPROBE_EVENTS)" };
+  }
+  let readme = "";
+  try {
+    readme = Deno.readTextFileSync(`${tracefs}/README`);
+  } catch { /* old kernels: assume the least */ }
+  const functions = new Set<string>();
+  for (const path of [`${tracefs}/available_filter_functions`, "/proc/kallsyms"]) {
+    let text: string;
+    try {
+      text = Deno.readTextFileSync(path);
+    } catch {
+      continue;
+    }
+    for (const m of text.matchAll(/(?:^|\s)(dma_buf_\w+)(?=\s|$)/gm)) functions.add(m[1]!);
+    if (functions.size > 0) break;
+  }
+  return {
+    functions,
+    argAccess: readme.includes("$arg<N>"),
+    btfArgs: /->field/.test(readme),
+    arch: Deno.build.arch,
+  };
+}
+
+/** The probe set as installed. */
+export interface InstalledProbes {
+  group: string;
+  /** `group:event` of every event defined. */
+  events: string[];
+  /** The lines written to kprobe_events. */
+  definitions: string[];
+  /** Whether the events fetch the inode. */
+  inode: boolean;
+  /** Why the inode is not fetched, when it is not. */
+  inodeUnavailable?: string;
+}
+
+const installed = new Map<string, () => void>();
+let unloadHooked = false;
+
+/**
+ * Defines the dma-buf probe events under `group` (with the inode where the kernel takes
+ * it). Nothing is enabled; enable `group:*` like any event. {@linkcode removeDmabufProbes}
+ * undoes it, and so does process exit. Returns why not when the kernel cannot.
+ *
+ * @example
+ * ```ts ignore
+ * import { installDmabufProbes, removeDmabufProbes } from "./kprobe_events.ts";
+ * const p = installDmabufProbes("/sys/kernel/tracing", `axl_kp_${Deno.pid}`);
+ * if (!("unavailable" in p)) removeDmabufProbes("/sys/kernel/tracing", p.group);
+ * ```
+ */
+export function installDmabufProbes(
+  tracefs: string,
+  group: string,
+): InstalledProbes | { unavailable: string } {
+  if (!/^\w+$/.test(group)) throw new RangeError(`installDmabufProbes(): bad group ${group}`);
+  const kernel = probeKernel(tracefs);
+  if ("unavailable" in kernel) return kernel;
+  removeStaleProbes(tracefs);
+  const defs = dmabufProbeDefinitions(group, kernel);
+  if (!Array.isArray(defs)) return defs;
+  const path = `${tracefs}/kprobe_events`;
+  const out: InstalledProbes = { group, events: [], definitions: [], inode: kernel.btfArgs };
+  if (!kernel.btfArgs) {
+    out.inodeUnavailable = "the kernel cannot name probe arguments through BTF " +
+      "(CONFIG_PROBE_EVENTS_BTF_ARGS, Linux 6.6+)";
+  }
+  const remove = () => removeDmabufProbes(tracefs, group);
+  installed.set(group, remove);
+  hookUnload();
+  try {
+    for (const d of defs) {
+      const text = out.inode ? d.withInode! : d.plain;
+      try {
+        append(path, text);
+      } catch (e) {
+        if (!out.inode) throw e;
+        // The kernel refused the BTF arguments: no inode in any event, for the same fields.
+        out.inode = false;
+        out.inodeUnavailable = `the kernel refused '${text}': ${(e as Error).message}`;
+        remove();
+        installed.set(group, remove);
+        return retryPlain(path, group, defs, out);
+      }
+      out.definitions.push(text);
+      out.events.push(`${group}:${DMABUF_PROBE_EVENTS[d.kind]}`);
+    }
+    return out;
+  } catch (e) {
+    remove();
+    return { unavailable: `defining kprobe events failed: ${(e as Error).message}` };
+  }
+}
+
+function retryPlain(
+  path: string,
+  group: string,
+  defs: ProbeDefinition[],
+  out: InstalledProbes,
+): InstalledProbes {
+  out.events = [];
+  out.definitions = [];
+  for (const d of defs) {
+    append(path, d.plain);
+    out.definitions.push(d.plain);
+    out.events.push(`${group}:${DMABUF_PROBE_EVENTS[d.kind]}`);
+  }
+  return out;
+}
+
+/**
+ * Removes every event of `group` (they must be disabled first). Idempotent; throws when an
+ * event stays defined.
+ */
+export function removeDmabufProbes(tracefs: string, group: string): void {
+  installed.delete(group);
+  const errors: string[] = [];
+  for (const event of Object.values(DMABUF_PROBE_EVENTS)) {
+    try {
+      Deno.statSync(`${tracefs}/events/${group}/${event}`);
+    } catch {
+      continue;
+    }
+    try {
+      append(`${tracefs}/kprobe_events`, `-:${group}/${event}`);
+    } catch (e) {
+      errors.push(`${group}/${event}: ${(e as Error).message}`);
+    }
+  }
+  if (errors.length > 0) {
+    throw new Error(
+      `removing kprobe events failed (${errors.join("; ")}): ` +
+        `disable them and run: echo '-:${group}/<event>' >> ${tracefs}/kprobe_events`,
+    );
+  }
+}
+
+/**
+ * Removes the probe groups of runs that died without cleaning up (`axl_kp_<pid>` of a pid
+ * that no longer exists). Best effort: a group still enabled somewhere stays.
+ */
+function removeStaleProbes(tracefs: string): void {
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(`${tracefs}/events`)];
+  } catch {
+    return;
+  }
+  for (const e of entries) {
+    const m = /^axl_kp_(\d+)$/.exec(e.name);
+    if (!m || Number(m[1]) === Deno.pid) continue;
+    try {
+      Deno.statSync(`/proc/${m[1]}`);
+      continue;
+    } catch { /* the run is gone */ }
+    try {
+      removeDmabufProbes(tracefs, e.name);
+    } catch { /* enabled in a leftover instance: leave it */ }
+  }
+}
+
+function append(path: string, line: string): void {
+  try {
+    Deno.writeTextFileSync(path, line + "\n", { append: true });
+  } catch (e) {
+    const hint = e instanceof Deno.errors.PermissionDenied ? " (run as root)" : "";
+    throw new Error(`write '${line}' to ${path}: ${(e as Error).message}${hint}`, { cause: e });
+  }
+}
+
+function hookUnload(): void {
+  if (unloadHooked) return;
+  unloadHooked = true;
+  globalThis.addEventListener("unload", () => {
+    for (const remove of [...installed.values()]) {
+      try {
+        remove();
+      } catch { /* exiting: nothing left to report to */ }
+    }
+  });
+}

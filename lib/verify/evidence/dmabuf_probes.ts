@@ -1,0 +1,130 @@
+/**
+ * The dma-buf kprobe events of a trace (`lib/trace/kprobe_events.ts`) folded per importing
+ * device: attaches, maps, unmaps and detaches, the buffers and inodes each device mapped,
+ * and the attachments still mapped at the end. Memory grows with the distinct buffers and
+ * attachments of the run, not with its events.
+ *
+ * @module
+ */
+import { DMABUF_PROBE_EVENTS } from "../../trace/capture/kprobe_events.ts";
+
+/** The fields of one event, as the trace fold reads them. */
+export interface ProbeFields {
+  field(key: string): string | undefined;
+  int(key: string): number;
+}
+
+/** What one device did with dma-bufs during the run. */
+export interface DeviceUse {
+  /** Name as bufinfo prints it (`dev_name()`). */
+  device: string;
+  attaches: number;
+  detaches: number;
+  maps: number;
+  unmaps: number;
+  /** Maps per buffer inode (only when the events carry it). */
+  mapsByInode: Map<number, number>;
+  /** Unmaps per buffer inode. */
+  unmapsByInode: Map<number, number>;
+  /** Buffer pointers it mapped (identity while the buffer lives). */
+  buffers: Set<string>;
+  /** Maps minus unmaps per attachment; attachments at 0 are dropped. */
+  openMaps: Map<string, number>;
+}
+
+const KIND_OF = new Map<string, "attach" | "map" | "unmap" | "detach">(
+  Object.entries(DMABUF_PROBE_EVENTS).map(([k, v]) => [v, k as "attach"]),
+);
+
+/**
+ * Per-device dma-buf use, folded from the probe events.
+ *
+ * @example
+ * ```ts
+ * import { DmabufProbeFacts } from "./dmabuf_probes.ts";
+ * const facts = new DmabufProbeFacts();
+ * const f = (o: Record<string, string>) => ({
+ *   field: (k: string) => o[k],
+ *   int: (k: string) => o[k] === undefined ? NaN : Number(o[k]),
+ * });
+ * facts.add("axl_kp_map", f({ att: "0x1", buf: "0x2", dev: "0000:00:02.0", dir: "1", ino: "7" }));
+ * facts.add("axl_kp_unmap", f({ att: "0x1", buf: "0x2", dev: "0000:00:02.0", dir: "1", ino: "7" }));
+ * const use = facts.devices.get("0000:00:02.0")!;
+ * if (use.maps !== 1 || use.unmaps !== 1 || use.openMaps.size !== 0) throw new Error();
+ * ```
+ */
+export class DmabufProbeFacts {
+  /** Probe events folded. */
+  events = 0;
+  /** Events without a device name (the kernel could not read it). */
+  unnamed = 0;
+  /** Whether any event carried the buffer's inode. */
+  inodes = false;
+  readonly devices = new Map<string, DeviceUse>();
+
+  /** Whether `name` is one of the probe events. */
+  static isProbeEvent(name: string): boolean {
+    return KIND_OF.has(name);
+  }
+
+  /** Folds one event; returns false for events that are not probe events. */
+  add(name: string, f: ProbeFields): boolean {
+    const kind = KIND_OF.get(name);
+    if (!kind) return false;
+    this.events++;
+    const dev = f.field("dev");
+    if (!dev || dev === "(fault)") {
+      this.unnamed++;
+      return true;
+    }
+    const use = this.#use(dev);
+    const ino = f.int("ino");
+    if (!Number.isNaN(ino)) this.inodes = true;
+    const att = f.field("att") ?? "";
+    switch (kind) {
+      case "attach":
+        use.attaches++;
+        break;
+      case "detach":
+        use.detaches++;
+        break;
+      case "map":
+        use.maps++;
+        use.buffers.add(f.field("buf") ?? "");
+        if (!Number.isNaN(ino)) bump(use.mapsByInode, ino, 1);
+        bump(use.openMaps, att, 1);
+        break;
+      case "unmap":
+        use.unmaps++;
+        if (!Number.isNaN(ino)) bump(use.unmapsByInode, ino, 1);
+        bump(use.openMaps, att, -1);
+        break;
+    }
+    return true;
+  }
+
+  #use(device: string): DeviceUse {
+    let u = this.devices.get(device);
+    if (!u) {
+      u = {
+        device,
+        attaches: 0,
+        detaches: 0,
+        maps: 0,
+        unmaps: 0,
+        mapsByInode: new Map(),
+        unmapsByInode: new Map(),
+        buffers: new Set(),
+        openMaps: new Map(),
+      };
+      this.devices.set(device, u);
+    }
+    return u;
+  }
+}
+
+function bump<K>(m: Map<K, number>, k: K, by: number): void {
+  const v = (m.get(k) ?? 0) + by;
+  if (v === 0) m.delete(k);
+  else m.set(k, v);
+}

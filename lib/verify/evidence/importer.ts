@@ -1,0 +1,64 @@
+/**
+ * The importing device whose imports verify counts, named as bufinfo and the probe events
+ * name it (`dev_name()`: a PCI address such as `0000:01:00.0`, `vivid.0`, `vgem`). By
+ * default: the axl device (our `axl.ko`, PCI driver `axl-metis-sim`), else the Metis PCI
+ * function bound to Axelera's `metis.ko` (whose PCI driver is also called `axl`, vendor
+ * `0x1f9d`: the vendor tells the two apart).
+ *
+ * @module
+ */
+import { AXELERA_VENDOR, listPci, METIS_SIM_DRIVER } from "../../doctor/pci.ts";
+import { METIS_KO_PCI_DRIVER } from "../../doctor/metis_ko.ts";
+import type { SystemView } from "../../doctor/system.ts";
+import type { ImporterRecord } from "./source.ts";
+
+/**
+ * Chooses the importer: `explicit` (from `--importer`) when given, else `axlDevice` (the
+ * device the builtin workload opened), else what sysfs shows bound to axl.ko or metis.ko.
+ *
+ * @example
+ * ```ts
+ * import { chooseImporter } from "./importer.ts";
+ * import { systemAt } from "../../doctor/system.ts";
+ * const empty = systemAt(Deno.makeTempDirSync());
+ * const r = chooseImporter(empty, { explicit: "vgem" });
+ * if (r.name !== "vgem" || r.axl) throw new Error();
+ * ```
+ */
+export function chooseImporter(
+  sys: SystemView,
+  o: { explicit?: string; axlDevice?: string },
+): ImporterRecord {
+  const fns = listPci(sys);
+  const ours = o.axlDevice ??
+    fns.find((f) => f.driver === METIS_SIM_DRIVER)?.address;
+  if (o.explicit !== undefined) {
+    if (!o.explicit.trim() || /\s/.test(o.explicit)) {
+      throw new TypeError(
+        `--importer must be a device name as bufinfo prints it (e.g. 0000:01:00.0, vgem), ` +
+          `got '${o.explicit}'`,
+      );
+    }
+    return { name: o.explicit, axl: o.explicit === ours, reason: "--importer" };
+  }
+  if (ours) {
+    return { name: ours, axl: true, reason: "the axl device (axl.ko, PCI driver axl-metis-sim)" };
+  }
+  const metis = fns.filter((f) => f.vendor === AXELERA_VENDOR && f.driver === METIS_KO_PCI_DRIVER);
+  if (metis.length > 0) {
+    const more = metis.length > 1
+      ? ` (first of ${metis.length}: ${metis.map((f) => f.address).join(", ")}; ` +
+        "pick one with --importer)"
+      : "";
+    return {
+      name: metis[0]!.address,
+      axl: false,
+      reason: `the Metis PCI function bound to Axelera's metis.ko${more}`,
+    };
+  }
+  return {
+    name: null,
+    axl: false,
+    reason: "no axl device and no Metis bound to metis.ko: pass --importer DEV",
+  };
+}

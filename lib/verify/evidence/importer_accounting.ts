@@ -1,0 +1,159 @@
+/**
+ * I3 from evidence other than our tracepoints (see `source.ts`): an import is a map of a
+ * frame buffer by the importing device (`dma_buf_map_attachment()`, what every importer
+ * must call before its DMA), a release its unmap. One import per frame submitted, and every
+ * map undone by the end of the run. A source that cannot count says so (INCONCLUSIVE or
+ * SKIP, with the fix), never FAIL.
+ *
+ * @module
+ */
+import { diagnosis } from "../diagnosis.ts";
+import type { Diagnosis, Status } from "../schema.ts";
+import { invariant } from "../_invariant.ts";
+import type { AccountingVerdict } from "../accounting.ts";
+import type { DmabufProbeFacts } from "./dmabuf_probes.ts";
+import type { FrameEvidence } from "./source.ts";
+
+/** I3's verdict with the counts it rests on. */
+export interface ImporterAccountingVerdict extends AccountingVerdict {
+  imports: number;
+  releases: number;
+}
+
+/**
+ * Judges I3 from a non-axl evidence source.
+ *
+ * @example
+ * ```ts
+ * import { judgeImporterAccounting } from "./importer_accounting.ts";
+ * const v = judgeImporterAccounting({
+ *   source: "bufinfo",
+ *   importer: { name: "vgem", axl: false, reason: "--importer" },
+ *   passedOver: ["kprobes: no kprobe events"],
+ *   frameInodes: new Set([5, 6]),
+ *   frameInodesFrom: "bufinfo",
+ * }, undefined, 30, false);
+ * if (v.invariant.status !== "INCONCLUSIVE") throw new Error();
+ * ```
+ */
+export function judgeImporterAccounting(
+  ev: FrameEvidence,
+  dmabuf: DmabufProbeFacts | undefined,
+  framesSubmitted: number | null,
+  lossy: boolean,
+): ImporterAccountingVerdict {
+  const counts = importerCounts(ev);
+  const evidence: Record<string, unknown> = {
+    source: ev.source,
+    importer: ev.importer.name,
+    importer_reason: ev.importer.reason,
+    passed_over: ev.passedOver,
+    frame_inodes_from: ev.frameInodesFrom,
+    imports: counts.imports,
+    releases: counts.releases,
+    frames_submitted: framesSubmitted,
+    unreleased: counts.unreleased,
+    devices_seen: [...(dmabuf?.devices.values() ?? [])].slice(0, 10).map((u) => ({
+      device: u.device,
+      attaches: u.attaches,
+      maps: u.maps,
+      unmaps: u.unmaps,
+      detaches: u.detaches,
+    })),
+  };
+  const verdict = (status: Status, summary: string, d?: Diagnosis) => ({
+    invariant: invariant("I3", status, summary, evidence),
+    diagnoses: d ? [d] : [],
+    submitted: framesSubmitted,
+    imports: counts.imports,
+    releases: counts.releases,
+  });
+  const who = ev.importer.name ?? "the importer";
+  if (ev.source === "none") {
+    return verdict(
+      "SKIP",
+      `no evidence of imports: ${ev.passedOver.join("; ")}`,
+      diagnosis("import-evidence-missing", ev.passedOver.join("; ")),
+    );
+  }
+  if (ev.source === "bufinfo") {
+    return verdict(
+      "INCONCLUSIVE",
+      `bufinfo showed ${ev.frameInodes.size} buffers attached to ${who}, but samples cannot ` +
+        "count imports and releases",
+      diagnosis("import-evidence-missing", ev.passedOver.join("; ")),
+    );
+  }
+  if (lossy) {
+    return verdict(
+      "INCONCLUSIVE",
+      `trace lost events: ${counts.imports} maps / ${counts.releases} unmaps by ${who} cannot be trusted`,
+    );
+  }
+  if (framesSubmitted === null) {
+    return verdict(
+      "INCONCLUSIVE",
+      `${who} mapped ${counts.imports} frame buffers and unmapped ${counts.releases}, but the ` +
+        "number of frames submitted is unknown",
+    );
+  }
+  if (counts.imports === 0) {
+    const others = [...(dmabuf?.devices.keys() ?? [])].filter((d) => d !== ev.importer.name);
+    return verdict(
+      "FAIL",
+      `${who} never mapped a frame buffer (${framesSubmitted} frames submitted)`,
+      diagnosis(
+        "importer-never-maps",
+        others.length > 0 ? `devices that did: ${others.join(", ")}` : "no device mapped a dma-buf",
+      ),
+    );
+  }
+  if (counts.imports !== framesSubmitted && ev.use?.mapsByInode.size === 0) {
+    return verdict(
+      "INCONCLUSIVE",
+      `${who} mapped ${counts.imports} buffers for ${framesSubmitted} frames submitted, but the ` +
+        "probes carry no inode, so output buffers it maps cannot be told from frames",
+      diagnosis("probe-inode-missing", "maps of frames and of other buffers are counted together"),
+    );
+  }
+  if (counts.imports !== framesSubmitted) {
+    return verdict(
+      "FAIL",
+      `${who} mapped frame buffers ${counts.imports} times for ${framesSubmitted} frames submitted`,
+      diagnosis("imports-ne-frames", `${counts.imports} maps, ${framesSubmitted} frames`),
+    );
+  }
+  if (counts.releases !== counts.imports || counts.unreleased > 0) {
+    return verdict(
+      "FAIL",
+      `${counts.releases} unmaps for ${counts.imports} maps by ${who}`,
+      diagnosis("releases-unbalanced", `${counts.releases}/${counts.imports} (kprobes)`),
+    );
+  }
+  return verdict(
+    "PASS",
+    `${who} mapped ${counts.imports} frame buffers = ${framesSubmitted} frames submitted; ` +
+      `${counts.releases} unmaps (kprobes)`,
+  );
+}
+
+/** Maps and unmaps of frame buffers by the importer, and those left mapped. */
+function importerCounts(
+  ev: FrameEvidence,
+): { imports: number; releases: number; unreleased: number } {
+  const use = ev.use;
+  if (!use) return { imports: 0, releases: 0, unreleased: 0 };
+  if (use.mapsByInode.size === 0) {
+    // No inodes in the events: every map by the importer counts.
+    const unreleased = [...use.openMaps.values()].filter((n) => n > 0).length;
+    return { imports: use.maps, releases: use.unmaps, unreleased };
+  }
+  let imports = 0, releases = 0, unreleased = 0;
+  for (const ino of ev.frameInodes) {
+    const m = use.mapsByInode.get(ino) ?? 0, u = use.unmapsByInode.get(ino) ?? 0;
+    imports += m;
+    releases += u;
+    if (m > u) unreleased++;
+  }
+  return { imports, releases, unreleased };
+}

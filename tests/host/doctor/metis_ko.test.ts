@@ -1,0 +1,122 @@
+// Axelera's metis.ko next to (or instead of) our axl.ko, on the captured VM tree with the
+// facts of a Jetson + Metis laid over it. There is no capture from a Metis card: the
+// attribute formats are drivers/pci/pci-sysfs.c's, the names are metis.ko's (pci_driver
+// "axl", class "metis", nodes /dev/metis-<domain>-<bus>-<slot>).
+import assert from "node:assert/strict";
+import { checkMetisKo, findMetisKo } from "../../../lib/doctor/metis_ko.ts";
+import { checkNpuPci } from "../../../lib/doctor/pci.ts";
+import { runDoctor } from "../../../lib/doctor/run.ts";
+import { chooseImporter } from "../../../lib/verify/evidence/importer.ts";
+import { overlay, type Override, statuses, vmContext } from "./_helpers.ts";
+
+const CARD = "/sys/bus/pci/devices/0004:01:00.0";
+
+function jetsonWithMetis(o: { speed?: string; width?: string; withAxl?: boolean } = {}) {
+  const over: Record<string, Override> = {
+    "/sys/module/metis": { dir: ["version", "drivers"] },
+    "/sys/module/metis/version": { text: "1.4.2\n" },
+    [`${CARD}/vendor`]: { text: "0x1f9d\n" },
+    [`${CARD}/device`]: { text: "0x1100\n" },
+    [`${CARD}/driver`]: { link: "../../../bus/pci/drivers/axl" },
+    [`${CARD}/iommu_group`]: { link: "../../../kernel/iommu_groups/5" },
+    [`${CARD}/current_link_speed`]: { text: `${o.speed ?? "8.0 GT/s PCIe"}\n` },
+    [`${CARD}/current_link_width`]: { text: `${o.width ?? "4"}\n` },
+    "/dev/metis-0004-01-00": { text: "" },
+  };
+  if (!o.withAxl) {
+    // No axl.ko: nothing bound to axl-metis-sim, no /dev/axl, no /sys/module/axl.
+    over["/sys/bus/pci/devices/0000:00:02.0/driver"] = { remove: true };
+    over["/dev/axl"] = { remove: true };
+    over["/sys/module/axl"] = { remove: true };
+  }
+  return vmContext({ overrides: over });
+}
+
+Deno.test("findMetisKo() sees nothing of metis.ko on the VM tree with axl.ko", () => {
+  assert.equal(findMetisKo(vmContext().sys), undefined);
+  assert.deepEqual(checkMetisKo(vmContext()), []);
+});
+
+Deno.test("checkMetisKo() names Axelera's driver, its functions, nodes, link and limits", () => {
+  const ctx = jetsonWithMetis();
+  assert.deepEqual(findMetisKo(ctx.sys), {
+    loaded: true,
+    version: "1.4.2",
+    functions: [{
+      address: "0004:01:00.0",
+      vendor: 0x1f9d,
+      device: 0x1100,
+      driver: "axl",
+      iommuGroup: "5",
+      linkSpeed: "8.0 GT/s PCIe",
+      linkWidth: "4",
+    }],
+    nodes: ["/dev/metis-0004-01-00"],
+  });
+  const r = checkMetisKo(ctx);
+  assert.deepEqual(statuses(r), {
+    "metis.module": "ok",
+    "metis.functions": "ok",
+    "metis.nodes": "ok",
+    "metis.zero-copy": "warn",
+  });
+  assert.match(r[0]!.message, /^metis\.ko 1\.4\.2 is loaded \(Axelera's driver, not axl's/);
+  assert.match(
+    r[1]!.message,
+    /0004:01:00\.0 bound to metis\.ko: link 8\.0 GT\/s PCIe x4 .*IOMMU group 5/,
+  );
+  assert.match(
+    r[3]!.message,
+    /first scatterlist segment.*IOVA-contiguous.*one imported buffer per open file/,
+  );
+  assert.match(r[3]!.fix!, /axl verify --importer 0004:01:00\.0/);
+  // pci.ts's own NPU check says whose driver "axl" is.
+  assert.match(checkNpuPci(ctx)[0]!.message, /driver axl \(Axelera's metis\.ko\)$/);
+});
+
+Deno.test("checkMetisKo() warns on a link below Gen3 x4 and on missing nodes", () => {
+  const slow = checkMetisKo(jetsonWithMetis({ speed: "5.0 GT/s PCIe", width: "2" }));
+  assert.equal(slow.find((x) => x.id === "metis.functions")?.status, "warn");
+  const ctx = jetsonWithMetis();
+  const noNode = checkMetisKo({
+    ...ctx,
+    sys: overlay(ctx.sys, { "/dev/metis-0004-01-00": { remove: true } }),
+  });
+  assert.equal(noNode.find((x) => x.id === "metis.nodes")?.status, "warn");
+});
+
+Deno.test("runDoctor() on a Jetson with metis.ko and no axl.ko: axl's driver check fails on its own terms", () => {
+  const r = runDoctor(jetsonWithMetis());
+  const driver = r.find((x) => x.id === "driver")!;
+  assert.equal(driver.status, "fail");
+  assert.match(driver.message, /axl\.ko is not loaded/);
+  assert.ok(r.some((x) => x.id === "metis.module" && x.status === "ok"));
+});
+
+Deno.test("chooseImporter() takes the axl device, else metis.ko's function, else asks for --importer", () => {
+  const ours = chooseImporter(vmContext().sys, {});
+  assert.deepEqual(ours, {
+    name: "0000:00:02.0",
+    axl: true,
+    reason: "the axl device (axl.ko, PCI driver axl-metis-sim)",
+  });
+  const metis = chooseImporter(jetsonWithMetis().sys, {});
+  assert.equal(metis.name, "0004:01:00.0");
+  assert.equal(metis.axl, false, "metis.ko's PCI driver 'axl' is not our axl device");
+  assert.match(metis.reason, /Axelera's metis\.ko/);
+  // Both loaded: ours is the default, the card is one --importer away.
+  assert.equal(chooseImporter(jetsonWithMetis({ withAxl: true }).sys, {}).axl, true);
+  assert.deepEqual(
+    chooseImporter(jetsonWithMetis({ withAxl: true }).sys, { explicit: "0004:01:00.0" }),
+    {
+      name: "0004:01:00.0",
+      axl: false,
+      reason: "--importer",
+    },
+  );
+  const bare = vmContext({
+    overrides: { "/sys/bus/pci/devices/0000:00:02.0/driver": { remove: true } },
+  });
+  assert.equal(chooseImporter(bare.sys, {}).name, null);
+  assert.throws(() => chooseImporter(bare.sys, { explicit: "two words" }), TypeError);
+});
