@@ -11,6 +11,7 @@ import {
   type AccessorConstraints,
   type Allocation,
   type BufferRequest,
+  cmaHeapName,
   jetsonRoles,
   reconcileOrThrow,
   vmRoles,
@@ -101,10 +102,12 @@ export interface ReconciledBuffer extends Disposable {
 
 /**
  * The accessors of a camera frame imported by the NPU on this machine: the Jetson's
- * (contiguous, `linux,cma`) when a CMA heap exists, else the VM rig's.
+ * (contiguous, from the CMA heap, `linux,cma` or `reserved`) when a CMA heap
+ * exists, else the x86_64 VM rig's.
  */
 export function defaultFrameAccessors(heaps: string[] = Heap.list()): AccessorConstraints[] {
-  const roles = heaps.includes("linux,cma") ? jetsonRoles() : vmRoles();
+  const cmaHeap = cmaHeapName(heaps);
+  const roles = cmaHeap ? jetsonRoles({ cmaHeap }) : vmRoles();
   return [roles["camera-isp"], roles["npu-input"]];
 }
 

@@ -35,6 +35,30 @@ export const DEFAULT_HEAPS: readonly HeapInfo[] = Object.freeze([
 ]);
 
 /**
+ * The names the kernel gives the CMA heap, in order of preference: it is named
+ * after its CMA area, `linux,cma` for a device tree's reserved-memory node (the
+ * Jetson, the arm64 VM rig), `reserved` for the area made from `cma=` or
+ * `CONFIG_CMA_SIZE_MBYTES`.
+ */
+export const CMA_HEAP_NAMES: readonly string[] = Object.freeze(["linux,cma", "reserved"]);
+
+/**
+ * The CMA heap among `heaps` (names under /dev/dma_heap), or undefined when
+ * there is none.
+ *
+ * @example
+ * ```ts
+ * import { cmaHeapName } from "./heaps.ts";
+ * import { strictEqual } from "node:assert/strict";
+ * strictEqual(cmaHeapName(["reserved", "system"]), "reserved");
+ * strictEqual(cmaHeapName(["system"]), undefined);
+ * ```
+ */
+export function cmaHeapName(heaps: readonly string[]): string | undefined {
+  return CMA_HEAP_NAMES.find((name) => heaps.includes(name));
+}
+
+/**
  * Lists the heaps present on this machine (the entries of /dev/dma_heap), or
  * an empty list when the directory does not exist.
  *

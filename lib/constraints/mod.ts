@@ -29,7 +29,7 @@ export type {
   Contiguity,
   HeapInfo,
 } from "./types.ts";
-export { availableHeaps, DEFAULT_HEAPS } from "./heaps.ts";
+export { availableHeaps, CMA_HEAP_NAMES, cmaHeapName, DEFAULT_HEAPS } from "./heaps.ts";
 export {
   describeConflicts,
   reconcile,

@@ -33,6 +33,10 @@
 #   --kernel-kit DIR      aarch64: the kits' directory (default ../shared/kernels
 #                         beside the repo), holding linux-5.15-arm64[-debug]/
 #   --debug-kernel        aarch64: the kit's lockdep/KASAN/DMA_API_DEBUG kernel
+#   --cma-heap NAME       aarch64: linux,cma (default: a device tree with the
+#                         Jetson's reserved-memory node, so the CMA heap is
+#                         /dev/dma_heap/linux,cma) or reserved (QEMU's own tree:
+#                         the kernel's default area, /dev/dma_heap/reserved)
 #   --no-module           do not build or load axl.ko
 #   --module-param K=V    pass a parameter to axl.ko (repeatable)
 #   --modprobe 'NAME [K=V...]'  load a Debian module first (repeatable)
@@ -72,7 +76,7 @@ source "$here/lib.sh"
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
 
 results='' timeout=900 mem=2G smp=2 shell=0 verbose=0 vgem=1 deno=1 build_tests=1
-arch=x86_64 kits=$repo/../shared/kernels debug_kernel=0
+arch=x86_64 kits=$repo/../shared/kernels debug_kernel=0 cma_heap=linux,cma
 tcg_thread=${AXL_VM_TCG_THREAD:-single}
 ensure_args=() modules=() module_params=() envs=() append=() qemu_extra=()
 need() { (($# > 1)) || vm_die "option $1 needs a value (see --help)"; }
@@ -86,6 +90,7 @@ while (($#)); do
 	--arch) need "$@" && arch=$2 && shift ;;
 	--kernel-kit) need "$@" && kits=$2 && shift ;;
 	--debug-kernel) debug_kernel=1 ;;
+	--cma-heap) need "$@" && cma_heap=$2 && shift ;;
 	--no-module) ensure_args+=(--no-module) ;;
 	--no-install) ensure_args+=(--no-install) ;;
 	--module-param) need "$@" && module_params+=("$2") && shift ;;
@@ -124,8 +129,13 @@ fi
 ((deno)) && ensure_args+=(--deno)
 [[ $arch == arm64 ]] && arch=aarch64
 case $arch in
-x86_64) ((!debug_kernel)) || vm_die "--debug-kernel is for --arch aarch64 (x86_64 has --rt)" ;;
+x86_64)
+	((!debug_kernel)) || vm_die "--debug-kernel is for --arch aarch64 (x86_64 has --rt)"
+	[[ $cma_heap == linux,cma ]] || vm_die "--cma-heap is for --arch aarch64 (the x86_64 guest has no CMA)"
+	;;
 aarch64)
+	[[ $cma_heap == linux,cma || $cma_heap == reserved ]] ||
+		vm_die "--cma-heap wants linux,cma or reserved, got '$cma_heap'"
 	[[ " ${ensure_args[*]} " != *" --rt "* ]] || vm_die "--rt is for x86_64: the arm64 kits have no PREEMPT_RT flavour"
 	# Everything is built into the kit kernels: module options go on the command line.
 	for m in "${modules[@]}"; do
@@ -289,7 +299,8 @@ if [[ $arch == x86_64 ]]; then
 	qemu=(qemu-system-x86_64 -machine q35 -cpu max,-erms,-fsrm -device intel-iommu)
 else
 	# The device tree must be the one dumped for this machine, memory and CPUs.
-	qemu=(qemu-system-aarch64 "${vm_arm64_machine[@]}" -dtb "${rig[DTB]}")
+	qemu=(qemu-system-aarch64 "${vm_arm64_machine[@]}")
+	[[ $cma_heap == linux,cma ]] && qemu+=(-dtb "${rig[DTB]}")
 fi
 qemu+=(-accel "tcg,thread=$tcg_thread" -m "$mem" -smp "$smp" -no-reboot -nic none -device edu
 	-kernel "${rig[KERNEL]}" -initrd "$initrd" -append "${cmdline[*]}" "${virtfs[@]}")
