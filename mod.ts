@@ -30,7 +30,13 @@ export { DmaBuf } from "./lib/dmabuf.ts";
 export type { AccessOptions, CpuAccess } from "./lib/dmabuf.ts";
 export { dmaBufFdInfo, parseFdinfo } from "./lib/fdinfo.ts";
 export type { DmaBufFdInfo } from "./lib/fdinfo.ts";
-export { allocateFor, defaultFrameAccessors, Heap, HEAP_DIR } from "./lib/heap.ts";
+export {
+  allocateFor,
+  defaultFrameAccessors,
+  defaultFrameHeap,
+  Heap,
+  HEAP_DIR,
+} from "./lib/heap.ts";
 export type { AllocateOptions, ReconciledBuffer } from "./lib/heap.ts";
 export { Fence } from "./lib/fence.ts";
 export type { FenceInfo } from "./lib/fence.ts";

@@ -101,6 +101,23 @@ export interface ReconciledBuffer extends Disposable {
 }
 
 /**
+ * The heap camera frames come from on this machine: the CMA heap when there is one
+ * (`linux,cma` on the Jetson and the arm64 VM rig, `reserved` where `cma=` made the
+ * area), whose physically contiguous buffers any camera DMA can take, else `system`.
+ *
+ * @example
+ * ```ts
+ * import { defaultFrameHeap } from "./heap.ts";
+ * import { strictEqual } from "node:assert/strict";
+ * strictEqual(defaultFrameHeap(["linux,cma", "system"]), "linux,cma");
+ * strictEqual(defaultFrameHeap(["system"]), "system");
+ * ```
+ */
+export function defaultFrameHeap(heaps: string[] = Heap.list()): string {
+  return cmaHeapName(heaps) ?? "system";
+}
+
+/**
  * The accessors of a camera frame imported by the NPU on this machine: the Jetson's
  * (contiguous, from the CMA heap, `linux,cma` or `reserved`) when a CMA heap
  * exists, else the x86_64 VM rig's.

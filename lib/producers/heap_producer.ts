@@ -7,13 +7,13 @@
 import type { PixelFormat } from "../device.ts";
 import type { DmaBuf } from "../dmabuf.ts";
 import { type Frame, type FrameLayout, frameLayout } from "../frame.ts";
-import { Heap } from "../heap.ts";
+import { defaultFrameHeap, Heap } from "../heap.ts";
 import { type ReferenceResult, referenceResult } from "../reference.ts";
 import type { Producer } from "./producer.ts";
 
 /** Options of {@linkcode HeapProducer.open}. */
 export interface HeapProducerOptions {
-  /** Heap to allocate from (default `system`). */
+  /** Heap to allocate from (default: the CMA heap if any, else `system`). */
   heap?: string;
   /** Pixel format (default NV12). */
   format?: PixelFormat;
@@ -92,7 +92,7 @@ export class HeapProducer implements Producer {
 
   /** Allocates and fills the ring. */
   static open(options: HeapProducerOptions = {}): HeapProducer {
-    const heapName = options.heap ?? "system";
+    const heapName = options.heap ?? defaultFrameHeap();
     const format = options.format ?? "NV12";
     const layout = frameLayout(format, options.width ?? 640, options.height ?? 480);
     const count = options.buffers ?? 3;

@@ -8,7 +8,7 @@
 import { DmaBuf } from "../dmabuf.ts";
 import { AxlError, unwrap } from "../errors.ts";
 import { type Frame, frameLayout } from "../frame.ts";
-import { Heap } from "../heap.ts";
+import { defaultFrameHeap, Heap } from "../heap.ts";
 import { cString, nulStrings, shim } from "../_shim.ts";
 import type { Producer } from "./producer.ts";
 
@@ -16,7 +16,7 @@ import type { Producer } from "./producer.ts";
 export interface V4l2ProducerOptions {
   /** Device node; default: the first capture device with streaming I/O. */
   device?: string;
-  /** Heap the frame buffers come from (default `system`). */
+  /** Heap the frame buffers come from (default: the CMA heap if any, else `system`). */
   heap?: string;
   /** Width (default 640). */
   width?: number;
@@ -164,7 +164,7 @@ export class V4l2Producer implements Producer {
         `v4l2.reqbufs(${path}, ${count})`,
         "v4l2",
       );
-      const heap = Heap.open(options.heap ?? "system");
+      const heap = Heap.open(options.heap ?? defaultFrameHeap());
       const contiguousDefault = heap.name === "system" && sizeimage <= SYSTEM_HEAP_CHUNK
         ? SYSTEM_HEAP_CHUNK
         : 0;

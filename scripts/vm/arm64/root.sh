@@ -8,9 +8,11 @@
 # What the guest runs: the shells and tools of the rig's init and of
 # tests/device/run-suite.sh, kmod (insmod/modinfo for axl.ko), util-linux
 # (dmesg, script for the shell test), perf for verify's I4, and busybox for
-# the initramfs. Their dependencies come along (apt resolves them).
+# the initramfs; libc6-dbg so that perf names the C library's copy routines
+# (__memcpy_generic and its kin are local symbols, stripped from libc.so.6).
+# Their dependencies come along (apt resolves them).
 AXL_ARM64_PACKAGES=(bash dash coreutils findutils grep sed mawk gzip procps kmod mount
-	util-linux bsdutils linux-perf busybox-static libc-bin)
+	util-linux bsdutils linux-perf libc6-dbg busybox-static libc-bin)
 
 # vm_arm64_root DIR — build the root in DIR (replaced), merged-/usr like a
 # bookworm install: /bin, /sbin and /lib are links into /usr, and tar keeps
@@ -28,12 +30,15 @@ vm_arm64_root() {
 		dpkg-deb --fsys-tarfile "$deb" | tar -x --keep-directory-symlink -C "$dir" ||
 			vm_die "cannot unpack $deb into $dir"
 	done
-	# What maintainer scripts would have made: /bin/sh, the root account, the
-	# mount points of the guest's init.
+	# What maintainer scripts would have made: /bin/sh, the alternatives the
+	# scripts call by their generic names, the root account, the mount points
+	# of the guest's init.
 	ln -sf dash "$dir/usr/bin/sh"
+	ln -sf mawk "$dir/usr/bin/awk"
+	ln -sf which.debianutils "$dir/usr/bin/which"
 	printf 'root:x:0:0:root:/root:/bin/bash\n' >"$dir/etc/passwd"
 	printf 'root:x:0:\n' >"$dir/etc/group"
 	mkdir -p "$dir"/{dev,proc,sys,run,tmp,var/tmp,root}
-	[[ -x $dir/bin/busybox && -x $dir/bin/bash && -x $dir/usr/bin/perf ]] ||
-		vm_die "the arm64 root in $dir lacks busybox, bash or perf after unpacking"
+	[[ -x $dir/bin/busybox && -x $dir/bin/bash && -x $dir/usr/bin/perf && -x $dir/usr/bin/awk ]] ||
+		vm_die "the arm64 root in $dir lacks busybox, bash, perf or awk after unpacking"
 }
