@@ -104,6 +104,17 @@ vm_kit_tree() {
 	echo "$tree"
 }
 
+# vm_arm64_kit KITS DEBUG — the kit directory of the arm64 5.15 kernel in KITS
+# (linux-5.15-arm64, or linux-5.15-arm64-debug when DEBUG is 1), as an
+# absolute path; dies naming what is missing and how to provide it.
+vm_arm64_kit() {
+	local kit=$1/linux-5.15-arm64
+	(($2)) && kit+=-debug
+	[[ -d $kit ]] || vm_die "no arm64 kernel kit at $kit: the kits (Image, headers.tar.xz, RELEASE per" \
+		"flavour) are expected in ../shared/kernels beside the repo (see its README); point --kernel-kit at them"
+	(cd "$kit" && pwd)
+}
+
 # vm_crash_text RESULTS — how the guest of a rig run died, from its run.env:
 # the crash line, the kernel's RIP/pc and the last user-space output.
 vm_crash_text() {
