@@ -144,11 +144,7 @@ aarch64)
 	done
 	modules=()
 	vgem=0
-	kit=$kits/linux-5.15-arm64
-	((debug_kernel)) && kit+=-debug
-	[[ -d $kit ]] || vm_die "no arm64 kernel kit at $kit: the kits (Image, headers.tar.xz, RELEASE)" \
-		"are expected in ../shared/kernels beside the repo (see its README); point --kernel-kit at them"
-	kit=$(cd "$kit" && pwd)
+	kit=$(vm_arm64_kit "$kits" "$debug_kernel") || exit
 	ensure_args+=(--arch aarch64 --kernel-kit "$kit" --mem "$mem" --smp "$smp")
 	;;
 *) vm_die "--arch wants x86_64 or aarch64, got '$arch'" ;;
