@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: host tests (x86_64, then aarch64 under qemu-user), the
 # module compile test against 6.1 and 6.12 headers, the rig self-test (the guest survives
-# live kernel text patching), the device suite (C and Deno) on the arm64 5.15 guest and
-# the C suite on its lockdep/KASAN kernel (when ../shared/kernels holds the kits), then
-# the device suite in the x86_64 VM rig.
+# live kernel text patching), the device suite (C and Deno) on the arm64 5.15 guest, the
+# C suite on its lockdep/KASAN kernel and the host tests qemu-user cannot run (when
+# ../shared/kernels holds the kits), then the device suite in the x86_64 VM rig.
 # Ends with one line adding up every part: "total: N passed, M failed".
 #
 #   scripts/test-all.sh [--host-only]   (--host-only: x86_64 host tests only)
@@ -15,7 +15,8 @@ source scripts/vm/lib.sh
 export NO_COLOR=1 RUST_BACKTRACE=0
 
 passed=0 failed=0 broken=() not_run=()
-declare -A rig_results=([vm]=build/vm-results [arm64]=build/vm-arm64-results)
+declare -A rig_results=([vm]=build/vm-results [arm64]=build/vm-arm64-results
+	[arm64-host]=build/vm-arm64-host-results)
 logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT
 
@@ -65,8 +66,10 @@ if [[ ${1:-} != --host-only ]]; then
 		part arm64 bash scripts/vm/run.sh --arch aarch64 --vivid --timeout 1800 \
 			--results "${rig_results[arm64]}" -- bash tests/device/run-suite.sh
 		part arm64-debug bash scripts/vm/arm64-csuite.sh --debug-kernel
+		# What qemu-user cannot run (spawning deno, ioctls on non-device fds), on arm64 for real.
+		part arm64-host bash scripts/test-aarch64.sh --vm
 	else
-		missing="arm64 and arm64-debug: no arm64 5.15 kernel kits in $kits (wanted"
+		missing="arm64, arm64-debug and arm64-host: no arm64 5.15 kernel kits in $kits (wanted"
 		missing+=" $kits/linux-5.15-arm64/ and $kits/linux-5.15-arm64-debug/, each with Image,"
 		missing+=" headers.tar.xz and RELEASE; put them there, or run a kit elsewhere with"
 		missing+=" scripts/vm/run.sh --arch aarch64 --kernel-kit DIR)"
