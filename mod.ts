@@ -33,7 +33,7 @@ export { DmaBuf } from "./lib/core/dmabuf.ts";
 export type { AccessOptions, CpuAccess } from "./lib/core/dmabuf.ts";
 export { dmaBufFdInfo, parseFdinfo } from "./lib/core/fdinfo.ts";
 export type { DmaBufFdInfo } from "./lib/core/fdinfo.ts";
-export { Heap, HEAP_DIR } from "./lib/core/heap.ts";
+export { CMA_HEAP_NAMES, cmaHeapName, defaultFrameHeap, Heap, HEAP_DIR } from "./lib/core/heap.ts";
 export type { AllocateOptions } from "./lib/core/heap.ts";
 export { Fence } from "./lib/core/fence.ts";
 export type { FenceInfo } from "./lib/core/fence.ts";

@@ -5,6 +5,7 @@
 # emulation); the emulated run uses --no-check.
 #
 #   scripts/test-aarch64.sh [--all] [TEST_PATH...]
+#   scripts/test-aarch64.sh --vm [TEST_PATH...]
 #
 # Default set: the tests whose behaviour depends on the architecture — the FFI
 # shim (struct layout, pointer and u64 passing, errno mapping), the ABI table,
@@ -17,8 +18,10 @@
 # passed (scripts/qemu_user_tests.ts, the entry module, says which and why):
 # those spawning `deno` itself (the host kernel cannot exec the arm64 binary
 # without binfmt_misc) and ioctls on non-device fds (qemu-user answers unknown
-# ioctl numbers with ENOSYS). They run natively in the x86_64 host suite and,
-# for the ioctls, for real in the device suite.
+# ioctl numbers with ENOSYS). They run natively in the x86_64 host suite, and
+# on a real arm64 kernel with --vm: only those tests (of the same files),
+# in the arm64 5.15 guest of scripts/vm/run.sh --arch aarch64 (needs the kits
+# in ../shared/kernels; results in build/vm-arm64-host-results).
 #
 # Needs qemu-user-static, gcc-aarch64-linux-gnu, libc6-dev-arm64-cross (scripts/
 # setup.sh installs them) and npm (for the arm64 Deno). Prints deno test's
@@ -31,10 +34,11 @@ export NO_COLOR=1 RUST_BACKTRACE=0
 default_set=(tests/host/ffi tests/host/compile
 	tests/host/doctor tests/host/formats tests/host/constraints tests/host/nvmm)
 
-paths=()
+paths=() vm=0
 for arg; do
 	case $arg in
 	--all) paths+=(tests/host) ;;
+	--vm) vm=1 ;;
 	-h | --help) sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}" && exit 0 ;;
 	-*) echo "test-aarch64: unknown option '$arg' (see --help)" >&2 && exit 3 ;;
 	*) paths+=("$arg") ;;
@@ -75,6 +79,17 @@ done | LC_ALL=C sort -u)
 ((${#files[@]})) || { echo "test-aarch64: no test files in ${paths[*]}" >&2 && exit 3; }
 echo "test-aarch64: deno check (native) ${#files[@]} files"
 "$native" check scripts/qemu_user_tests.ts "${files[@]}" || exit 1
+
+if ((vm)); then
+	# The names qemu_user_tests.ts ignores, as deno test's --filter regular expression.
+	pattern=$(sed -nE 's|^export const QEMU_USER_EXCLUDE = /(.*)/;$|\1|p' scripts/qemu_user_tests.ts)
+	[[ -n $pattern ]] || { echo "test-aarch64: no QEMU_USER_EXCLUDE in scripts/qemu_user_tests.ts" >&2 && exit 3; }
+	# The guest reuses the host's type-check cache only for the same set of root modules.
+	"$native" check "${files[@]}" || exit 1
+	echo "test-aarch64: the tests qemu-user ignores (/$pattern/), in the arm64 guest"
+	exec bash scripts/vm/run.sh --arch aarch64 --no-build-tests --results build/vm-arm64-host-results \
+		-- deno test --allow-all --filter "/$pattern/" "${files[@]}"
+fi
 
 echo "test-aarch64: deno test (aarch64, AXL_SHIM=$shim) ${paths[*]}"
 log=$(mktemp)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: host tests (x86_64, then aarch64 under qemu-user), the
 # module compile test against 6.1 and 6.12 headers, the rig self-test (the guest survives
-# live kernel text patching), the C device suite on arm64 5.15 (plain and debug kernel,
-# when ../shared/kernels holds the kits), then the device suite in the VM rig.
+# live kernel text patching), the device suite (C and Deno) on the arm64 5.15 guest, the
+# C suite on its lockdep/KASAN kernel and the host tests qemu-user cannot run (when
+# ../shared/kernels holds the kits), then the device suite in the x86_64 VM rig.
 # Ends with one line adding up every part: "total: N passed, M failed".
 #
 #   scripts/test-all.sh [--host-only]   (--host-only: x86_64 host tests only)
@@ -14,17 +15,19 @@ source scripts/vm/lib.sh
 export NO_COLOR=1 RUST_BACKTRACE=0
 
 passed=0 failed=0 broken=() not_run=()
-vm_results=build/vm-results
+declare -A rig_results=([vm]=build/vm-results [arm64]=build/vm-arm64-results
+	[arm64-host]=build/vm-arm64-host-results)
 logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT
 
-# rig_crash RC — for the vm part that exited 125: that the guest kernel died,
+# rig_crash NAME RC — for a rig part that exited 125: that the guest kernel died,
 # where, and what ran last (from the rig's run.env), so a dead guest is never
 # read as an axl test failure.
 rig_crash() {
-	(($1 == 125)) && [[ -r $vm_results/run.env ]] || return 0
+	local dir=${rig_results[$1]:-}
+	[[ -n $dir ]] && (($2 == 125)) && [[ -r $dir/run.env ]] || return 0
 	printf ': the guest kernel died, not a test: %s; console log %s/console.log' \
-		"$(vm_crash_text "$vm_results")" "$vm_results"
+		"$(vm_crash_text "$dir")" "$dir"
 }
 
 # Runs one part, echoing its output, and adds its deno summary line to the totals.
@@ -41,7 +44,7 @@ part() {
 		failed=$((failed + $(sed -E 's/.*\| ([0-9]+) failed.*/\1/' <<<"$line")))
 	fi
 	if ((rc != 0)); then
-		broken+=("$name (exit $rc$([[ $name == vm ]] && rig_crash "$rc"))")
+		broken+=("$name (exit $rc$(rig_crash "$name" "$rc"))")
 		# A part that died before its runner could count still counts as a failure.
 		[[ -n $line ]] || failed=$((failed + 1))
 	fi
@@ -56,14 +59,23 @@ if [[ ${1:-} != --host-only ]]; then
 	part kernel bash scripts/kernel-compile-test.sh
 	# Two toggles: with a TCG thread per vCPU every guest died within its first two.
 	part rig bash scripts/vm/stress.sh --seconds 180 --toggles 2
-	# The Jetson-shaped target: arm64 5.15 with an SMMU, plain and with lockdep/KASAN.
-	if [[ -r ../shared/kernels/linux-5.15-arm64/Image ]]; then
-		part arm64 bash scripts/vm/arm64-csuite.sh
+	# The Jetson-shaped target: arm64 5.15 with an SMMU and a linux,cma heap; the C suite
+	# again on its lockdep/KASAN kernel (the Deno suite there: deno task test:vm:debug).
+	kits=../shared/kernels
+	if [[ -r $kits/linux-5.15-arm64/Image && -r $kits/linux-5.15-arm64-debug/Image ]]; then
+		part arm64 bash scripts/vm/run.sh --arch aarch64 --vivid --timeout 1800 \
+			--results "${rig_results[arm64]}" -- bash tests/device/run-suite.sh
 		part arm64-debug bash scripts/vm/arm64-csuite.sh --debug-kernel
+		# What qemu-user cannot run (spawning deno, ioctls on non-device fds), on arm64 for real.
+		part arm64-host bash scripts/test-aarch64.sh --vm
 	else
-		not_run+=("arm64 and arm64-debug (no kernel kit in ../shared/kernels: see scripts/vm/arm64-csuite.sh --help)")
+		missing="arm64, arm64-debug and arm64-host: no arm64 5.15 kernel kits in $kits (wanted"
+		missing+=" $kits/linux-5.15-arm64/ and $kits/linux-5.15-arm64-debug/, each with Image,"
+		missing+=" headers.tar.xz and RELEASE; put them there, or run a kit elsewhere with"
+		missing+=" scripts/vm/run.sh --arch aarch64 --kernel-kit DIR)"
+		not_run+=("$missing")
 	fi
-	part vm bash scripts/vm/run.sh --vivid --env AXL_EXPECT_VIVID=1 --results "$vm_results" -- bash tests/device/run-suite.sh
+	part vm bash scripts/vm/run.sh --vivid --env AXL_EXPECT_VIVID=1 --results "${rig_results[vm]}" -- bash tests/device/run-suite.sh
 fi
 
 ((${#not_run[@]})) && echo "not run (neither passed nor failed): ${not_run[*]}"

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type AllocateOptions, Heap } from "../core/heap.ts";
+import { type AllocateOptions, cmaHeapName, Heap } from "../core/heap.ts";
 import type { DmaBuf } from "../core/dmabuf.ts";
 import { reconcileOrThrow } from "./reconcile.ts";
 import { jetsonRoles, vmRoles } from "./roles.ts";
@@ -21,10 +21,12 @@ export interface ReconciledBuffer extends Disposable {
 
 /**
  * The accessors of a camera frame imported by the NPU on this machine: the Jetson's
- * (contiguous, `linux,cma`) when a CMA heap exists, else the VM rig's.
+ * (contiguous, from the CMA heap, `linux,cma` or `reserved`) when a CMA heap exists, else
+ * the VM rig's.
  */
 export function defaultFrameAccessors(heaps: string[] = Heap.list()): AccessorConstraints[] {
-  const roles = heaps.includes("linux,cma") ? jetsonRoles() : vmRoles();
+  const cmaHeap = cmaHeapName(heaps);
+  const roles = cmaHeap ? jetsonRoles({ cmaHeap }) : vmRoles();
   return [roles["camera-isp"], roles["npu-input"]];
 }
 

@@ -29,6 +29,11 @@ export interface RoleOptions {
    * (default false on the Jetson, as the design assumes; true in the VM rig).
    */
   npuScatterGather?: boolean;
+  /**
+   * The CMA heap's name on this machine (default `linux,cma`, the Jetson's;
+   * `reserved` where the CMA area comes from `cma=`).
+   */
+  cmaHeap?: string;
 }
 
 /**
@@ -53,7 +58,7 @@ export function jetsonRoles(
       name: "camera-isp",
       // NVMM buffers from the ISP are physically contiguous (ISP descriptors need it).
       contiguity: "physical",
-      heaps: Object.freeze(["linux,cma"]),
+      heaps: Object.freeze([options.cmaHeap ?? "linux,cma"]),
       deviceAccess: "write",
       cpuAccess: "none",
       alignment: 4096,

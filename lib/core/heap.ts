@@ -12,12 +12,44 @@ import { cString, shim } from "./_shim.ts";
 export const HEAP_DIR = "/dev/dma_heap";
 
 /**
- * The names the kernel gives the CMA heap: a CMA heap takes the name of its area, which is
- * the reserved-memory node's name when a device tree declares it (`linux,cma` on a Jetson)
- * and `reserved` for the area made from `cma=` or the Kconfig default. Its buffers are
- * physically contiguous, and the exporter name of each buffer is the heap's name.
+ * The names the kernel gives the CMA heap, in order of preference: it is named after its CMA
+ * area, `linux,cma` for a device tree's reserved-memory node (the Jetson, the arm64 VM rig),
+ * `reserved` for the area made from `cma=` or `CONFIG_CMA_SIZE_MBYTES`. Its buffers are
+ * physically contiguous, and each buffer's exporter name is the heap's name.
  */
 export const CMA_HEAP_NAMES: readonly string[] = Object.freeze(["linux,cma", "reserved"]);
+
+/**
+ * The CMA heap among `heaps` (names under /dev/dma_heap), or undefined when there is none.
+ *
+ * @example
+ * ```ts
+ * import { cmaHeapName } from "./heap.ts";
+ * import { strictEqual } from "node:assert/strict";
+ * strictEqual(cmaHeapName(["reserved", "system"]), "reserved");
+ * strictEqual(cmaHeapName(["system"]), undefined);
+ * ```
+ */
+export function cmaHeapName(heaps: readonly string[]): string | undefined {
+  return CMA_HEAP_NAMES.find((name) => heaps.includes(name));
+}
+
+/**
+ * The heap camera frames come from on this machine: the CMA heap when there is one
+ * (`linux,cma` on the Jetson and the arm64 VM rig, `reserved` where `cma=` made the area),
+ * whose physically contiguous buffers any camera DMA can take, else `system`.
+ *
+ * @example
+ * ```ts
+ * import { defaultFrameHeap } from "./heap.ts";
+ * import { strictEqual } from "node:assert/strict";
+ * strictEqual(defaultFrameHeap(["linux,cma", "system"]), "linux,cma");
+ * strictEqual(defaultFrameHeap(["system"]), "system");
+ * ```
+ */
+export function defaultFrameHeap(heaps: string[] = Heap.list()): string {
+  return cmaHeapName(heaps) ?? "system";
+}
 
 /** Options of {@linkcode Heap.allocate}. */
 export interface AllocateOptions {

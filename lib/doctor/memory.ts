@@ -7,9 +7,9 @@
  */
 import { type CheckResult, fail, ok, warn } from "./check.ts";
 import type { DoctorContext } from "./context.ts";
+import { cmaHeapName } from "../core/heap.ts";
 
-/** Names the kernel gives the default CMA area's heap. */
-export const CMA_HEAP_NAMES = ["linux,cma", "reserved"] as const;
+export { CMA_HEAP_NAMES } from "../core/heap.ts";
 
 /**
  * Parses `/proc/meminfo` into kB values (`CmaTotal` → 262144).
@@ -66,7 +66,7 @@ export function checkHeaps(ctx: DoctorContext): CheckResult[] {
       ? heapAccess(ctx, "dma-heap.system", "/dev/dma_heap/system", "/dev/dma_heap/system")
       : fail("dma-heap.system", "no system heap", "set CONFIG_DMABUF_HEAPS_SYSTEM=y"),
   );
-  const cma = CMA_HEAP_NAMES.find((n) => heaps.includes(n));
+  const cma = cmaHeapName(heaps);
   if (cma) {
     out.push(heapAccess(ctx, "dma-heap.cma", `/dev/dma_heap/${cma}`, `/dev/dma_heap/${cma}`));
   } else {

@@ -4,7 +4,9 @@
 # with axl.ko cross-built against the kernel kit's headers. The guest is a
 # busybox initramfs (Debian's arm64 busybox-static): it loads axl.ko, runs
 # the C test programs cross-built statically from tests/device/c, and hands
-# back their TAP output and the kernel log. With --debug-kernel the kernel
+# back their TAP output and the kernel log. The kernel, axl.ko, busybox and
+# the device tree (linux,cma) are those of scripts/vm/run.sh --arch aarch64
+# (scripts/vm/ensure.sh builds and caches them); only the guest differs. With --debug-kernel the kernel
 # has lockdep, KASAN, DMA_API_DEBUG and atomic-sleep checks: any splat fails.
 #
 #   scripts/vm/arm64-csuite.sh [--debug-kernel] [--kernel-kit DIR] [--results DIR]
@@ -51,50 +53,20 @@ done
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || vm_die "--timeout wants whole seconds, got '$timeout'"
 [[ $tcg_thread == single || $tcg_thread == multi ]] || vm_die "--tcg-thread wants single or multi"
 
-flavour=linux-5.15-arm64
-((debug)) && flavour=linux-5.15-arm64-debug
-kit=$kits/$flavour
-for f in Image headers.tar.xz RELEASE; do
-	[[ -r $kit/$f ]] || vm_die "kernel kit incomplete: $kit/$f is missing. The arm64 5.15 kits (Image, headers.tar.xz, RELEASE per flavour) are expected in ../shared/kernels beside the repo; point --kernel-kit at a copy elsewhere"
-done
-release=$(cat "$kit/RELEASE")
+kit=$(vm_arm64_kit "$kits" "$debug") || exit
+flavour=$(basename "$kit")
 
-# Host packages: the emulator, the cross compiler, the initramfs tools.
-vm_apt_install qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross make cpio gzip xz-utils
+mem=1G
+((debug)) && mem=2G # KASAN's shadow memory
+declare -A rig=()
+while IFS='=' read -r k v; do rig[$k]=$v; done < <("$here/ensure.sh" --arch aarch64 \
+	--kernel-kit "$kit" --mem "$mem" --smp 2 || echo "FAILED=1")
+[[ -z ${rig[FAILED]:-} ]] || exit "$AXL_VM_EXIT_CANNOT_RUN"
+release=${rig[KVER]}
+vm_apt_install cpio gzip
 
-cache=$AXL_VM_CACHE/arm64/$release
-mkdir -p "$cache"
-vm_lock "$cache"
-
-# The kit's module build tree (shared with scripts/kernel-compile-test.sh).
-kdir=$(vm_kit_tree "$kit") || vm_die "cannot unpack $kit/headers.tar.xz (see above)"
-
-# Debian's arm64 busybox-static, fetched through a private apt state so the
-# host's dpkg architectures stay as they are.
-busybox=$AXL_VM_CACHE/arm64/busybox
-if [[ ! -x $busybox ]]; then
-	vm_log "fetching Debian's arm64 busybox-static"
-	state=$AXL_VM_CACHE/arm64/apt
-	mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/deb"
-	apt_arm64=(-q -o APT::Sandbox::User=root -o APT::Architecture=arm64 -o APT::Architectures::=arm64
-		-o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache" -o Dir::State::status=/dev/null)
-	apt-get "${apt_arm64[@]}" update >&2 || vm_die "apt-get update for arm64 failed"
-	(cd "$state/deb" && apt-get "${apt_arm64[@]}" download busybox-static >&2) ||
-		vm_die "apt-get download busybox-static (arm64) failed"
-	rm -rf "$state/x" && dpkg-deb -x "$state"/deb/busybox-static_*_arm64.deb "$state/x"
-	cp "$state/x/bin/busybox" "$busybox"
-fi
-
-# axl.ko, cross-built from a copy of kernel/ (the working tree stays clean).
 build=$(mktemp -d "${TMPDIR:-/tmp}/axl-arm64.XXXXXX")
 trap 'rm -rf "$build"' EXIT
-cp -r "${AXL_VM_MODULE_SRC:-$repo/kernel}" "$build/kernel"
-vm_log "building axl.ko for $release"
-make -s -C "$kdir" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- M="$build/kernel" modules \
-	>"$build/make.log" 2>&1 || {
-	cat "$build/make.log" >&2
-	vm_die "axl.ko does not build for $release (see above)"
-}
 # The C test programs, static so the initramfs needs no libc.
 tests=$build/tests
 make -s -C "$repo/tests/device/c" CC=aarch64-linux-gnu-gcc LDFLAGS=-static OUTPUT="$tests" >&2 ||
@@ -108,9 +80,9 @@ fi
 
 root=$build/root
 mkdir -p "$root"/{bin,proc,sys,dev,tmp,results,tests}
-cp "$busybox" "$root/bin/busybox"
+cp "${rig[ROOT]}/bin/busybox" "$root/bin/busybox"
 cp "$here/arm64/init" "$root/init"
-cp "$build/kernel/axl.ko" "$root/axl.ko"
+cp "${rig[AXL_KO]}" "$root/axl.ko"
 cp "$tests"/* "$root/tests/"
 echo "${params[*]}" >"$root/axl.params"
 echo 600 >"$root/timeout"
@@ -122,15 +94,13 @@ fi
 mkdir -p "$results" && results=$(cd "$results" && pwd)
 find "$results" -mindepth 1 -delete
 
-mem=1G
-((debug)) && mem=2G # KASAN's shadow memory
 log=$results/console.log
 vm_log "booting $release (${flavour#linux-5.15-}; timeout $timeout s)"
 t0=$(date +%s)
 set +e
 # shellcheck disable=SC2054 # commas inside QEMU option values
-timeout -k 10 "$timeout" qemu-system-aarch64 -machine virt,gic-version=3,iommu=smmuv3 \
-	-accel "tcg,thread=$tcg_thread" -cpu max -m "$mem" -smp 2 -no-reboot -nic none \
+timeout -k 10 "$timeout" qemu-system-aarch64 "${vm_arm64_machine[@]}" -dtb "${rig[DTB]}" \
+	-accel "tcg,thread=$tcg_thread" -m "$mem" -smp 2 -no-reboot -nic none \
 	-display none -monitor none -serial stdio -device edu \
 	-kernel "$kit/Image" -initrd "$build/initramfs.gz" \
 	-append "console=ttyAMA0 panic=-1 oops=panic quiet loglevel=4" \

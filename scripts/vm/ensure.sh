@@ -3,67 +3,50 @@
 # what run.sh needs as KEY=VALUE lines on stdout (progress goes to stderr).
 #
 #   scripts/vm/ensure.sh [--rt] [--no-module] [--no-install] [--deno]
+#   scripts/vm/ensure.sh --arch aarch64 --kernel-kit DIR --mem SIZE --smp N [...]
 #
 #   --rt          Debian's PREEMPT_RT flavour (-rt-amd64) of the same 6.12
 #   --no-module   do not build kernel/ (axl.ko)
 #   --no-install  never call apt-get; fail naming the missing packages instead
 #   --deno        also build the initramfs variant that carries the pinned deno
+#   --arch aarch64   the arm64 guest: the kernel of an arm64 kit (DIR holds its
+#                    Image, headers.tar.xz and RELEASE; ../shared/kernels/README.md),
+#                    a root of Debian's arm64 packages, a device tree with the
+#                    linux,cma area for a machine of --mem and --smp
 #
 #   AXL_VM_MODULE_SRC  module source directory (default: the repo's kernel/)
 #
-# The kernel is the newest linux-image-6.12.*+deb12-<flavour>-unsigned that apt
-# knows; it and its headers are installed when missing. The PVH vmlinux, the
-# initramfs and the module build are cached under
-# ${XDG_CACHE_HOME:-~/.cache}/axl/vm/<release>/ (AXL_VM_CACHE overrides),
-# keyed by the hashes of their inputs.
+# x86_64: the kernel is the newest linux-image-6.12.*+deb12-<flavour>-unsigned
+# that apt knows; it and its headers are installed when missing. The PVH
+# vmlinux, the initramfs and the module build are cached under
+# ${XDG_CACHE_HOME:-~/.cache}/axl/vm/<release>/ (AXL_VM_CACHE overrides), the
+# arm64 ones under .../vm/arm64/<release>/, keyed by the hashes of their inputs.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 # shellcheck source=scripts/vm/lib.sh
 source "$here/lib.sh"
 
-rt=0 module=1 deno=0 vm_no_install=0
+rt=0 module=1 deno=0 vm_no_install=0 arch=x86_64 kit='' mem='' smp=''
+need() { (($# > 1)) || vm_die "ensure.sh: option $1 needs a value"; }
 while (($#)); do
 	case $1 in
 	--rt) rt=1 ;;
 	--no-module) module=0 ;;
 	--no-install) vm_no_install=1 ;;
 	--deno) deno=1 ;;
+	--arch) need "$@" && arch=$2 && shift ;;
+	--kernel-kit) need "$@" && kit=$2 && shift ;;
+	--mem) need "$@" && mem=$2 && shift ;;
+	--smp) need "$@" && smp=$2 && shift ;;
 	-h | --help)
-		sed -n '2,16s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+		sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"
 		exit 0
 		;;
 	*) vm_die "ensure.sh: unknown option '$1' (see --help)" ;;
 	esac
 	shift
 done
-
-tools=(qemu-system-x86 qemu-system-data busybox-static cpio zstd xz-utils kmod linux-perf bc)
-((module)) && tools+=(make gcc)
-vm_apt_install "${tools[@]}"
-
-flavour=$(vm_flavour "$rt")
-abi=$(vm_newest_abi "$flavour")
-if [[ -z $abi ]] && ((!vm_no_install)); then
-	vm_log "apt knows no 6.12 kernel; running apt-get update"
-	vm_apt update -q || vm_die "apt-get update failed"
-	abi=$(vm_newest_abi "$flavour")
-fi
-[[ -n $abi ]] || vm_die "apt knows no linux-image-6.12.*+deb12-$flavour-unsigned; add Debian bookworm(-backports/-security) to the apt sources and run apt-get update"
-kver=$abi-$flavour
-vm_apt_install "linux-image-$kver-unsigned" "linux-headers-$kver"
-
-vmlinuz=/boot/vmlinuz-$kver
-moddir=/lib/modules/$kver
-[[ -r $vmlinuz ]] || vm_die "$vmlinuz is missing or unreadable although linux-image-$kver-unsigned is installed (reinstall it)"
-[[ -r $moddir/modules.dep ]] || vm_die "$moddir/modules.dep missing (run: depmod $kver)"
-
-cache=$AXL_VM_CACHE/$kver
-vm_lock "$cache"
-
-# A cache entry is valid when its .key file holds the hash of its inputs.
-fresh() { [[ -s $1 && -r $1.key && $(cat "$1.key") == "$2" ]]; }
-stamp() { echo "$2" >"$1.key"; }
 
 # The bzImage carries a compressed ELF vmlinux with a PVH entry note: booting
 # that directly skips the in-guest decompression (~2 s under TCG).
@@ -79,24 +62,6 @@ extract_vmlinux() {
 	rm -f "$out.tmp"
 	return 1
 }
-
-vmlinux=$cache/vmlinux
-key=$(vm_hash "$vmlinuz")
-if ! fresh "$vmlinux" "$key"; then
-	vm_log "extracting the PVH vmlinux from $vmlinuz"
-	if extract_vmlinux "$vmlinux"; then
-		stamp "$vmlinux" "$key"
-	else
-		vm_log "no zstd-compressed ELF in $vmlinuz; booting the bzImage (slower)"
-		rm -f "$vmlinux" "$vmlinux.key"
-	fi
-fi
-if [[ -s $vmlinux ]]; then
-	kernel=$vmlinux bios=/usr/share/qemu/qboot.rom
-	[[ -r $bios ]] || vm_die "$bios missing (apt-get install --reinstall qemu-system-data)"
-else
-	kernel=$vmlinuz bios=
-fi
 
 # Modules the initramfs needs to reach the host root, dependencies first.
 initramfs_modules() {
@@ -116,16 +81,121 @@ initramfs_modules() {
 	done
 }
 
-busybox=$(command -v busybox) || vm_die "busybox missing (apt-get install busybox-static)"
-mapfile -t kmods < <(initramfs_modules)
+# Each kernel_<arch> sets kver, kernel, bios, cache (locked), busybox, moddir,
+# kmods (modules for the initramfs), module_make (make's arguments for axl.ko),
+# root and dtb (arm64 only).
+kernel_x86_64() {
+	local flavour abi key vmlinux
+	local tools=(qemu-system-x86 qemu-system-data busybox-static cpio zstd xz-utils kmod linux-perf bc)
+	((module)) && tools+=(make gcc)
+	vm_apt_install "${tools[@]}"
+
+	flavour=$(vm_flavour "$rt")
+	abi=$(vm_newest_abi "$flavour")
+	if [[ -z $abi ]] && ((!vm_no_install)); then
+		vm_log "apt knows no 6.12 kernel; running apt-get update"
+		vm_apt update -q || vm_die "apt-get update failed"
+		abi=$(vm_newest_abi "$flavour")
+	fi
+	[[ -n $abi ]] || vm_die "apt knows no linux-image-6.12.*+deb12-$flavour-unsigned; add Debian bookworm(-backports/-security) to the apt sources and run apt-get update"
+	kver=$abi-$flavour
+	vm_apt_install "linux-image-$kver-unsigned" "linux-headers-$kver"
+
+	vmlinuz=/boot/vmlinuz-$kver
+	moddir=/lib/modules/$kver
+	[[ -r $vmlinuz ]] || vm_die "$vmlinuz is missing or unreadable although linux-image-$kver-unsigned is installed (reinstall it)"
+	[[ -r $moddir/modules.dep ]] || vm_die "$moddir/modules.dep missing (run: depmod $kver)"
+
+	cache=$AXL_VM_CACHE/$kver
+	vm_lock "$cache"
+	vmlinux=$cache/vmlinux
+	key=$(vm_hash "$vmlinuz")
+	if ! vm_fresh "$vmlinux" "$key"; then
+		vm_log "extracting the PVH vmlinux from $vmlinuz"
+		if extract_vmlinux "$vmlinux"; then
+			vm_stamp "$vmlinux" "$key"
+		else
+			vm_log "no zstd-compressed ELF in $vmlinuz; booting the bzImage (slower)"
+			rm -f "$vmlinux" "$vmlinux.key"
+		fi
+	fi
+	if [[ -s $vmlinux ]]; then
+		kernel=$vmlinux bios=/usr/share/qemu/qboot.rom
+		[[ -r $bios ]] || vm_die "$bios missing (apt-get install --reinstall qemu-system-data)"
+	else
+		kernel=$vmlinuz bios=
+	fi
+	busybox=$(command -v busybox) || vm_die "busybox missing (apt-get install busybox-static)"
+	mapfile -t kmods < <(initramfs_modules)
+	module_make=(-C "$moddir/build")
+	root=/ dtb=
+}
+
+# An arm64 kit's kernel (everything the rig needs is built in: no initramfs
+# modules), Debian's arm64 userland, and the device tree with linux,cma.
+kernel_aarch64() {
+	local f key kdir
+	# shellcheck source=scripts/vm/arm64/root.sh
+	source "$here/arm64/root.sh"
+	# shellcheck source=scripts/vm/arm64/dtb.sh
+	source "$here/arm64/dtb.sh"
+	[[ -n $kit && -n $mem && -n $smp ]] || vm_die "ensure.sh --arch aarch64 needs --kernel-kit, --mem and --smp"
+	for f in Image headers.tar.xz RELEASE; do
+		[[ -r $kit/$f ]] || vm_die "kernel kit incomplete: $kit/$f is missing. The arm64 5.15 kits" \
+			"(Image, headers.tar.xz, RELEASE per flavour) are expected in ../shared/kernels beside the repo;" \
+			"point --kernel-kit at a kit directory elsewhere"
+	done
+	local tools=(qemu-system-arm qemu-user-static device-tree-compiler cpio xz-utils bc libc6-arm64-cross)
+	((module)) && tools+=(make gcc gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+	vm_apt_install "${tools[@]}"
+	kver=$(<"$kit/RELEASE") kernel=$kit/Image bios='' moddir='' kmods=()
+
+	# The root is shared by every kit: it depends on the package list only.
+	vm_lock "$AXL_VM_CACHE/arm64"
+	root=$AXL_VM_CACHE/arm64/root
+	key=$( (
+		printf '%s\n' "${AXL_ARM64_PACKAGES[@]}"
+		cat "$here/arm64/root.sh"
+	) | sha256sum | cut -c1-16)
+	if ! vm_fresh "$root/etc/passwd" "$key"; then
+		vm_arm64_root "$root"
+		vm_stamp "$root/etc/passwd" "$key"
+	fi
+	vm_unlock
+	busybox=$root/bin/busybox
+
+	cache=$AXL_VM_CACHE/arm64/$kver
+	vm_lock "$cache"
+	dtb=$cache/virt-$mem-$smp.dtb
+	key=$( (
+		echo "$mem $smp ${vm_arm64_machine[*]} $AXL_VM_ARM64_CMA_MIB"
+		qemu-system-aarch64 --version
+		cat "$here/arm64/dtb.sh"
+	) | sha256sum | cut -c1-16)
+	if ! vm_fresh "$dtb" "$key"; then
+		vm_log "building the device tree (QEMU's virt + linux,cma $AXL_VM_ARM64_CMA_MIB MiB)"
+		vm_arm64_dtb "$dtb" "$AXL_VM_ARM64_CMA_MIB" "${vm_arm64_machine[@]}" -m "$mem" -smp "$smp"
+		vm_stamp "$dtb" "$key"
+	fi
+	if ((module)); then
+		kdir=$(vm_kit_tree "$kit") || vm_die "cannot unpack $kit/headers.tar.xz (see above)"
+		module_make=(-C "$kdir" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+	fi
+}
+
+case $arch in
+x86_64) kernel_x86_64 ;;
+aarch64) kernel_aarch64 ;;
+*) vm_die "--arch wants x86_64 or aarch64, got '$arch'" ;;
+esac
 initramfs=$cache/initramfs.cpio
 key=$( (
 	echo "$kver"
 	printf '%s\n' "${kmods[@]}"
 	cat "$busybox" "$here/guest/init" "$here/guest/stage2.sh"
-	cd "$moddir" && cat "${kmods[@]}"
+	((${#kmods[@]} == 0)) || (cd "$moddir" && cat "${kmods[@]}")
 ) | sha256sum | cut -c1-16)
-if ! fresh "$initramfs" "$key"; then
+if ! vm_fresh "$initramfs" "$key"; then
 	vm_log "building the initramfs for $kver"
 	work=$(mktemp -d)
 	mkdir -p "$work"/{bin,dev,proc,sys,newroot,lib/modules}
@@ -133,6 +203,7 @@ if ! fresh "$initramfs" "$key"; then
 	cp "$here/guest/init" "$work/init"
 	cp "$here/guest/stage2.sh" "$work/stage2.sh"
 	chmod 755 "$work/init" "$work/stage2.sh"
+	: >"$work/modules.load"
 	for f in "${kmods[@]}"; do
 		b=$(basename "$f")
 		ko=${b%.xz} && ko=${ko%.zst} && ko=${ko%.gz}
@@ -148,20 +219,22 @@ if ! fresh "$initramfs" "$key"; then
 	(cd "$work" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) >"$initramfs.tmp"
 	rm -rf "$work"
 	mv "$initramfs.tmp" "$initramfs"
-	stamp "$initramfs" "$key"
+	vm_stamp "$initramfs" "$key"
 fi
 
 # The pinned deno rides in a second cpio appended to the initramfs (the kernel
 # unpacks concatenated archives); exec over 9p is far slower.
 initramfs_deno='' deno_bin=
 if ((deno)); then
-	deno_bin=$("$repo/scripts/bootstrap-deno.sh") || vm_die "scripts/bootstrap-deno.sh failed (see above)"
+	deno_arch=x86_64
+	[[ $arch == aarch64 ]] && deno_arch=arm64
+	deno_bin=$(AXL_DENO_ARCH=$deno_arch "$repo/scripts/bootstrap-deno.sh") || vm_die "scripts/bootstrap-deno.sh failed (see above)"
 	initramfs_deno=$cache/initramfs-deno.cpio
 	key=$( (
 		cat "$initramfs.key"
 		stat -c '%s %Y' "$deno_bin"
 	) | sha256sum | cut -c1-16)
-	if ! fresh "$initramfs_deno" "$key"; then
+	if ! vm_fresh "$initramfs_deno" "$key"; then
 		vm_log "adding $deno_bin to the initramfs"
 		work=$(mktemp -d)
 		cp "$deno_bin" "$work/deno"
@@ -169,42 +242,17 @@ if ((deno)); then
 		cat "$initramfs" "$work/deno.cpio" >"$initramfs_deno.tmp"
 		rm -rf "$work"
 		mv "$initramfs_deno.tmp" "$initramfs_deno"
-		stamp "$initramfs_deno" "$key"
+		vm_stamp "$initramfs_deno" "$key"
 	fi
 fi
 
-# axl.ko is built from a copy of kernel/ so that the rig never writes build
-# products into the working tree another engineer may be building in.
 axl_ko=
 if ((module)); then
 	src=$(cd "${AXL_VM_MODULE_SRC:-$repo/kernel}" && pwd) || vm_die "no module source directory ${AXL_VM_MODULE_SRC:-$repo/kernel}"
-	[[ -e $src/Kbuild || -e $src/Makefile ]] ||
-		vm_die "$src has no Kbuild or Makefile yet: write it, or pass --no-module"
-	build=$cache/module-$(echo "$src" | sha256sum | cut -c1-8)
-	mkdir -p "$build"
-	key=$( (
-		echo "$kver"
-		cd "$src" && find . -type f ! -name '*.o' ! -name '*.ko' ! -name '*.cmd' \
-			! -name '*.mod*' ! -name 'modules.order' ! -name 'Module.symvers' -print0 |
-			LC_ALL=C sort -z | xargs -0 cat
-	) | sha256sum | cut -c1-16)
-	if ! fresh "$build/axl.ko" "$key"; then
-		vm_log "building axl.ko against $kver"
-		rm -f "$build/axl.ko.key"
-		# Sources deleted from the tree must not linger in the copy.
-		(cd "$build" && find . -type f \( -name '*.[ch]' -o -name Kbuild -o -name Makefile \) -print0) |
-			while IFS= read -r -d '' f; do [[ -e $src/$f ]] || rm -f "$build/$f"; done
-		# tar keeps mtimes, so make only rebuilds what changed.
-		(cd "$src" && tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' .) |
-			(cd "$build" && tar -xf -)
-		make -C "$moddir/build" M="$build" modules >&2 ||
-			vm_die "building axl.ko against $kver failed (see above)"
-		[[ -s $build/axl.ko ]] || vm_die "the module build in $src produced no axl.ko"
-		stamp "$build/axl.ko" "$key"
-	fi
-	axl_ko=$build/axl.ko
+	axl_ko=$(vm_module_build "$src" "$cache/module-$(echo "$src" | sha256sum | cut -c1-8)" "$kver" \
+		"${module_make[@]}")
 fi
 vm_unlock
 
 printf '%s=%s\n' KVER "$kver" KERNEL "$kernel" BIOS "$bios" INITRAMFS "$initramfs" \
-	INITRAMFS_DENO "$initramfs_deno" DENO "$deno_bin" AXL_KO "$axl_ko"
+	INITRAMFS_DENO "$initramfs_deno" DENO "$deno_bin" AXL_KO "$axl_ko" ROOT "$root" DTB "$dtb"

@@ -1,9 +1,10 @@
 # shellcheck shell=bash
 # Shared helpers for the VM rig scripts (sourced, not executed).
 #
-# The rig boots Debian's newest 6.12 kernel under QEMU/TCG. Everything it
-# derives from the host (PVH vmlinux, initramfs, module build) is cached under
-# $AXL_VM_CACHE, keyed by kernel release and input hashes.
+# The rig boots Debian's newest 6.12 kernel (x86_64) or an arm64 5.15 kit
+# kernel under QEMU/TCG. Everything it derives (PVH vmlinux, initramfs, arm64
+# userland, device tree, module build) is cached under $AXL_VM_CACHE, keyed by
+# kernel release and input hashes.
 
 # Exit codes shared by ensure.sh and run.sh. 0..255 from the guest command pass
 # through unchanged; these are the rig's own outcomes.
@@ -13,6 +14,13 @@ readonly AXL_VM_EXIT_TIMEOUT=124  # --timeout expired (same as timeout(1))
 readonly AXL_VM_EXIT_CRASH=125    # kernel panic/oops, or the guest died silently
 
 AXL_VM_CACHE=${AXL_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/axl/vm}
+
+# The Jetson-shaped arm64 machine: GICv3, the SMMUv3 in front of PCI (so the
+# edu device's DMA goes through it), and a CPU with a PMU for perf. The CMA
+# area of its device tree is as large as a Jetson's linux,cma node.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+vm_arm64_machine=(-machine virt,gic-version=3,iommu=smmuv3 -cpu max)
+AXL_VM_ARM64_CMA_MIB=${AXL_VM_ARM64_CMA_MIB:-256}
 
 vm_log() { printf 'axl-vm: %s\n' "$*" >&2; }
 
@@ -96,6 +104,17 @@ vm_kit_tree() {
 	echo "$tree"
 }
 
+# vm_arm64_kit KITS DEBUG — the kit directory of the arm64 5.15 kernel in KITS
+# (linux-5.15-arm64, or linux-5.15-arm64-debug when DEBUG is 1), as an
+# absolute path; dies naming what is missing and how to provide it.
+vm_arm64_kit() {
+	local kit=$1/linux-5.15-arm64
+	(($2)) && kit+=-debug
+	[[ -d $kit ]] || vm_die "no arm64 kernel kit at $kit: the kits (Image, headers.tar.xz, RELEASE per" \
+		"flavour) are expected in ../shared/kernels beside the repo (see its README); point --kernel-kit at them"
+	(cd "$kit" && pwd)
+}
+
 # vm_crash_text RESULTS — how the guest of a rig run died, from its run.env:
 # the crash line, the kernel's RIP/pc and the last user-space output.
 vm_crash_text() {
@@ -107,6 +126,60 @@ vm_crash_text() {
 	[[ -n $site ]] && printf ' at %s' "$site"
 	[[ -n $during ]] && printf ', last output "%s"' "$during"
 	return 0
+}
+
+# vm_fresh FILE KEY — true when the cache entry FILE exists and FILE.key holds
+# KEY (the hash of its inputs); vm_stamp FILE KEY records it.
+vm_fresh() { [[ -s $1 && -r $1.key && $(cat "$1.key") == "$2" ]]; }
+vm_stamp() { echo "$2" >"$1.key"; }
+
+# vm_arm64_apt ARGS... — apt-get on Debian's arm64 packages through a private
+# state under $AXL_VM_CACHE/arm64/apt, so the host's dpkg architectures and
+# package state stay as they are. The lists are fetched on first use (or with
+# ARGS = update). Output goes to stderr.
+vm_arm64_apt() {
+	local state=$AXL_VM_CACHE/arm64/apt
+	local opts=(-q -o APT::Sandbox::User=root -o APT::Architecture=arm64 -o APT::Architectures::=arm64
+		-o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache" -o Dir::State::status=/dev/null
+		-o Debug::NoLocking=1)
+	mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
+	if [[ $1 != update ]] && ! compgen -G "$state/lists/*_Packages" >/dev/null; then
+		apt-get "${opts[@]}" update >&2 || return 1
+	fi
+	apt-get "${opts[@]}" "$@" >&2
+}
+
+# vm_module_build SRC BUILD KEY MAKE_ARGS... — axl.ko built from a copy of the
+# module source SRC in the cache directory BUILD, so that the rig never writes
+# build products into a working tree another engineer may be building in.
+# Rebuilt only when KEY (the kernel's identity) or SRC's sources change; tar
+# keeps mtimes, so make only rebuilds what changed. MAKE_ARGS go to make
+# (-C <kernel tree> and any ARCH=/CROSS_COMPILE=). Prints BUILD/axl.ko.
+vm_module_build() {
+	local src=$1 build=$2 key=$3
+	shift 3
+	[[ -e $src/Kbuild || -e $src/Makefile ]] ||
+		vm_die "$src has no Kbuild or Makefile yet: write it, or pass --no-module"
+	mkdir -p "$build"
+	key=$( (
+		echo "$key"
+		cd "$src" && find . -type f ! -name '*.o' ! -name '*.ko' ! -name '*.cmd' \
+			! -name '*.mod*' ! -name 'modules.order' ! -name 'Module.symvers' -print0 |
+			LC_ALL=C sort -z | xargs -0 cat
+	) | sha256sum | cut -c1-16)
+	if ! vm_fresh "$build/axl.ko" "$key"; then
+		vm_log "building axl.ko in $build"
+		rm -f "$build/axl.ko.key"
+		# Sources deleted from the tree must not linger in the copy.
+		(cd "$build" && find . -type f \( -name '*.[ch]' -o -name Kbuild -o -name Makefile \) -print0) |
+			while IFS= read -r -d '' f; do [[ -e $src/$f ]] || rm -f "$build/$f"; done
+		(cd "$src" && tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' .) |
+			(cd "$build" && tar -xf -)
+		make "$@" M="$build" modules >&2 || vm_die "building axl.ko from $src failed (see above)"
+		[[ -s $build/axl.ko ]] || vm_die "the module build in $src produced no axl.ko"
+		vm_stamp "$build/axl.ko" "$key"
+	fi
+	echo "$build/axl.ko"
 }
 
 # vm_hash FILE... — one sha256 over the contents of all files, in order.

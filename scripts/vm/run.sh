@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Boots Debian's newest 6.12 kernel under QEMU/TCG (q35, Intel IOMMU, the `edu`
 # PCI device), loads vgem and axl.ko, runs one command as root inside the guest
-# with the repo as cwd, and exits with the command's exit code.
+# with the repo as cwd, and exits with the command's exit code. With --arch
+# aarch64: the Jetson-shaped target instead, an arm64 5.15 kit kernel (virt,
+# GICv3, SMMUv3 in front of `edu`, a linux,cma heap) over Debian's arm64 userland.
 #
 #   scripts/vm/run.sh [options] -- <command...>
 #   scripts/vm/run.sh --shell [options] [-- <command...>]
 #
 # The host root is the guest root (9p, read-only; tmpfs on /tmp /var/tmp /run),
-# so host paths work unchanged. The command finds:
+# so host paths work unchanged. On aarch64 the root is Debian's arm64 packages
+# (9p, under a tmpfs overlay), and the repo and Deno cache are shared at their
+# host paths. The command finds:
 #   $AXL_RESULTS   a writable directory copied back to --results DIR
 #   $AXL_KVER      the guest kernel release
 #   deno           the pinned Deno on PATH (a copy in guest RAM), DENO_DIR = the
@@ -22,6 +26,17 @@
 #   --mem SIZE            guest memory (default 2G)
 #   --smp N               guest CPUs (default 2)
 #   --rt                  boot the PREEMPT_RT flavour (-rt-amd64) of the same 6.12
+#   --arch ARCH           x86_64 (default) or aarch64 (also arm64): the arm64 5.15
+#                         kernel of a kit (../shared/kernels/README.md), built-in
+#                         vgem and vivid, axl.ko and tests cross-built, the
+#                         aarch64 shim and the arm64 Deno
+#   --kernel-kit DIR      aarch64: the kits' directory (default ../shared/kernels
+#                         beside the repo), holding linux-5.15-arm64[-debug]/
+#   --debug-kernel        aarch64: the kit's lockdep/KASAN/DMA_API_DEBUG kernel
+#   --cma-heap NAME       aarch64: linux,cma (default: a device tree with the
+#                         Jetson's reserved-memory node, so the CMA heap is
+#                         /dev/dma_heap/linux,cma) or reserved (QEMU's own tree:
+#                         the kernel's default area, /dev/dma_heap/reserved)
 #   --no-module           do not build or load axl.ko
 #   --module-param K=V    pass a parameter to axl.ko (repeatable)
 #   --modprobe 'NAME [K=V...]'  load a Debian module first (repeatable)
@@ -61,6 +76,7 @@ source "$here/lib.sh"
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
 
 results='' timeout=900 mem=2G smp=2 shell=0 verbose=0 vgem=1 deno=1 build_tests=1
+arch=x86_64 kits=$repo/../shared/kernels debug_kernel=0 cma_heap=linux,cma
 tcg_thread=${AXL_VM_TCG_THREAD:-single}
 ensure_args=() modules=() module_params=() envs=() append=() qemu_extra=()
 need() { (($# > 1)) || vm_die "option $1 needs a value (see --help)"; }
@@ -71,6 +87,10 @@ while (($#)); do
 	--mem) need "$@" && mem=$2 && shift ;;
 	--smp) need "$@" && smp=$2 && shift ;;
 	--rt) ensure_args+=(--rt) ;;
+	--arch) need "$@" && arch=$2 && shift ;;
+	--kernel-kit) need "$@" && kits=$2 && shift ;;
+	--debug-kernel) debug_kernel=1 ;;
+	--cma-heap) need "$@" && cma_heap=$2 && shift ;;
 	--no-module) ensure_args+=(--no-module) ;;
 	--no-install) ensure_args+=(--no-install) ;;
 	--module-param) need "$@" && module_params+=("$2") && shift ;;
@@ -107,6 +127,28 @@ if ((${#module_params[@]})) && [[ " ${ensure_args[*]} " == *" --no-module "* ]];
 	vm_die "--module-param makes no sense with --no-module"
 fi
 ((deno)) && ensure_args+=(--deno)
+[[ $arch == arm64 ]] && arch=aarch64
+case $arch in
+x86_64)
+	((!debug_kernel)) || vm_die "--debug-kernel is for --arch aarch64 (x86_64 has --rt)"
+	[[ $cma_heap == linux,cma ]] || vm_die "--cma-heap is for --arch aarch64 (the x86_64 guest has no CMA)"
+	;;
+aarch64)
+	[[ $cma_heap == linux,cma || $cma_heap == reserved ]] ||
+		vm_die "--cma-heap wants linux,cma or reserved, got '$cma_heap'"
+	[[ " ${ensure_args[*]} " != *" --rt "* ]] || vm_die "--rt is for x86_64: the arm64 kits have no PREEMPT_RT flavour"
+	# Everything is built into the kit kernels: module options go on the command line.
+	for m in "${modules[@]}"; do
+		read -r -a words <<<"$m"
+		for kv in "${words[@]:1}"; do append+=("${words[0]}.$kv"); done
+	done
+	modules=()
+	vgem=0
+	kit=$(vm_arm64_kit "$kits" "$debug_kernel") || exit
+	ensure_args+=(--arch aarch64 --kernel-kit "$kit" --mem "$mem" --smp "$smp")
+	;;
+*) vm_die "--arch wants x86_64 or aarch64, got '$arch'" ;;
+esac
 
 t0=$(date +%s.%N)
 if ((deno)); then
@@ -125,12 +167,21 @@ initrd=${rig[INITRAMFS]}
 # ~45 s per file). A type error is left for the guest's deno test to report.
 if ((build_tests)); then
 	if [[ -e $repo/tests/device/c/Makefile ]]; then
-		make -s -C "$repo/tests/device/c" OUTPUT="$repo/build/device-tests" >&2 ||
+		make_c=(OUTPUT="$repo/build/device-tests")
+		[[ $arch == aarch64 ]] && make_c=(CC=aarch64-linux-gnu-gcc OUTPUT="$repo/build/aarch64/device-tests")
+		make -s -C "$repo/tests/device/c" "${make_c[@]}" >&2 ||
 			vm_die "building tests/device/c failed (see above; --no-build-tests skips it)"
+	fi
+	# The x86_64 host builds its own shim when it needs it; the guest's is cross-built.
+	if [[ $arch == aarch64 ]]; then
+		bash "$repo/ffi/build.sh" >&2 || vm_die "ffi/build.sh failed (see above; --no-build-tests skips it)"
 	fi
 	mapfile -t deno_tests < <(find "$repo/tests/device" -maxdepth 1 -name '*.test.ts' | LC_ALL=C sort)
 	if ((deno && ${#deno_tests[@]})); then
-		(cd "$repo" && DENO_DIR=$deno_dir "${rig[DENO]}" check --quiet "${deno_tests[@]}") >&2 ||
+		# The host's own deno: the guest's may be another architecture's (same version).
+		host_deno=${rig[DENO]}
+		[[ $arch == aarch64 ]] && host_deno=$("$repo/scripts/bootstrap-deno.sh")
+		(cd "$repo" && DENO_DIR=$deno_dir "$host_deno" check --quiet "${deno_tests[@]}") >&2 ||
 			vm_log "warning: deno check of tests/device failed on the host; the guest will report it"
 	fi
 fi
@@ -161,6 +212,7 @@ fi
 		printf 'export %s=%q\n' DENO_DIR "$deno_dir" DENO_NO_UPDATE_CHECK 1
 		echo "$deno_dir" >"$ctl/deno-dir"
 	fi
+	[[ $arch == aarch64 ]] && printf 'export %s=%q\n' AXL_DEVICE_TESTS "$repo/build/aarch64/device-tests"
 	for kv in "${envs[@]}"; do printf 'export %s=%q\n' "${kv%%=*}" "${kv#*=}"; done
 } >"$ctl/env"
 ((vgem)) && echo vgem >>"$ctl/modules"
@@ -179,12 +231,13 @@ if (($#)); then
 fi
 ((shell)) && touch "$ctl/shell"
 
-# Host directories the guest's tmpfs mounts would hide get their own share.
-virtfs=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap")
+# Host directories the guest's tmpfs mounts would hide get their own share; on
+# aarch64 the root is not the host's, so every host directory does.
+virtfs=(-virtfs "local,path=${rig[ROOT]},mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap")
 n=0
 for p in "$repo" ${deno_dir:+"$deno_dir"}; do
-	case $p/ in
-	/tmp/* | /var/tmp/* | /run/*)
+	case $arch:$p/ in
+	aarch64:* | *:/tmp/* | *:/var/tmp/* | *:/run/*)
 		virtfs+=(-virtfs "local,path=$p,mount_tag=axlhost$n,security_model=none,readonly=on,multidevs=remap")
 		echo "axlhost$n $p" >>"$ctl/mounts"
 		n=$((n + 1))
@@ -208,17 +261,23 @@ host_tsc_khz() {
 	fi
 }
 
-# no_timer_check: under TCG on a busy host the IO-APIC timer check can fail
-# and, with interrupt remapping on, panic the boot ("timer doesn't work").
-cmdline=(console=ttyS0 panic=-1 oops=panic intel_iommu=on no_timer_check)
-# Under TCG the guest's TSC is the host's, but on a busy host the guest's
-# PIT-based calibration can be off by 30x, and the clocksource watchdog then
-# drops the TSC: guest time runs wrong. Tell the guest the host's frequency.
-tsc_khz=$(host_tsc_khz)
-if [[ $tsc_khz =~ ^[1-9][0-9]{5,7}$ ]]; then
-	cmdline+=("tsc_early_khz=$tsc_khz")
+if [[ $arch == x86_64 ]]; then
+	# no_timer_check: under TCG on a busy host the IO-APIC timer check can fail
+	# and, with interrupt remapping on, panic the boot ("timer doesn't work").
+	cmdline=(console=ttyS0 panic=-1 oops=panic intel_iommu=on no_timer_check)
+	# Under TCG the guest's TSC is the host's, but on a busy host the guest's
+	# PIT-based calibration can be off by 30x, and the clocksource watchdog then
+	# drops the TSC: guest time runs wrong. Tell the guest the host's frequency.
+	tsc_khz=$(host_tsc_khz)
+	if [[ $tsc_khz =~ ^[1-9][0-9]{5,7}$ ]]; then
+		cmdline+=("tsc_early_khz=$tsc_khz")
+	else
+		vm_log "warning: host TSC frequency unknown (set AXL_VM_TSC_KHZ); guest time may drift on a busy host"
+	fi
 else
-	vm_log "warning: host TSC frequency unknown (set AXL_VM_TSC_KHZ); guest time may drift on a busy host"
+	# axl.rootrw=1: the guest's init puts a tmpfs overlay on the arm64 root,
+	# where the mount points of the host directories are made.
+	cmdline=(console=ttyAMA0 panic=-1 oops=panic axl.rootrw=1)
 fi
 if ((verbose)); then cmdline+=(loglevel=7); else cmdline+=(quiet loglevel=4); fi
 ((shell)) && cmdline+=(axl.shell=1)
@@ -229,9 +288,17 @@ cmdline+=("${append[@]}")
 # (text_poke_bp: ftrace, static keys, every tracepoint toggle): a vCPU can
 # run a stale translation holding the int3 after the patch is done, and the
 # guest dies with "Oops: int3". One TCG thread for all vCPUs cannot race.
-# shellcheck disable=SC2054 # commas inside QEMU option values
-qemu=(qemu-system-x86_64 -machine q35 -accel "tcg,thread=$tcg_thread" -cpu max,-erms,-fsrm -m "$mem" -smp "$smp"
-	-no-reboot -nic none -device intel-iommu -device edu
+# arm64 patches live text under stop_machine, which the same reasoning does
+# not cover; it keeps one thread too until measured otherwise.
+if [[ $arch == x86_64 ]]; then
+	# shellcheck disable=SC2054 # commas inside QEMU option values
+	qemu=(qemu-system-x86_64 -machine q35 -cpu max,-erms,-fsrm -device intel-iommu)
+else
+	# The device tree must be the one dumped for this machine, memory and CPUs.
+	qemu=(qemu-system-aarch64 "${vm_arm64_machine[@]}")
+	[[ $cma_heap == linux,cma ]] && qemu+=(-dtb "${rig[DTB]}")
+fi
+qemu+=(-accel "tcg,thread=$tcg_thread" -m "$mem" -smp "$smp" -no-reboot -nic none -device edu
 	-kernel "${rig[KERNEL]}" -initrd "$initrd" -append "${cmdline[*]}" "${virtfs[@]}")
 [[ -n ${rig[BIOS]} ]] && qemu+=(-bios "${rig[BIOS]}")
 qemu+=("${qemu_extra[@]}")

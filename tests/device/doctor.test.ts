@@ -9,6 +9,10 @@ import type { CheckResult } from "../../lib/doctor/check.ts";
 import { command } from "../../tasks/commands/doctor.ts";
 
 const inVm = Deno.env.get("AXL_VM") === "1";
+// The x86_64 rig has no CMA and no PMU; the arm64 rig is Jetson-shaped: a
+// linux,cma heap from its device tree, 256 MiB of CMA, the ARMv8 PMU.
+const inX86Vm = inVm && Deno.build.arch === "x86_64";
+const inArm64Vm = inVm && Deno.build.arch === "aarch64";
 
 function exists(path: string): boolean {
   try {
@@ -52,7 +56,7 @@ Deno.test("doctor's tracing checks match the mounted tracefs and debugfs", () =>
 
 Deno.test({
   name: "doctor reports the VM rig: system heap, no CMA, no PMU, metis-sim on edu",
-  ignore: !inVm,
+  ignore: !inX86Vm,
   fn() {
     const r = doctor();
     const status = (id: string) => r.get(id)?.status;
@@ -69,22 +73,62 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "doctor reports the arm64 rig: the linux,cma heap and CMA by their names, the PMU, the SMMU",
+  ignore: !inArm64Vm,
+  fn() {
+    const r = doctor();
+    const status = (id: string) => r.get(id)?.status;
+    assert.equal(status("dma-heap.system"), "ok");
+    assert.equal(status("dma-heap.cma"), "ok");
+    assert.equal(r.get("dma-heap.cma")!.message, "/dev/dma_heap/linux,cma");
+    const cmaKb = Number(
+      /^CmaTotal:\s+(\d+) kB$/m.exec(Deno.readTextFileSync("/proc/meminfo"))![1],
+    );
+    assert.equal(status("cma"), "ok");
+    assert.match(r.get("cma")!.message, new RegExp(`^CmaTotal ${Math.round(cmaKb / 1024)} MiB,`));
+    assert.equal(status("pmu"), "ok");
+    assert.match(r.get("pmu")!.message, /armv8_pmuv3/);
+    assert.match(r.get("npu")!.message, /^metis-sim engine on \S+ \[1234:11e8, QEMU edu\]/);
+    assert.equal(status("npu.iommu"), "ok", "edu sits behind the SMMUv3");
+    assert.equal(status("abi"), "ok");
+  },
+});
+
+/** Runs `axl doctor` in this process; its exit code and what it printed. */
+async function runDoctorCommand(): Promise<{ code: number; out: string }> {
+  const lines: string[] = [];
+  const log = console.log;
+  console.log = (...a: unknown[]) => void lines.push(a.join(" "));
+  let code: number;
+  try {
+    code = await command.run([]);
+  } finally {
+    console.log = log;
+  }
+  const out = lines.join("\n");
+  console.log(out);
+  return { code, out };
+}
+
+Deno.test({
   name: "axl doctor exits 1 in the VM rig (no CMA) and prints the fix",
-  ignore: !inVm,
+  ignore: !inX86Vm,
   async fn() {
-    const lines: string[] = [];
-    const log = console.log;
-    console.log = (...a: unknown[]) => void lines.push(a.join(" "));
-    let code: number;
-    try {
-      code = await command.run([]);
-    } finally {
-      console.log = log;
-    }
-    const out = lines.join("\n");
-    console.log(out);
+    const { code, out } = await runDoctorCommand();
     assert.equal(code, 1);
     assert.match(out, /^FAIL {2}dma-heap\.cma/m);
     assert.match(out, /fix: set CONFIG_DMABUF_HEAPS_CMA=y/);
+  },
+});
+
+Deno.test({
+  name: "axl doctor exits 0 in the arm64 rig and names the CMA heap linux,cma",
+  ignore: !inArm64Vm,
+  async fn() {
+    const { code, out } = await runDoctorCommand();
+    assert.equal(code, 0);
+    assert.match(out, /^OK {4}dma-heap\.cma +\/dev\/dma_heap\/linux,cma$/m);
+    assert.doesNotMatch(out, /^FAIL/m);
   },
 });

@@ -8,13 +8,13 @@ import type { PixelFormat } from "../../core/device.ts";
 import type { DmaBuf } from "../../core/dmabuf.ts";
 import { type Frame, frameLayout } from "../frame.ts";
 import type { FrameLayout } from "../../formats/layout.ts";
-import { Heap } from "../../core/heap.ts";
+import { defaultFrameHeap, Heap } from "../../core/heap.ts";
 import { type ReferenceResult, referenceResult } from "../reference.ts";
 import type { Producer } from "./producer.ts";
 
 /** Options of {@linkcode HeapProducer.open}. */
 export interface HeapProducerOptions {
-  /** Heap to allocate from (default `system`). */
+  /** Heap to allocate from (default: the CMA heap if any, else `system`). */
   heap?: string;
   /** Pixel format (default NV12). */
   format?: PixelFormat;
@@ -93,7 +93,7 @@ export class HeapProducer implements Producer {
 
   /** Allocates and fills the ring. */
   static open(options: HeapProducerOptions = {}): HeapProducer {
-    const heapName = options.heap ?? "system";
+    const heapName = options.heap ?? defaultFrameHeap();
     const format = options.format ?? "NV12";
     const layout = frameLayout(format, options.width ?? 640, options.height ?? 480);
     const count = options.buffers ?? 3;

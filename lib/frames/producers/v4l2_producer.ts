@@ -8,7 +8,7 @@
 import { DmaBuf } from "../../core/dmabuf.ts";
 import { AxlError } from "../../core/errors.ts";
 import { type Frame, frameLayout } from "../frame.ts";
-import { Heap } from "../../core/heap.ts";
+import { defaultFrameHeap, Heap } from "../../core/heap.ts";
 import { V4l2Device } from "../../core/v4l2.ts";
 import type { Producer } from "./producer.ts";
 
@@ -16,7 +16,7 @@ import type { Producer } from "./producer.ts";
 export interface V4l2ProducerOptions {
   /** Device node; default: the first capture device with streaming I/O. */
   device?: string;
-  /** Heap the frame buffers come from (default `system`). */
+  /** Heap the frame buffers come from (default: the CMA heap if any, else `system`). */
   heap?: string;
   /** Width (default 640). */
   width?: number;
@@ -130,7 +130,7 @@ export class V4l2Producer implements Producer {
         });
       }
       const granted = dev.requestBuffers(count);
-      const heap = Heap.open(options.heap ?? "system");
+      const heap = Heap.open(options.heap ?? defaultFrameHeap());
       const bytes = Math.max(fmt.sizeImage, options.minBufferBytes ?? contiguousDefault(heap, fmt));
       for (let i = 0; i < granted; i++) {
         const buf = heap.allocate(bytes, { name: `axl-v4l2-${i}` });

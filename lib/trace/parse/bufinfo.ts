@@ -127,10 +127,11 @@ function bufferRow(
   if (parts.length < columns.length) {
     throw new ParseError(`expected ${columns.length} tab-separated columns`, where);
   }
-  const nameAt = columns.indexOf("name");
+  // 5.15's header has no name column, yet every row still ends with the name.
+  const nameAt = columns.includes("name") ? columns.indexOf("name") : columns.length;
   const get = (col: string): string | undefined => {
-    const i = columns.indexOf(col);
-    if (i === -1) return undefined;
+    const i = col === "name" ? nameAt : columns.indexOf(col);
+    if (i === -1 || i >= parts.length) return undefined;
     return i === nameAt ? parts.slice(i).join("\t") : parts[i];
   };
   const num = (col: string, radix: 10 | 16): number => {

@@ -90,3 +90,9 @@ export function vmContext(
 export function statuses(results: { id: string; status: string }[]): Record<string, string> {
   return Object.fromEntries(results.map((r) => [r.id, r.status]));
 }
+
+/** The arm64 rig's guest (5.15, SMMUv3, a linux,cma heap from its device tree). */
+export const ARM64 = new URL("../../fixtures/doctor/vm-arm64-5.15", import.meta.url).pathname;
+/** The same guest booted without the device tree's CMA node: the heap is `reserved`. */
+export const ARM64_RESERVED =
+  new URL("../../fixtures/doctor/vm-arm64-5.15-reserved", import.meta.url).pathname;
