@@ -84,7 +84,7 @@ cp "${rig[ROOT]}/bin/busybox" "$root/bin/busybox"
 cp "$here/arm64/init" "$root/init"
 cp "${rig[AXL_KO]}" "$root/axl.ko"
 cp "$tests"/* "$root/tests/"
-echo "${params[*]}" >"$root/axl.params"
+vm_axl_params "${params[@]}" >"$root/axl.params"
 echo 600 >"$root/timeout"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$build/initramfs.gz"
 

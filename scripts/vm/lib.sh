@@ -115,6 +115,20 @@ vm_arm64_kit() {
 	(cd "$kit" && pwd)
 }
 
+# vm_axl_params PARAM... — axl.ko's parameters in the rig: the rig's defaults that the
+# caller does not set, then the caller's. metis-sim computes on a CPU emulated by TCG (and
+# instrumented by KASAN on the debug kernel), one to two orders of magnitude slower than
+# the hardware axl.ko's 1 s default job timeout is meant for: a 1080p frame took 466 ms
+# on the idle arm64 debug guest and timed out when the host was loaded. Jobs get the 10 s
+# the tests wait for a fence; the tests of timeouts set timeout_ms themselves.
+vm_axl_params() {
+	local defaults=(timeout_ms=10000) out=() d
+	for d in "${defaults[@]}"; do
+		[[ " $* " == *" ${d%%=*}="* ]] || out+=("$d")
+	done
+	echo "${out[*]}${out[*]:+${*:+ }}$*"
+}
+
 # vm_crash_text RESULTS — how the guest of a rig run died, from its run.env:
 # the crash line, the kernel's RIP/pc and the last user-space output.
 vm_crash_text() {

@@ -219,7 +219,7 @@ fi
 for m in "${modules[@]}"; do echo "$m" >>"$ctl/modules"; done
 if [[ -n ${rig[AXL_KO]} ]]; then
 	cp "${rig[AXL_KO]}" "$ctl/axl.ko"
-	echo "${module_params[*]}" >"$ctl/axl.params"
+	vm_axl_params "${module_params[@]}" >"$ctl/axl.params"
 fi
 if (($#)); then
 	{
