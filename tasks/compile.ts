@@ -23,6 +23,7 @@
  */
 import { parseArgs } from "node:util";
 import denoJson from "../deno.json" with { type: "json" };
+import { pathExists } from "../lib/core/path_exists.ts";
 
 /** A target this task builds. */
 export interface Target {
@@ -328,15 +329,6 @@ function head(path: string, n: number): Uint8Array | undefined {
   }
 }
 
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function denoDir(): Promise<string> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json"],
@@ -363,7 +355,7 @@ async function reachable(url: string): Promise<string | undefined> {
 }
 
 async function smoke(target: Target, binary: string): Promise<string | undefined> {
-  const prefix = runner(target, Deno.build.arch, exists);
+  const prefix = runner(target, Deno.build.arch, pathExists);
   if (!prefix) {
     console.log(`compile: ${binary}: not run (no qemu-${target.arch}-static here)`);
     return undefined;
@@ -421,7 +413,7 @@ export async function main(argv: string[]): Promise<number> {
   let status = 0;
   for (const target of targets) {
     const shim = `build/${target.arch}/libaxl_shim.so`;
-    if (!exists(shim)) {
+    if (!pathExists(shim)) {
       console.error(`compile: ${shim} is missing: run 'deno task build' first`);
       return 3;
     }

@@ -7,6 +7,7 @@ import { doctorContext } from "../../lib/doctor/environment.ts";
 import { runDoctor } from "../../lib/doctor/run.ts";
 import type { CheckResult } from "../../lib/doctor/check.ts";
 import { command } from "../../tasks/commands/doctor.ts";
+import { pathExists } from "../../lib/core/path_exists.ts";
 
 const inVm = Deno.env.get("AXL_VM") === "1";
 // The x86_64 rig has no CMA and no PMU; the arm64 rig is Jetson-shaped: a
@@ -14,23 +15,14 @@ const inVm = Deno.env.get("AXL_VM") === "1";
 const inX86Vm = inVm && Deno.build.arch === "x86_64";
 const inArm64Vm = inVm && Deno.build.arch === "aarch64";
 
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function doctor(): Map<string, CheckResult> {
   return new Map(runDoctor(doctorContext()).map((r) => [r.id, r]));
 }
 
 Deno.test("doctor's heap checks match /dev/dma_heap", () => {
   const r = doctor();
-  assert.equal(r.get("dma-heap.system")?.status === "ok", exists("/dev/dma_heap/system"));
-  const cma = exists("/dev/dma_heap/linux,cma") || exists("/dev/dma_heap/reserved");
+  assert.equal(r.get("dma-heap.system")?.status === "ok", pathExists("/dev/dma_heap/system"));
+  const cma = pathExists("/dev/dma_heap/linux,cma") || pathExists("/dev/dma_heap/reserved");
   assert.equal(r.get("dma-heap.cma")?.status === "fail", !cma);
 });
 
@@ -50,8 +42,8 @@ Deno.test("doctor finds the NPU the driver attaches imports to, and the driver's
 
 Deno.test("doctor's tracing checks match the mounted tracefs and debugfs", () => {
   const r = doctor();
-  assert.equal(r.get("tracefs")?.status === "ok", exists("/sys/kernel/tracing/trace"));
-  assert.equal(r.get("bufinfo")?.status === "ok", exists("/sys/kernel/debug/dma_buf/bufinfo"));
+  assert.equal(r.get("tracefs")?.status === "ok", pathExists("/sys/kernel/tracing/trace"));
+  assert.equal(r.get("bufinfo")?.status === "ok", pathExists("/sys/kernel/debug/dma_buf/bufinfo"));
 });
 
 Deno.test({

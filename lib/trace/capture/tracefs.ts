@@ -11,6 +11,7 @@
  * @module
  */
 import { type CpuBufferStats, parsePerCpuStats } from "../parse/per_cpu_stats.ts";
+import { pathExists } from "../../core/path_exists.ts";
 
 /** The dma-buf functions function_graph is limited to (those absent in the kernel are skipped). */
 export const DMABUF_GRAPH_FUNCTIONS: readonly string[] = [
@@ -148,15 +149,6 @@ function write(path: string, value: string): void {
   }
 }
 
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The bracketed choice of a tracefs selector file (`[local] global mono`). */
 function selected(text: string): string | undefined {
   return /\[([^\]]+)\]/.exec(text)?.[1];
@@ -263,7 +255,7 @@ export class TraceSession {
     let dir = root;
     if (o.topLevel) {
       info.topLevelReason = "requested (topLevel option)";
-    } else if (!exists(`${root}/instances`)) {
+    } else if (!pathExists(`${root}/instances`)) {
       info.topLevelReason = "this kernel has no tracefs instances";
     } else {
       const name = o.instanceName ?? `axl-verify-${Deno.pid}`;
@@ -271,7 +263,7 @@ export class TraceSession {
         throw new RangeError(`TraceSession.open(): bad instance name ${name}`);
       }
       const inst = `${root}/instances/${name}`;
-      if (exists(inst)) {
+      if (pathExists(inst)) {
         throw new Error(
           `tracefs instance ${inst} already exists (another run, or a crashed one): ` +
             `remove it with rmdir ${inst}`,
@@ -343,7 +335,7 @@ export class TraceSession {
 
   /** Tries function_graph in the instance; returns why not, or undefined when it works. */
   #graphInInstance(inst: string, funcs: string[]): string | undefined {
-    if (!exists(`${inst}/set_ftrace_filter`)) return "the instance has no set_ftrace_filter";
+    if (!pathExists(`${inst}/set_ftrace_filter`)) return "the instance has no set_ftrace_filter";
     try {
       write(`${inst}/set_ftrace_filter`, funcs.join("\n") + "\n");
     } catch (e) {
@@ -415,7 +407,7 @@ export class TraceSession {
 
   #setOption(dir: string, option: string, value: string): void {
     const path = `${dir}/options/${option}`;
-    if (!exists(path)) {
+    if (!pathExists(path)) {
       this.#info.notes.push(`option ${option} does not exist on this kernel`);
       return;
     }
@@ -443,17 +435,17 @@ export class TraceSession {
       }
       const [, system, event] = m as unknown as [string, string, string];
       const sysDir = `${dir}/events/${system}`;
-      if (!exists(sysDir)) {
+      if (!pathExists(sysDir)) {
         this.#info.missingEvents.push(spec);
         continue;
       }
       const names: string[] = [];
       if (event === "*") {
         for (const e of Deno.readDirSync(sysDir)) {
-          if (e.isDirectory && exists(`${sysDir}/${e.name}/enable`)) names.push(e.name);
+          if (e.isDirectory && pathExists(`${sysDir}/${e.name}/enable`)) names.push(e.name);
         }
         names.sort();
-      } else if (exists(`${sysDir}/${event}/enable`)) {
+      } else if (pathExists(`${sysDir}/${event}/enable`)) {
         names.push(event);
       }
       if (names.length === 0) {
