@@ -47,7 +47,8 @@ async function verifyCase(
     // The default: the PCI function axl-metis-sim is bound to.
     importer: chooseImporter(systemAt("/"), {}),
   });
-  assert.deepEqual(tracefsState(), before, "tracefs left as found");
+  // A never-expanded top-level buffer (5.15 runs function_graph there) comes back expanded.
+  assert.deepEqual(expandedKb(tracefsState()), expandedKb(before), "tracefs left as found");
   const line = Object.values(result.axl.invariants).map((i) => `${i.id}=${i.status}`).join(" ");
   console.log(`verify ${name}: ${result.axl.status} ${line} (${artifacts.dir})`);
   return { ...result, dir: artifacts.dir };
@@ -66,12 +67,23 @@ Deno.test("runVerify() zero-copy builtin on a vivid frame: PASS, all four invari
 
   // The same frames judged without our tracepoints: kprobes on the dma-buf functions.
   const g = await judgeArtifacts(r.dir, { evidence: "generic" });
+  assert.equal(g.axl.evidence?.source, "kprobes");
+  assert.equal(g.axl.evidence?.importer, r.axl.evidence?.importer);
+  if (!g.axl.evidence?.probes.inode) {
+    // 5.15 has no BTF probe arguments: without inodes the importer's maps of frames cannot
+    // be told from its maps of result buffers (one each per job here), and I3 says so
+    // instead of guessing; the other invariants do not depend on the probes.
+    assert.ok(Deno.build.arch === "aarch64", "only the arm64 5.15 rig lacks BTF arguments");
+    assert.equal(g.axl.invariants.I3.status, "INCONCLUSIVE", g.axl.invariants.I3.summary);
+    assert.match(g.axl.invariants.I3.summary, /carry no inode/);
+    for (const id of ["I1", "I2", "I4"] as const) {
+      assert.equal(g.axl.invariants[id].status, "PASS", `generic ${id}`);
+    }
+    return;
+  }
   for (const i of Object.values(g.axl.invariants)) {
     assert.equal(i.status, "PASS", `generic ${i.id}: ${i.summary}`);
   }
-  assert.equal(g.axl.evidence?.source, "kprobes");
-  assert.equal(g.axl.evidence?.importer, r.axl.evidence?.importer);
-  assert.ok(g.axl.evidence?.probes.inode, "6.12 has BTF probe arguments: events carry inodes");
   assert.equal(g.detail.imports, r.detail.imports, "kprobes count the imports the tracepoint did");
   assert.equal(g.detail.releases, r.detail.releases);
   assert.deepEqual(g.detail.multi_attach_inodes, r.detail.multi_attach_inodes);

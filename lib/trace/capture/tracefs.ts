@@ -252,6 +252,10 @@ export class TraceSession {
     if (wantGraph && funcs.length === 0 && !info.graphUnavailable) {
       info.graphUnavailable = "none of the dma-buf functions is in available_filter_functions";
     }
+    // Read before an instance is tried: on 5.15, setting a tracer in a new instance marks
+    // the ring buffers expanded without growing the unused top-level one, which then reads
+    // as its minimal size, and restoring that would leave it tiny.
+    const rootBufferText = read(`${root}/buffer_size_kb`);
     let dir = root;
     if (o.topLevel) {
       info.topLevelReason = "requested (topLevel option)";
@@ -291,7 +295,7 @@ export class TraceSession {
       );
     }
     this.#set(`${dir}/tracing_on`, "0");
-    this.#setBufferSize(dir, o.bufferSizeKb);
+    this.#setBufferSize(dir, o.bufferSizeKb, dir === root ? rootBufferText : undefined);
     this.#setClock(dir, o.clock ?? "mono");
     if (funcs.length > 0) {
       if (dir === root) {
@@ -360,9 +364,9 @@ export class TraceSession {
     this.#changes.push({ what: `${path}=${value}`, undo: () => write(path, before) });
   }
 
-  #setBufferSize(dir: string, kb: number): void {
+  #setBufferSize(dir: string, kb: number, textAtOpen?: string): void {
     const path = `${dir}/buffer_size_kb`;
-    const text = read(path);
+    const text = textAtOpen ?? read(path);
     const before = bufferKb(text);
     if (dir === this.#info.tracefs && /expanded/.test(text)) {
       // A top-level buffer that was never used is kept at a minimal size until tracing
