@@ -38,10 +38,18 @@ part() {
 	"$@" 2>&1 | tee "$logdir/$name.log"
 	local rc=${PIPESTATUS[0]}
 	local line
-	line=$(grep -E '^(ok|FAILED) \| [0-9]+ passed' "$logdir/$name.log" | tail -1)
+	# A summary printed inside a rig guest carries the console's "[ uptime ]" prefix.
+	line=$(grep -E '^(\[ *[0-9.]+\] )?(ok|FAILED) \| [0-9]+ passed' "$logdir/$name.log" | tail -1)
 	if [[ -n $line ]]; then
 		passed=$((passed + $(sed -E 's/.*\| ([0-9]+) passed.*/\1/' <<<"$line")))
 		failed=$((failed + $(sed -E 's/.*\| ([0-9]+) failed.*/\1/' <<<"$line")))
+	fi
+	# A part that ran no test did not pass (a filter that matched nothing, a runner that
+	# printed no summary).
+	if ((rc == 0)) && ! grep -qE '\| [1-9][0-9]* passed' <<<"$line"; then
+		rc=1
+		echo "test-all: part $name exited 0 but no test passed: ${line:-no summary line}"
+		line='' # counted as one failure below
 	fi
 	if ((rc != 0)); then
 		broken+=("$name (exit $rc$(rig_crash "$name" "$rc"))")
