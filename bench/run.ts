@@ -382,13 +382,12 @@ async function traceSection(sizes: number[], quick: boolean, keep: boolean): Pro
       }
       for (const row of byStage.values()) {
         if (!row.runs.length) continue;
-        row.cpuMs = summarize(row.runs.map((r) => r.cpuMs));
-        row.wallMs = summarize(row.runs.map((r) => r.ms));
+        const runs = row.runs.map((r) => ({ cpuMs: r.cpuMs, wallMs: r.ms }));
+        const measured = speed(runs, generated.bytes);
+        Object.assign(row, measured);
         row.peakRssBytes = Math.max(...row.runs.map((r) => r.peakRssBytes));
-        row.cpuMBps = generated.bytes / 1e3 / row.cpuMs.median;
-        row.wallMBps = generated.bytes / 1e3 / row.wallMs.median;
-        row.timesGrep = grep.cpuMBps / row.cpuMBps;
-        if (python) row.timesPython = row.cpuMBps / python.cpuMBps;
+        row.timesGrep = grep.cpuMBps / measured.cpuMBps;
+        if (python) row.timesPython = measured.cpuMBps / python.cpuMBps;
       }
       rows.push({
         size,

@@ -9,7 +9,7 @@
  */
 import type { DeviceInfo } from "../core/device.ts";
 import { systemAt } from "../doctor/system.ts";
-import { chooseImporter } from "../verify/evidence/importer.ts";
+import { chooseImporter, importerNameProblem } from "../verify/evidence/importer.ts";
 import {
   EVIDENCE_MODES,
   type EvidenceMode,
@@ -210,12 +210,8 @@ export function verifyPlan(args: ParsedArgs): VerifyPlan {
     );
   }
   const importer = stringOption(args, "importer");
-  if (importer !== undefined && (!importer.trim() || /\s/.test(importer))) {
-    throw new UsageError(
-      `verify: --importer must be a device name as bufinfo prints it (e.g. 0000:01:00.0, ` +
-        `vgem), got '${importer}'`,
-    );
-  }
+  const importerProblem = importer === undefined ? undefined : importerNameProblem(importer);
+  if (importerProblem) throw new UsageError(`verify: ${importerProblem}`);
   const interval = stringOption(args, "bufinfo-interval");
   const bufferKb = stringOption(args, "buffer-kb");
   return {

@@ -13,6 +13,22 @@ import type { SystemView } from "../../doctor/system.ts";
 import type { ImporterRecord } from "./source.ts";
 
 /**
+ * What is wrong with `name` as an `--importer` value (empty, or with white space: no
+ * device name has any), or undefined when it can name a device.
+ *
+ * @example
+ * ```ts
+ * import { importerNameProblem } from "./importer.ts";
+ * if (importerNameProblem("vivid.0") || !importerNameProblem("a b")) throw new Error();
+ * ```
+ */
+export function importerNameProblem(name: string): string | undefined {
+  if (name.trim() && !/\s/.test(name)) return undefined;
+  return `--importer must be a device name as bufinfo prints it (e.g. 0000:01:00.0, vgem), ` +
+    `got '${name}'`;
+}
+
+/**
  * Chooses the importer: `explicit` (from `--importer`) when given, else `axlDevice` (the
  * device the builtin workload opened), else what sysfs shows bound to axl.ko or metis.ko.
  *
@@ -33,12 +49,8 @@ export function chooseImporter(
   const ours = o.axlDevice ??
     fns.find((f) => f.driver === METIS_SIM_DRIVER)?.address;
   if (o.explicit !== undefined) {
-    if (!o.explicit.trim() || /\s/.test(o.explicit)) {
-      throw new TypeError(
-        `--importer must be a device name as bufinfo prints it (e.g. 0000:01:00.0, vgem), ` +
-          `got '${o.explicit}'`,
-      );
-    }
+    const problem = importerNameProblem(o.explicit);
+    if (problem) throw new TypeError(problem);
     return { name: o.explicit, axl: o.explicit === ours, reason: "--importer" };
   }
   if (ours) {
