@@ -31,7 +31,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root" || exit 3
 export NO_COLOR=1 RUST_BACKTRACE=0
 
-default_set=(tests/host/ffi tests/host/compile
+default_set=(tests/host/ffi tests/host/kernel tests/host/tasks/compile.test.ts
 	tests/host/doctor tests/host/formats tests/host/constraints tests/host/nvmm)
 
 paths=() vm=0

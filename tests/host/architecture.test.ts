@@ -152,3 +152,40 @@ Deno.test("architecture: planted bad imports are named", () => {
     ],
   );
 });
+
+/**
+ * Host tests whose directory mirrors nothing: `tests/host/X/y.test.ts` tests `lib/X/`, or a
+ * top-level directory X (`ffi/`, `tasks/`, `kernel/`); tests of the whole tree stand at the top.
+ */
+function unmirroredTests(tests: readonly string[], exists: (path: string) => boolean): string[] {
+  return tests.flatMap((test) => {
+    const dir = test.slice("tests/host/".length, test.lastIndexOf("/") + 1);
+    if (dir === "" || exists(`lib/${dir}`) || exists(dir)) return [];
+    return [
+      `${test} mirrors no source directory: move it under tests/host/<dir of lib/ it tests>/`,
+    ];
+  });
+}
+
+const isDirectory = (path: string) => {
+  try {
+    return Deno.statSync(`${root}/${path}`).isDirectory;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+};
+
+Deno.test("architecture: host tests mirror the source tree", () => {
+  const tests = tsFiles(root, "tests/host").filter((file) => file.endsWith(".test.ts"));
+  assert.ok(tests.length > 50, `only ${tests.length} host tests found`);
+  const stray = unmirroredTests(tests, isDirectory);
+  assert.deepEqual(stray, [], stray.join("\n"));
+  assert.deepEqual(
+    unmirroredTests(
+      ["tests/host/a.test.ts", "tests/host/trace/parse/x.test.ts", "tests/host/compile/y.test.ts"],
+      isDirectory,
+    ),
+    ["tests/host/compile/y.test.ts mirrors no source directory: move it under tests/host/<dir of lib/ it tests>/"],
+  );
+});

@@ -2,7 +2,11 @@
 // record (same keys in the same order), the same `undefined` for blank lines, the same
 // ParseError. Checked on every line of every captured trace and on seeded mutations of them.
 import assert from "node:assert/strict";
-import { parseFields, parseFtraceLine, parseLineGeneral } from "../../../lib/trace/parse/ftrace.ts";
+import {
+  parseFields,
+  parseFtraceLine,
+  parseLineGeneral,
+} from "../../../../lib/trace/parse/ftrace.ts";
 import {
   CALL_KINDS,
   callColumn,
@@ -10,9 +14,9 @@ import {
   NOT_A_CALL,
   NOT_SCANNED,
   scanLine,
-} from "../../../lib/trace/parse/_ftrace_scan.ts";
-import { FIXTURES } from "./_fixtures.ts";
-import { mulberry32 } from "../_rng.ts";
+} from "../../../../lib/trace/parse/_ftrace_scan.ts";
+import { FIXTURES } from "../_fixtures.ts";
+import { mulberry32 } from "../../_rng.ts";
 
 async function capturedLines(): Promise<string[]> {
   const lines: string[] = [];

@@ -7,12 +7,12 @@ import {
   installDmabufProbes,
   type ProbeKernel,
   removeDmabufProbes,
-} from "../../../lib/trace/capture/kprobe_events.ts";
+} from "../../../../lib/trace/capture/kprobe_events.ts";
 
 const FUNCS_612 = new Set(
   // available_filter_functions of Debian's 6.12.117 in the VM rig
   Deno.readTextFileSync(
-    new URL("../../fixtures/trace/6.12-std/filter_functions.txt", import.meta.url),
+    new URL("../../../fixtures/trace/6.12-std/filter_functions.txt", import.meta.url),
   ).split("\n").map((l) => l.split(/\s/)[0]!).filter(Boolean),
 );
 const k612: ProbeKernel = { functions: FUNCS_612, argAccess: true, btfArgs: true, arch: "x86_64" };

@@ -7,10 +7,10 @@ import {
   READ_CHUNK_BYTES,
   readChunks,
   readLines,
-} from "../../../lib/trace/parse/lines.ts";
-import { parseFtrace, parseFtraceLine, scanFtrace } from "../../../lib/trace/parse/ftrace.ts";
-import { fixtureText, KERNELS } from "./_fixtures.ts";
-import { mulberry32 } from "../_rng.ts";
+} from "../../../../lib/trace/parse/lines.ts";
+import { parseFtrace, parseFtraceLine, scanFtrace } from "../../../../lib/trace/parse/ftrace.ts";
+import { fixtureText, KERNELS } from "../_fixtures.ts";
+import { mulberry32 } from "../../_rng.ts";
 
 function cut(bytes: Uint8Array, rand: () => number, max: number): Uint8Array[] {
   const out: Uint8Array[] = [];

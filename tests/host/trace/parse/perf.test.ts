@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { parsePerfScript, summarizePerf } from "../../../lib/trace/parse/perf_script.ts";
-import { choosePerfEvent } from "../../../lib/trace/capture/perf_record.ts";
-import { copyRoutine } from "../../../lib/trace/parse/copy_routines.ts";
-import { ParseError } from "../../../lib/trace/parse/parse_error.ts";
-import { fixture, fixtureText, KERNELS } from "./_fixtures.ts";
+import { parsePerfScript, summarizePerf } from "../../../../lib/trace/parse/perf_script.ts";
+import { choosePerfEvent } from "../../../../lib/trace/capture/perf_record.ts";
+import { copyRoutine } from "../../../../lib/trace/parse/copy_routines.ts";
+import { ParseError } from "../../../../lib/trace/parse/parse_error.ts";
+import { fixture, fixtureText, KERNELS } from "../_fixtures.ts";
 
 async function summary(k: string, name: string) {
   return await summarizePerf(parsePerfScript((await Deno.open(fixture(k, name))).readable, name));

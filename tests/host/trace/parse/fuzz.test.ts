@@ -2,14 +2,14 @@
 // swaps, duplicated and deleted lines): each input either parses or fails with ParseError
 // carrying a line number inside the input. Anything else is a bug.
 import assert from "node:assert/strict";
-import { parseFtrace } from "../../../lib/trace/parse/ftrace.ts";
-import { parsePerCpuStats } from "../../../lib/trace/parse/per_cpu_stats.ts";
-import { parseBufinfoSamples } from "../../../lib/trace/capture/bufinfo_sampler.ts";
-import { parseDmaBufMaps } from "../../../lib/trace/capture/dmabuf_refs.ts";
-import { parsePerfScript } from "../../../lib/trace/parse/perf_script.ts";
-import { ParseError } from "../../../lib/trace/parse/parse_error.ts";
-import { fixtureText } from "./_fixtures.ts";
-import { mulberry32 } from "../_rng.ts";
+import { parseFtrace } from "../../../../lib/trace/parse/ftrace.ts";
+import { parsePerCpuStats } from "../../../../lib/trace/parse/per_cpu_stats.ts";
+import { parseBufinfoSamples } from "../../../../lib/trace/capture/bufinfo_sampler.ts";
+import { parseDmaBufMaps } from "../../../../lib/trace/capture/dmabuf_refs.ts";
+import { parsePerfScript } from "../../../../lib/trace/parse/perf_script.ts";
+import { ParseError } from "../../../../lib/trace/parse/parse_error.ts";
+import { fixtureText } from "../_fixtures.ts";
+import { mulberry32 } from "../../_rng.ts";
 
 const FLIP_BYTES = [
   0x00,

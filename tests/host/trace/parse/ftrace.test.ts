@@ -4,10 +4,10 @@ import {
   parseFtrace,
   parseFtraceLine,
   timestampNs,
-} from "../../../lib/trace/parse/ftrace.ts";
-import { readFileLines } from "../../../lib/trace/parse/lines.ts";
-import { ParseError } from "../../../lib/trace/parse/parse_error.ts";
-import { fixture, fixtureText, KERNELS } from "./_fixtures.ts";
+} from "../../../../lib/trace/parse/ftrace.ts";
+import { readFileLines } from "../../../../lib/trace/parse/lines.ts";
+import { ParseError } from "../../../../lib/trace/parse/parse_error.ts";
+import { fixture, fixtureText, KERNELS } from "../_fixtures.ts";
 
 async function parseFile(kernel: string, name: string): Promise<FtraceRecord[]> {
   const out: FtraceRecord[] = [];

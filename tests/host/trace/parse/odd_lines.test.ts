@@ -1,8 +1,8 @@
 // Lines a real trace can hold that are not events: trace_marker comments without a `name:`
 // inside function_graph output, and two lines run together because a newline was lost.
 import assert from "node:assert/strict";
-import { parseFtraceLine } from "../../../lib/trace/parse/ftrace.ts";
-import { readTraceFacts } from "../../../lib/verify/trace_facts.ts";
+import { parseFtraceLine } from "../../../../lib/trace/parse/ftrace.ts";
+import { readTraceFacts } from "../../../../lib/verify/trace_facts.ts";
 
 const MARKER = "   41.700000 |   0)   deno-186    |               |  /* frame 7 queued */";
 const IMPORT =
