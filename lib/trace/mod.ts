@@ -46,21 +46,18 @@ export {
 export { type BufinfoBuffer, type BufinfoSnapshot, parseBufinfo } from "./parse/bufinfo.ts";
 export {
   addSample,
-  BUFINFO_PATH,
-  BufinfoSampler,
-  type BufinfoSamplerOptions,
   type BufinfoSummary,
   emptySummary,
   type InodeObservation,
   parseBufinfoSamples,
-} from "./capture/bufinfo_sampler.ts";
+} from "./parse/bufinfo_summary.ts";
+export { type DmaBufMapRef, parseDmaBufMaps } from "./parse/dmabuf_maps.ts";
 export {
-  type DmaBufFdRef,
-  type DmaBufMapRef,
-  parseDmaBufMaps,
-  type ProcessDmaBufRefs,
-  scanProcess,
-} from "./capture/dmabuf_refs.ts";
+  BUFINFO_PATH,
+  BufinfoSampler,
+  type BufinfoSamplerOptions,
+} from "./capture/bufinfo_sampler.ts";
+export { type DmaBufFdRef, type ProcessDmaBufRefs, scanProcess } from "./capture/dmabuf_refs.ts";
 export {
   COPY_ROUTINE_PATTERNS,
   copyRoutine,

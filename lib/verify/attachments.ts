@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { BufinfoSummary, InodeObservation } from "../trace/capture/bufinfo_sampler.ts";
+import type { BufinfoSummary, InodeObservation } from "../trace/parse/bufinfo_summary.ts";
 import { diagnosis } from "./diagnosis.ts";
 import type { Diagnosis } from "./schema.ts";
 import { invariant, type Verdict } from "./_invariant.ts";
@@ -49,7 +49,7 @@ export interface AttachmentsVerdict extends Verdict {
  * @example
  * ```ts
  * import { judgeAttachments } from "./attachments.ts";
- * import { addSample, emptySummary } from "../trace/capture/bufinfo_sampler.ts";
+ * import { addSample, emptySummary } from "../trace/parse/bufinfo_summary.ts";
  * const bufinfo = addSample(emptySummary(), {
  *   buffers: [{ size: 4096, flags: 2, mode: 7, count: 3, exporter: "system", inode: 9,
  *     name: "", devices: ["vivid", "0000:00:03.0"], fences: [], line: 3 }],

@@ -8,8 +8,10 @@
  * @module
  */
 import { join } from "node:path";
-import { BufinfoSampler, type BufinfoSummary } from "../trace/capture/bufinfo_sampler.ts";
-import { type DmaBufMapRef, scanProcess } from "../trace/capture/dmabuf_refs.ts";
+import { BufinfoSampler } from "../trace/capture/bufinfo_sampler.ts";
+import type { BufinfoSummary } from "../trace/parse/bufinfo_summary.ts";
+import { scanProcess } from "../trace/capture/dmabuf_refs.ts";
+import type { DmaBufMapRef } from "../trace/parse/dmabuf_maps.ts";
 import { type BufferLoss, parsePerCpuStats, summarizeLoss } from "../trace/parse/per_cpu_stats.ts";
 import {
   findTracefs,

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { InodeObservation } from "../trace/capture/bufinfo_sampler.ts";
+import type { InodeObservation } from "../trace/parse/bufinfo_summary.ts";
 import { diagnosis } from "./diagnosis.ts";
 import type { Diagnosis, Status } from "./schema.ts";
 import { invariant, type Verdict } from "./_invariant.ts";

@@ -18,9 +18,9 @@
  * @module
  */
 import type { TraceSessionInfo } from "../trace/capture/tracefs.ts";
-import type { BufinfoSummary } from "../trace/capture/bufinfo_sampler.ts";
+import type { BufinfoSummary } from "../trace/parse/bufinfo_summary.ts";
 import type { BufferLoss } from "../trace/parse/per_cpu_stats.ts";
-import type { DmaBufMapRef } from "../trace/capture/dmabuf_refs.ts";
+import type { DmaBufMapRef } from "../trace/parse/dmabuf_maps.ts";
 import { judgeAccounting } from "./accounting.ts";
 import { type AttachmentsVerdict, judgeAttachments } from "./attachments.ts";
 import { type CopiesVerdict, judgeCopies, type PerfEvidence } from "./copies.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 import { join } from "node:path";
-import { parseBufinfoSamples } from "../trace/capture/bufinfo_sampler.ts";
+import { parseBufinfoSamples } from "../trace/parse/bufinfo_summary.ts";
 import { type BufferLoss, parsePerCpuStats, summarizeLoss } from "../trace/parse/per_cpu_stats.ts";
 import { parsePerfScript, summarizePerf } from "../trace/parse/perf_script.ts";
 import type { Capture, CaptureRecord } from "./capture.ts";

@@ -2,61 +2,12 @@
  * Who holds a dma-buf: fd references (`/proc/<pid>/fd` links to `/dmabuf:<name>`, with
  * fdinfo giving inode and exporter) and CPU mappings ("map refs": `/dmabuf:` lines of
  * `/proc/<pid>/maps`). There is no `mmap_count` anywhere in the kernel; this is how a CPU
- * mapping of a frame is found.
+ * mapping of a frame is found. The maps text is parsed by `../parse/dmabuf_maps.ts`.
  *
  * @module
  */
 import { type DmaBufFdInfo, dmaBufFdInfo, parseFdinfo } from "../../core/fdinfo.ts";
-import { ParseError } from "../parse/parse_error.ts";
-
-/** A CPU mapping of a dma-buf. */
-export interface DmaBufMapRef {
-  /** Start and end virtual address (hex as printed). */
-  start: string;
-  end: string;
-  /** Length in bytes. */
-  bytes: number;
-  /** Permissions, e.g. `rw-s`. */
-  perms: string;
-  /** The dma-buf's inode (the maps inode column). */
-  inode: number;
-  /** The buffer name after `/dmabuf:` (may be empty). */
-  name: string;
-}
-
-/**
- * The dma-buf mappings in the text of a `/proc/<pid>/maps` file.
- *
- * @example
- * ```ts
- * import { parseDmaBufMaps } from "./dmabuf_refs.ts";
- * const refs = parseDmaBufMaps(
- *   "7f7c75305000-7f7c75405000 rw-s 00000000 00:0b 13                         /dmabuf:frame-3\n",
- * );
- * if (refs[0]?.inode !== 13 || refs[0].bytes !== 0x100000) throw new Error();
- * ```
- */
-export function parseDmaBufMaps(text: string, source = "maps"): DmaBufMapRef[] {
-  if (typeof text !== "string") throw new TypeError("parseDmaBufMaps(): text must be a string");
-  const out: DmaBufMapRef[] = [];
-  text.split("\n").forEach((l, i) => {
-    if (l.trim() === "") return;
-    const m = /^([0-9a-f]+)-([0-9a-f]+)\s+(\S{4})\s+[0-9a-f]+\s+[0-9a-f]+:[0-9a-f]+\s+(\d+)\s*(.*)$/
-      .exec(l);
-    if (!m) throw new ParseError("not a maps line", { source, line: i + 1, text: l });
-    const path = m[5]!;
-    if (!path.startsWith("/dmabuf:")) return;
-    out.push({
-      start: m[1]!,
-      end: m[2]!,
-      bytes: parseInt(m[2]!, 16) - parseInt(m[1]!, 16),
-      perms: m[3]!,
-      inode: Number(m[4]),
-      name: path.slice("/dmabuf:".length).replace(/ \(deleted\)$/, ""),
-    });
-  });
-  return out;
-}
+import { type DmaBufMapRef, parseDmaBufMaps } from "../parse/dmabuf_maps.ts";
 
 /** A dma-buf fd a process holds. */
 export interface DmaBufFdRef extends DmaBufFdInfo {

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { BufinfoSummary } from "../../trace/capture/bufinfo_sampler.ts";
+import type { BufinfoSummary } from "../../trace/parse/bufinfo_summary.ts";
 import type { DeviceUse, DmabufProbeFacts } from "./dmabuf_probes.ts";
 
 /** How to pick the source: the best available, only ours, or never ours. */

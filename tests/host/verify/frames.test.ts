@@ -11,7 +11,7 @@ import {
   type TraceFacts,
 } from "../../../lib/verify/trace_facts.ts";
 import { parseFtrace } from "../../../lib/trace/parse/ftrace.ts";
-import { emptySummary } from "../../../lib/trace/capture/bufinfo_sampler.ts";
+import { emptySummary } from "../../../lib/trace/parse/bufinfo_summary.ts";
 import { type RunCase, runDir } from "./_runs.ts";
 
 const RUNS: RunCase[] = ["zero-copy", "copy", "tiny-buffer"];

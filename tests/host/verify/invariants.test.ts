@@ -1,7 +1,7 @@
 // The four invariant modules on their own, branch by branch (the captured runs cover the
 // verdicts of whole runs: judge.test.ts, replay.test.ts).
 import assert from "node:assert/strict";
-import { addSample, emptySummary } from "../../../lib/trace/capture/bufinfo_sampler.ts";
+import { addSample, emptySummary } from "../../../lib/trace/parse/bufinfo_summary.ts";
 import type { PerfSummary } from "../../../lib/trace/parse/perf_script.ts";
 import { judgeAttachments } from "../../../lib/verify/attachments.ts";
 import { judgeExporter } from "../../../lib/verify/exporter.ts";

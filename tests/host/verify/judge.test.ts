@@ -3,7 +3,7 @@ import { judge, type JudgeInput } from "../../../lib/verify/judge.ts";
 import { parseVerifyResult, VerifyResultSchema } from "../../../lib/verify/schema.ts";
 import { emptyTraceFacts } from "../../../lib/verify/trace_facts.ts";
 import { FAILURE_MODES } from "../../../lib/verify/diagnosis.ts";
-import { emptySummary } from "../../../lib/trace/capture/bufinfo_sampler.ts";
+import { emptySummary } from "../../../lib/trace/parse/bufinfo_summary.ts";
 import { judgedRun } from "./_runs.ts";
 
 const SEED_KEYS = [

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { BufinfoSummary } from "../../../lib/trace/capture/bufinfo_sampler.ts";
+import type { BufinfoSummary } from "../../../lib/trace/parse/bufinfo_summary.ts";
 import { judgeArtifacts, readCapture } from "../../../lib/verify/replay.ts";
 import { judgedRun, type RunCase, runDir } from "./_runs.ts";
 

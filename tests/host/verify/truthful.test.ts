@@ -1,7 +1,7 @@
 // Issue 13's "truthful details": I1 for both shapes of sharing with devices counted once,
 // I4's inclusive threshold, its sample minimum and the share of samples without a symbol.
 import assert from "node:assert/strict";
-import { addSample, emptySummary } from "../../../lib/trace/capture/bufinfo_sampler.ts";
+import { addSample, emptySummary } from "../../../lib/trace/parse/bufinfo_summary.ts";
 import type { PerfSummary, SymbolShare } from "../../../lib/trace/parse/perf_script.ts";
 import { judgeAttachments } from "../../../lib/verify/attachments.ts";
 import { judgeCopies, minSamplesFor } from "../../../lib/verify/copies.ts";

@@ -4,8 +4,8 @@
 import assert from "node:assert/strict";
 import { parseFtrace } from "../../../../lib/trace/parse/ftrace.ts";
 import { parsePerCpuStats } from "../../../../lib/trace/parse/per_cpu_stats.ts";
-import { parseBufinfoSamples } from "../../../../lib/trace/capture/bufinfo_sampler.ts";
-import { parseDmaBufMaps } from "../../../../lib/trace/capture/dmabuf_refs.ts";
+import { parseBufinfoSamples } from "../../../../lib/trace/parse/bufinfo_summary.ts";
+import { parseDmaBufMaps } from "../../../../lib/trace/parse/dmabuf_maps.ts";
 import { parsePerfScript } from "../../../../lib/trace/parse/perf_script.ts";
 import { ParseError } from "../../../../lib/trace/parse/parse_error.ts";
 import { fixtureText } from "../_fixtures.ts";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { parsePerCpuStats, summarizeLoss } from "../../../../lib/trace/parse/per_cpu_stats.ts";
 import { parseBufinfo } from "../../../../lib/trace/parse/bufinfo.ts";
-import { parseBufinfoSamples } from "../../../../lib/trace/capture/bufinfo_sampler.ts";
-import { parseDmaBufMaps } from "../../../../lib/trace/capture/dmabuf_refs.ts";
+import { parseBufinfoSamples } from "../../../../lib/trace/parse/bufinfo_summary.ts";
+import { parseDmaBufMaps } from "../../../../lib/trace/parse/dmabuf_maps.ts";
 import { dmaBufFdInfo, parseFdinfo } from "../../../../lib/core/fdinfo.ts";
 import { ParseError } from "../../../../lib/trace/parse/parse_error.ts";
 import { fixture, fixtureText, KERNELS } from "../_fixtures.ts";
