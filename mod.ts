@@ -21,9 +21,10 @@
  * compile error rather than one silently shadowing the other. The groups follow the layers
  * of ARCHITECTURE.md: the core (`lib/core`: shim, errors, dma-bufs, heaps, fences, the axl
  * device, V4L2 and Argus; `lib/core/metis`: Axelera's `metis.ko` ABI, {@linkcode MetisDevice}),
- * the frame path (`lib/frames`), then the sub-modules whose own `mod.ts` picks their public
- * names: `lib/trace`, `lib/verify` (with its reports), `lib/formats`, `lib/caps`,
- * `lib/constraints` and `lib/nvmm`.
+ * the frame path (`lib/frames`), then `lib/trace`, `lib/verify` (with its reports),
+ * `lib/formats`, `lib/caps`, `lib/constraints` and `lib/nvmm`. This is the one list of public
+ * names: a sub-module's `mod.ts` only gathers its files with `export *`, where two files
+ * exporting one name fail `deno check` (TS2308).
  *
  * @module
  */

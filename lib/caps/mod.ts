@@ -21,105 +21,17 @@
  *
  * @module
  */
-
-export {
-  ANY_CAPS,
-  type Caps,
-  type CapsFeatures,
-  type CapsField,
-  type CapsStructure,
-  type CapsValue,
-  EMPTY_CAPS,
-  fieldValue,
-  type Fraction,
-  type IntType,
-  isEmptyCaps,
-  memoryOf,
-  SYSTEM_MEMORY,
-} from "./types.ts";
-export { CapsSyntaxError } from "./errors.ts";
-export {
-  compareFractions,
-  parseCaps,
-  parseFeatures,
-  type ParsePosition,
-  parseStructure,
-  parseValue,
-} from "./parse.ts";
-export {
-  printBare,
-  printCaps,
-  printFeatures,
-  printStructure,
-  printValue,
-  quoteString,
-} from "./print.ts";
-export {
-  canIntersect,
-  featuresMatch,
-  intersectCaps,
-  intersectStructure,
-  intersectValue,
-} from "./intersect.ts";
-export {
-  checkDmaDrm,
-  describeDrmFormat,
-  DMABUF_FEATURE,
-  type DmaDrmIssue,
-  type DrmFormat,
-  drmFormatsOf,
-  parseDrmFormat,
-  printDrmFormat,
-} from "./dma_drm.ts";
-export {
-  type ElementInfo,
-  type PadDirection,
-  type PadPresence,
-  type PadTemplate,
-  parseGstInspect,
-  templateCaps,
-} from "./inspect.ts";
-export {
-  type BehaviourChoice,
-  behaviourOf,
-  type ElementBehaviour,
-  KNOWN_BEHAVIOURS,
-} from "./behaviour.ts";
-export {
-  parsePipeline,
-  type Pipeline,
-  type PipelineElement,
-  type PipelineLink,
-} from "./pipeline.ts";
-export { explainMismatch, type Reason, type ReasonKind, type Sides } from "./diagnose.ts";
-export {
-  analyzeDescription,
-  type AnalyzeOptions,
-  analyzePair,
-  analyzePipeline,
-  type CapsReport,
-  type ElementReport,
-  type LinkReport,
-  type MemoryCheck,
-} from "./analyze.ts";
-export { capsReportJson, renderCapsReport, type RenderOptions } from "./render.ts";
-export {
-  GstToolError,
-  haveGstTool,
-  launchArgs,
-  type LaunchOutcome,
-  type LoadedElement,
-  loadElement,
-  type LoadOptions,
-  parseLaunchOutput,
-  runGstInspect,
-  runGstLaunch,
-} from "./gst_tools.ts";
-export {
-  type CapsRequest,
-  type CapsResult,
-  checkCaps,
-  compareWithLaunch,
-  launchAndCompare,
-  type LaunchComparison,
-} from "./check.ts";
+export * from "./types.ts";
+export * from "./errors.ts";
+export * from "./parse.ts";
+export * from "./print.ts";
+export * from "./intersect.ts";
+export * from "./dma_drm.ts";
+export * from "./inspect.ts";
+export * from "./behaviour.ts";
+export * from "./pipeline.ts";
+export * from "./diagnose.ts";
+export * from "./analyze.ts";
+export * from "./render.ts";
+export * from "./gst_tools.ts";
+export * from "./check.ts";

@@ -18,24 +18,8 @@
  *
  * @module
  */
-
-export type {
-  Access,
-  AccessorConstraints,
-  Allocation,
-  BufferRequest,
-  Conflict,
-  Conflicts,
-  Contiguity,
-  HeapInfo,
-} from "./types.ts";
-export { availableHeaps, DEFAULT_HEAPS } from "./heaps.ts";
-export {
-  describeConflicts,
-  reconcile,
-  ReconcileError,
-  type ReconcileOptions,
-  reconcileOrThrow,
-} from "./reconcile.ts";
-export { jetsonRoles, type Role, type RoleOptions, vmRoles } from "./roles.ts";
-export { allocateFor, defaultFrameAccessors, type ReconciledBuffer } from "./allocate.ts";
+export * from "./types.ts";
+export * from "./heaps.ts";
+export * from "./reconcile.ts";
+export * from "./roles.ts";
+export * from "./allocate.ts";

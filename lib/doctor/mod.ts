@@ -13,29 +13,15 @@
  *
  * @module
  */
-export { countStatuses, fail, ok, warn } from "./check.ts";
-export type { CheckResult, Status, StatusCounts } from "./check.ts";
-export { DEFAULT_EXPECTATIONS } from "./context.ts";
-export type { DoctorContext, DriverProbe, Expectations, ShimProbe } from "./context.ts";
-export { doctorContext } from "./environment.ts";
-export type { ContextOptions } from "./environment.ts";
-export { formatReport } from "./format.ts";
-export { kernelConfigPaths, parseKernelConfig, readKernelConfig } from "./kconfig.ts";
-export type { KernelConfig } from "./kconfig.ts";
-export { checkConfigValues, checkKernelConfig, checkRelease, CONFIG_RULES } from "./kernel.ts";
-export type { ConfigRule } from "./kernel.ts";
-export { checkCmaPool, checkHeaps, CMA_HEAP_NAMES, parseMeminfo } from "./memory.ts";
-export {
-  AXELERA_VENDOR,
-  checkNpuPci,
-  findNpu,
-  listPci,
-  METIS_DEVICE,
-  parseLinkSpeed,
-} from "./pci.ts";
-export type { NpuFunction, PciFunction } from "./pci.ts";
-export { checkPerf, findExecutable, isCpuPmu } from "./perf.ts";
-export { runDoctor } from "./run.ts";
-export { systemAt } from "./system.ts";
-export type { PathKind, SystemView } from "./system.ts";
-export { checkTracing, parseMounts } from "./tracing.ts";
+export * from "./check.ts";
+export * from "./context.ts";
+export * from "./environment.ts";
+export * from "./format.ts";
+export * from "./kconfig.ts";
+export * from "./kernel.ts";
+export * from "./memory.ts";
+export * from "./pci.ts";
+export * from "./perf.ts";
+export * from "./run.ts";
+export * from "./system.ts";
+export * from "./tracing.ts";

@@ -14,41 +14,9 @@
  *
  * @module
  */
-
-export { FOURCC_BIG_ENDIAN, fourccCode, fourccString } from "./fourcc.ts";
-export {
-  findFormat,
-  type FormatInfo,
-  formatInfo,
-  FORMATS,
-  type PlaneInfo,
-  type V4l2Format,
-} from "./table.ts";
-export {
-  canonicalModifier,
-  decodeNvidiaBlockLinear,
-  describeModifier,
-  formatModifier,
-  MOD_INVALID,
-  MOD_LINEAR,
-  modifierCode,
-  type ModifierDescription,
-  ModifierVendor,
-  modifierVendor,
-  NAMED_MODIFIERS,
-  nvidia16Bx2Block,
-  type NvidiaBlockLinear,
-  nvidiaBlockLinear,
-  parseModifier,
-} from "./modifier.ts";
-export {
-  alignUp,
-  checkLayout,
-  type FrameLayout,
-  type LayoutOptions,
-  type PlaneDescriptor,
-  type PlaneLayout,
-  planeLayout,
-} from "./layout.ts";
-export { drmToV4l2, lookupV4l2, v4l2ToDrm } from "./v4l2.ts";
-export { drmToGst, gstToDrm } from "./gst.ts";
+export * from "./fourcc.ts";
+export * from "./table.ts";
+export * from "./modifier.ts";
+export * from "./layout.ts";
+export * from "./v4l2.ts";
+export * from "./gst.ts";

@@ -15,13 +15,5 @@
  *
  * @module
  */
-
-export { NVBUF_COLOR_FORMATS, type NvBufColorFormat, nvbufColorFormat } from "./color_format.ts";
-export {
-  type NvmmHandle,
-  nvmmHandleToWire,
-  nvmmImportParams,
-  type NvmmPlane,
-  nvmmPlanes,
-  parseNvmmHandle,
-} from "./handle.ts";
+export * from "./color_format.ts";
+export * from "./handle.ts";

@@ -6,93 +6,18 @@
  *
  * @module
  */
-export { ParseError, type ParseErrorLocation } from "./parse/parse_error.ts";
-export {
-  type ByteReader,
-  forEachLine,
-  type LineSource,
-  LineSplitter,
-  type LineVisitor,
-  type NumberedLine,
-  READ_CHUNK_BYTES,
-  readChunks,
-  readFileLines,
-  readLines,
-} from "./parse/lines.ts";
-export {
-  type FtraceBufferStarted,
-  type FtraceEvent,
-  type FtraceGraphCall,
-  type FtraceHeader,
-  type FtraceLost,
-  type FtraceParseOptions,
-  type FtraceRecord,
-  type FtraceScanOptions,
-  type FtraceSwitch,
-  type FtraceUnparsed,
-  parseFields,
-  parseFtrace,
-  parseFtraceLine,
-  scanFtrace,
-  timestampNs,
-} from "./parse/ftrace.ts";
-export { fieldInt, type ScannedEvent } from "./parse/scanned_event.ts";
-export {
-  type BufferLoss,
-  type CpuBufferStats,
-  parsePerCpuStats,
-  summarizeLoss,
-} from "./parse/per_cpu_stats.ts";
-export { type BufinfoBuffer, type BufinfoSnapshot, parseBufinfo } from "./parse/bufinfo.ts";
-export {
-  addSample,
-  type BufinfoSummary,
-  emptySummary,
-  type InodeObservation,
-  parseBufinfoSamples,
-} from "./parse/bufinfo_summary.ts";
-export { type DmaBufMapRef, parseDmaBufMaps } from "./parse/dmabuf_maps.ts";
-export {
-  BUFINFO_PATH,
-  BufinfoSampler,
-  type BufinfoSamplerOptions,
-} from "./capture/bufinfo_sampler.ts";
-export { type DmaBufFdRef, type ProcessDmaBufRefs, scanProcess } from "./capture/dmabuf_refs.ts";
-export {
-  COPY_ROUTINE_PATTERNS,
-  copyRoutine,
-  type CopyRoutinePattern,
-  normalizeSymbol,
-} from "./parse/copy_routines.ts";
-export {
-  parsePerfScript,
-  type PerfFrame,
-  type PerfSample,
-  type PerfSummary,
-  type PerfSummaryOptions,
-  summarizePerf,
-  type SymbolShare,
-} from "./parse/perf_script.ts";
-export {
-  choosePerfEvent,
-  type PerfEventChoice,
-  PerfRecording,
-  type PerfRecordOptions,
-  perfScript,
-  probePerfEvent,
-} from "./capture/perf_record.ts";
-export {
-  readSysfsBuffer,
-  SYSFS_BUFFERS,
-  type SysfsBuffer,
-  sysfsStatsPresent,
-} from "./capture/sysfs_stats.ts";
-export {
-  DMABUF_GRAPH_FUNCTIONS,
-  findTracefs,
-  sizeBufferKb,
-  TraceSession,
-  type TraceSessionInfo,
-  type TraceSessionOptions,
-  VERIFY_EVENTS,
-} from "./capture/tracefs.ts";
+export * from "./parse/parse_error.ts";
+export * from "./parse/lines.ts";
+export * from "./parse/ftrace.ts";
+export * from "./parse/scanned_event.ts";
+export * from "./parse/per_cpu_stats.ts";
+export * from "./parse/bufinfo.ts";
+export * from "./parse/bufinfo_summary.ts";
+export * from "./parse/dmabuf_maps.ts";
+export * from "./parse/copy_routines.ts";
+export * from "./parse/perf_script.ts";
+export * from "./capture/bufinfo_sampler.ts";
+export * from "./capture/dmabuf_refs.ts";
+export * from "./capture/perf_record.ts";
+export * from "./capture/sysfs_stats.ts";
+export * from "./capture/tracefs.ts";

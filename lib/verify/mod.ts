@@ -4,59 +4,14 @@
  *
  * @module
  */
-export {
-  addRecord,
-  type AxlBufferEvent,
-  type AxlJobEvent,
-  collectTraceFacts,
-  emptyTraceFacts,
-  type FenceLife,
-  readTraceFacts,
-  type ReadTraceFactsOptions,
-  type TraceFacts,
-} from "./trace_facts.ts";
-export type { TracedEvents } from "./trace_events.ts";
-export {
-  buildFrames,
-  FRAME_LIST_LIMIT,
-  FRAME_WINDOW,
-  FrameJoin,
-  type FrameJoinOptions,
-  type JoinedFrames,
-  type TracedFrame,
-  type WorkloadFrame,
-} from "./frames.ts";
-export {
-  histogram,
-  type HistogramBin,
-  type LatencyStats,
-  latencyStats,
-  percentile,
-} from "./latency.ts";
-export { diagnosis, FAILURE_MODES, type FailureMode, type FailureModeId } from "./diagnosis.ts";
-export {
-  type Diagnosis,
-  DiagnosisSchema,
-  FrameSchema,
-  type Invariant,
-  InvariantSchema,
-  parseVerifyResult,
-  RESULT_SCHEMA_VERSION,
-  type Status,
-  StatusSchema,
-  type VerifyResult,
-  VerifyResultSchema,
-} from "./schema.ts";
-export { type AttachmentsVerdict, judgeAttachments } from "./attachments.ts";
-export { type ExporterEvidence, judgeExporter } from "./exporter.ts";
-export { type AccountingVerdict, type AxlCounts, judgeAccounting } from "./accounting.ts";
-export { type CopiesVerdict, judgeCopies, type PerfEvidence } from "./copies.ts";
-export {
-  DEFAULT_ACCEPTED_EXPORTERS,
-  type Environment,
-  judge,
-  type JudgeInput,
-  type JudgeOptions,
-  type TraceSetup,
-  type WorkloadRecord,
-} from "./judge.ts";
+export * from "./trace_facts.ts";
+export * from "./trace_events.ts";
+export * from "./frames.ts";
+export * from "./latency.ts";
+export * from "./diagnosis.ts";
+export * from "./schema.ts";
+export * from "./attachments.ts";
+export * from "./exporter.ts";
+export * from "./accounting.ts";
+export * from "./copies.ts";
+export * from "./judge.ts";

@@ -5,10 +5,7 @@
  *
  * @module
  */
-export type { Producer } from "./producer.ts";
-export { fillPattern, HeapProducer } from "./heap_producer.ts";
-export type { HeapProducerOptions } from "./heap_producer.ts";
-export { listCaptureDevices, V4l2Producer } from "./v4l2_producer.ts";
-export type { V4l2DeviceInfo, V4l2ProducerOptions } from "./v4l2_producer.ts";
-export { ArgusProducer } from "./argus_producer.ts";
-export type { ArgusProducerOptions } from "./argus_producer.ts";
+export * from "./producer.ts";
+export * from "./heap_producer.ts";
+export * from "./v4l2_producer.ts";
+export * from "./argus_producer.ts";

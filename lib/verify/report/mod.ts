@@ -4,5 +4,5 @@
  *
  * @module
  */
-export { perfettoTrace, type TraceEvent } from "./perfetto.ts";
-export { escapeHtml, frameTimelineSvg, latencyHistogramSvg, renderHtmlReport } from "./html.ts";
+export * from "./perfetto.ts";
+export * from "./html.ts";
