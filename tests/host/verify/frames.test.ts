@@ -3,7 +3,7 @@
 // trace reader agreeing with the record fold.
 import assert from "node:assert/strict";
 import { FrameJoin } from "../../../lib/verify/frames.ts";
-import { judge, type JudgeInput } from "../../../lib/verify/judge.ts";
+import { judge } from "../../../lib/verify/judge.ts";
 import {
   collectTraceFacts,
   emptyTraceFacts,
@@ -11,8 +11,8 @@ import {
   type TraceFacts,
 } from "../../../lib/verify/trace_facts.ts";
 import { parseFtrace } from "../../../lib/trace/parse/ftrace.ts";
-import { emptySummary } from "../../../lib/trace/parse/bufinfo_summary.ts";
 import { type RunCase, runDir } from "./_runs.ts";
+import { unitJudgeInput } from "./_unit_input.ts";
 
 const RUNS: RunCase[] = ["zero-copy", "copy", "tiny-buffer"];
 
@@ -174,39 +174,11 @@ Deno.test("FrameJoin rejects a bad window or list limit with a RangeError", () =
   assert.throws(() => new FrameJoin({ listLimit: -1 }), RangeError);
 });
 
-function input(trace: TraceFacts, submitted: number): JudgeInput {
-  return {
-    headline: "unit",
-    trace,
-    setup: {
-      instance: "t",
-      tracer: "nop",
-      graphFunctions: [],
-      events: ["axl:*"],
-      missingEvents: [],
-      clock: "mono",
-      bufferSizeKb: 1024,
-    },
-    bufinfo: emptySummary(),
-    perf: { unavailable: "not installed" },
-    workload: { kind: "pid", description: "", pids: [1], framesSubmitted: submitted, exitCode: 0 },
-    environment: {
-      kernel: "6.12",
-      preemptRt: false,
-      machine: "x86_64",
-      device: "",
-      simulated: true,
-      tracers: [],
-      pmu: false,
-    },
-  };
-}
-
 Deno.test("judge() lists the first frames of a long run, says so, and counts them all", () => {
   const facts = emptyTraceFacts();
   facts.join = new FrameJoin({ listLimit: 25 });
   for (let n = 1; n <= 3000; n++) frame(facts.join, n);
-  const r = judge(input(facts, 3000));
+  const r = judge(unitJudgeInput({ trace: facts, framesSubmitted: 3000 }));
   assert.equal(r.axl.frames.traced, 3000);
   assert.equal(r.axl.frames.list.length, 25);
   assert.equal(r.axl.latency.count, 3000);
@@ -222,7 +194,7 @@ Deno.test("judge() reports a leaked buffer of a streamed trace as unreleased", (
   const facts = emptyTraceFacts();
   facts.join = new FrameJoin();
   for (let n = 1; n <= 50; n++) frame(facts.join, n, { release: n !== 17 });
-  const r = judge(input(facts, 50));
+  const r = judge(unitJudgeInput({ trace: facts, framesSubmitted: 50 }));
   assert.equal(r.axl.invariants.I3.status, "FAIL");
   assert.deepEqual(r.axl.invariants.I3.evidence.unreleased_handles, [17]);
   assert.ok(r.axl.diagnosis.some((d) => d.id === "releases-unbalanced"));

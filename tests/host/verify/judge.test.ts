@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { judge, type JudgeInput } from "../../../lib/verify/judge.ts";
+import { judge } from "../../../lib/verify/judge.ts";
 import { parseVerifyResult, VerifyResultSchema } from "../../../lib/verify/schema.ts";
-import { emptyTraceFacts } from "../../../lib/verify/trace_facts.ts";
 import { FAILURE_MODES } from "../../../lib/verify/diagnosis.ts";
 import { emptySummary } from "../../../lib/trace/parse/bufinfo_summary.ts";
 import { judgedRun } from "./_runs.ts";
+import { unitJudgeInput } from "./_unit_input.ts";
 
 const SEED_KEYS = [
   "I1_attach_count_ge2",
@@ -68,33 +68,7 @@ Deno.test("judge() calls the VM's tiny-buffer run INCONCLUSIVE, never PASS", asy
   assert.equal(r.I3_axl_imports, false);
 });
 
-function base(): JudgeInput {
-  return {
-    headline: "unit",
-    trace: emptyTraceFacts(),
-    setup: {
-      instance: "t",
-      tracer: "nop",
-      graphFunctions: [],
-      events: ["axl:axl_dmabuf_import"],
-      missingEvents: [],
-      clock: "mono",
-      bufferSizeKb: 1024,
-    },
-    bufinfo: emptySummary(),
-    perf: { unavailable: "not installed" },
-    workload: { kind: "pid", description: "", pids: [1], framesSubmitted: 2, exitCode: 0 },
-    environment: {
-      kernel: "6.12",
-      preemptRt: false,
-      machine: "x86_64",
-      device: "",
-      simulated: true,
-      tracers: [],
-      pmu: false,
-    },
-  };
-}
+const base = () => unitJudgeInput({ events: ["axl:axl_dmabuf_import"] });
 
 Deno.test("judge() maps missing axl events to I3 SKIP, missing imports and unbalanced releases to FAIL rows", () => {
   const missing = base();
