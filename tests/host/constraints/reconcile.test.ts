@@ -1,15 +1,12 @@
 import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
+import type { AccessorConstraints, Allocation, Conflicts } from "../../../lib/constraints/types.ts";
 import {
-  type AccessorConstraints,
-  type Allocation,
-  type Conflicts,
   describeConflicts,
-  jetsonRoles,
   reconcile,
   ReconcileError,
   reconcileOrThrow,
-  vmRoles,
-} from "../../../lib/constraints/mod.ts";
+} from "../../../lib/constraints/reconcile.ts";
+import { jetsonRoles, vmRoles } from "../../../lib/constraints/roles.ts";
 import { MOD_LINEAR, nvidia16Bx2Block } from "../../../lib/formats/mod.ts";
 import { intIn, pick, seededRandom } from "../formats/_rand.ts";
 

@@ -1,13 +1,12 @@
 import { deepStrictEqual, ok, strictEqual, throws } from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { NVBUF_COLOR_FORMATS, nvbufColorFormat } from "../../../lib/nvmm/color_format.ts";
 import {
-  NVBUF_COLOR_FORMATS,
-  nvbufColorFormat,
   nvmmHandleToWire,
   nvmmImportParams,
   nvmmPlanes,
   parseNvmmHandle,
-} from "../../../lib/nvmm/mod.ts";
+} from "../../../lib/nvmm/handle.ts";
 import { planeLayout } from "../../../lib/formats/mod.ts";
 import { fourccDefines } from "../formats/_headers.ts";
 import { intIn, pick, seededRandom } from "../formats/_rand.ts";
