@@ -169,7 +169,36 @@ function readEnv(name: string): string | undefined {
   }
 }
 
-function tryOpen(attempt: ShimAttempt): Shim | string {
+/**
+ * Why a library that lacks one of this module's symbols was rejected: a build from older
+ * sources. Names the library, its shim API version when it still reports one, the missing
+ * symbol, and the command that rebuilds it.
+ */
+function staleBuild(path: string, missing: string): string {
+  let api = "an unknown shim API";
+  try {
+    const old = Deno.dlopen(path, { axl_shim_api_version: symbols.axl_shim_api_version });
+    api = `shim API ${old.symbols.axl_shim_api_version()}`;
+    old.close();
+  } catch {
+    // Too old to report a version: the missing symbol says enough.
+  }
+  return `stale build: ${path} has ${api} and lacks ${missing} (this code needs shim API ` +
+    `${SHIM_API_VERSION}); run 'bash ffi/build.sh'`;
+}
+
+/**
+ * Opens one candidate: the loaded shim, or why it was rejected (missing file, a stale build,
+ * a version mismatch, an embedded copy that cannot be extracted).
+ *
+ * @example A path that does not exist is rejected, not thrown
+ * ```ts
+ * import { openCandidate } from "./loader.ts";
+ * const why = openCandidate({ path: "/nonexistent/libaxl_shim.so", source: "env" });
+ * if (why !== "no such file") throw new Error(String(why));
+ * ```
+ */
+export function openCandidate(attempt: ShimAttempt): Shim | string {
   try {
     Deno.statSync(attempt.path);
   } catch (err) {
@@ -184,14 +213,16 @@ function tryOpen(attempt: ShimAttempt): Shim | string {
       const dir = extractionDir();
       return embeddedLoadFailure(message, dir, extractionProblem(dir));
     }
+    const missing = /Failed to register symbol (\w+)/.exec(message)?.[1];
+    if (missing) return staleBuild(attempt.path, missing);
     return `dlopen failed: ${message}`;
   }
   const api = lib.symbols.axl_shim_api_version();
   const abi = lib.symbols.axl_shim_abi_version();
   if (api !== SHIM_API_VERSION || abi !== EXPECTED_ABI_VERSION) {
     lib.close();
-    return `version mismatch: library has API ${api} / uapi ABI ${abi}, ` +
-      `this code needs API ${SHIM_API_VERSION} / ABI ${EXPECTED_ABI_VERSION}; rebuild with 'deno task build'`;
+    return `version mismatch: ${attempt.path} has API ${api} / uapi ABI ${abi}, this code ` +
+      `needs API ${SHIM_API_VERSION} / ABI ${EXPECTED_ABI_VERSION}; run 'bash ffi/build.sh'`;
   }
   const cache = new Map<string, number>();
   const encoder = new TextEncoder();
@@ -231,7 +262,7 @@ export function loadShim(): Shim {
   if (loaded) return loaded;
   const attempts = shimCandidates({ env: readEnv("AXL_SHIM") });
   for (const attempt of attempts) {
-    const result = tryOpen(attempt);
+    const result = openCandidate(attempt);
     if (typeof result !== "string") {
       loaded = result;
       return result;

@@ -1,9 +1,12 @@
 // The shim locator's compiled-binary behaviour: env → beside the binary → embedded,
-// and the error when the embedded copy cannot be extracted (read-only filesystems).
+// the error when the embedded copy cannot be extracted (read-only filesystems), and the one
+// for a stale build from older sources.
 import assert from "node:assert/strict";
 import {
   embeddedLoadFailure,
   extractionProblem,
+  openCandidate,
+  SHIM_API_VERSION,
   shimCandidates,
   ShimLoadError,
 } from "../../../ffi/loader.ts";
@@ -64,4 +67,36 @@ Deno.test("embeddedLoadFailure() names the directory and every way out", () => {
   assert.match(msg, /\/tmp is not writable \(Read-only file system/);
   for (const way of ["TMPDIR", "next to the binary", "AXL_SHIM"]) assert.ok(msg.includes(way), way);
   assert.match(embeddedLoadFailure("failed to map segment", "/tmp"), /\/tmp may be mounted noexec/);
+});
+
+/** Builds a library that exports only the two version functions, like a shim from old sources. */
+function oldShim(dir: string, api: number): string {
+  const source = `${dir}/old_shim.c`;
+  const path = `${dir}/libaxl_shim.so`;
+  Deno.writeTextFileSync(
+    source,
+    `int axl_shim_api_version(void) { return ${api}; }\nint axl_shim_abi_version(void) { return 1; }\n`,
+  );
+  const cc = new Deno.Command("cc", { args: ["-shared", "-fPIC", "-o", path, source] })
+    .outputSync();
+  assert.ok(cc.success, new TextDecoder().decode(cc.stderr));
+  return path;
+}
+
+Deno.test("openCandidate() of a stale build names it, its API and the rebuild command", () => {
+  const dir = Deno.makeTempDirSync({ prefix: "axl-stale-shim-" });
+  try {
+    const path = oldShim(dir, 2);
+    const why = openCandidate({ path, source: "local-build" });
+    assert.equal(typeof why, "string");
+    assert.match(
+      why as string,
+      new RegExp(
+        `^stale build: ${path} has shim API 2 and lacks axl_shim_\\w+ \\(this code needs shim ` +
+          `API ${SHIM_API_VERSION}\\); run 'bash ffi/build.sh'$`,
+      ),
+    );
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
 });
