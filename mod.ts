@@ -115,16 +115,24 @@ export {
   listCaptureDevices,
   V4l2Producer,
 } from "./lib/frames/producers/mod.ts";
-export type { Producer } from "./lib/frames/producers/mod.ts";
+export type { Producer, V4l2DeviceInfo } from "./lib/frames/producers/mod.ts";
 export { copyFrame, percentiles, runWorkload } from "./lib/frames/workload.ts";
 export type {
   FrameStat,
+  Percentiles,
   WorkloadMode,
   WorkloadOptions,
   WorkloadReport,
 } from "./lib/frames/workload.ts";
 export { loadShim, shimInfo, ShimLoadError } from "./lib/core/shim.ts";
-export type { Shim, ShimInfo } from "./lib/core/shim.ts";
+export type {
+  Shim,
+  ShimAttempt,
+  ShimInfo,
+  ShimSource,
+  ShimSymbols,
+  symbols,
+} from "./lib/core/shim.ts";
 // Trace: ftrace/perf/bufinfo parsers (parse/) and the capture session and samplers (capture/).
 export {
   addSample,
@@ -175,6 +183,7 @@ export type {
   BufinfoSnapshot,
   BufinfoSummary,
   ByteReader,
+  CallKind,
   CopyRoutinePattern,
   CpuBufferStats,
   DmaBufFdRef,
@@ -216,7 +225,9 @@ export {
   DEFAULT_ACCEPTED_EXPORTERS,
   diagnosis,
   DiagnosisSchema,
+  DmabufProbeFacts,
   emptyTraceFacts,
+  EVIDENCE_MODES,
   FAILURE_MODES,
   FRAME_LIST_LIMIT,
   FRAME_WINDOW,
@@ -244,26 +255,32 @@ export type {
   AxlCounts,
   AxlJobEvent,
   CopiesVerdict,
+  DeviceUse,
   Diagnosis,
   Environment,
+  EvidenceMode,
   ExporterEvidence,
   FailureMode,
   FailureModeId,
   FenceLife,
   FrameJoinOptions,
   HistogramBin,
+  ImporterRecord,
   Invariant,
   JoinedFrames,
   JudgeInput,
   JudgeOptions,
   LatencyStats,
   PerfEvidence,
+  ProbeFields,
+  ProbeSetup,
   ReadTraceFactsOptions,
   Status,
   TracedEvents,
   TracedFrame,
   TraceFacts,
   TraceSetup,
+  Verdict,
   VerifyResult,
   WorkloadFrame,
   WorkloadRecord,

@@ -33,7 +33,9 @@ import {
 
 /** An element as the report names it. */
 export interface ElementReport {
+  /** Position in the pipeline (0-based). */
   readonly index: number;
+  /** Element factory name. */
   readonly factory: string;
   /** Instance name as gst-launch-1.0 would give it (`videoconvert0`) or `name=`. */
   readonly name: string;
@@ -41,8 +43,9 @@ export interface ElementReport {
   readonly behaviour: ElementBehaviour["kind"];
   /** `known` (built-in table) or `templates` (inferred from pad templates). */
   readonly behaviourSource: BehaviourChoice["source"];
-  /** Long name and version from gst-inspect, when given. */
+  /** Long name from gst-inspect, when given. */
   readonly longName: string | undefined;
+  /** Plugin version from gst-inspect, when given. */
   readonly version: string | undefined;
 }
 
@@ -50,10 +53,13 @@ export interface ElementReport {
 export interface LinkReport {
   /** 1-based link number in description order. */
   readonly number: number;
+  /** Name of the upstream element. */
   readonly from: string;
+  /** Name of the downstream element. */
   readonly to: string;
   /** The caps filter as written, if any. */
   readonly filter: string | undefined;
+  /** Whether the two sides have caps in common. */
   readonly negotiates: boolean;
   /** False when gst-launch-1.0 would stop at an earlier failed link first. */
   readonly reached: boolean;
@@ -65,13 +71,17 @@ export interface LinkReport {
   readonly caps: string;
   /** Memory types the link can carry, downstream's preference first. */
   readonly memory: readonly string[];
+  /** Why it does not negotiate, with fixes; empty when it does. */
   readonly reasons: readonly Reason[];
+  /** Remarks that do not stop negotiation. */
   readonly notes: readonly string[];
 }
 
 /** Zero-copy requirement result: every link must carry the required memory. */
 export interface MemoryCheck {
+  /** The memory every link must carry, e.g. `memory:NVMM`. */
   readonly required: string;
+  /** Whether every link that negotiates carries it. */
   readonly ok: boolean;
   /** Links that negotiate but not in the required memory. */
   readonly offenders: readonly {
@@ -85,12 +95,15 @@ export interface MemoryCheck {
 export interface CapsReport {
   /** The pipeline as given (or a synthetic one for two elements). */
   readonly description: string;
+  /** The elements, in pipeline order. */
   readonly elements: readonly ElementReport[];
+  /** The verdict on each link, in pipeline order. */
   readonly links: readonly LinkReport[];
   /** Every link negotiates. */
   readonly negotiates: boolean;
   /** Number of the first link that does not negotiate. */
   readonly firstFailure: number | undefined;
+  /** The zero-copy check, when a memory was required. */
   readonly memoryCheck: MemoryCheck | undefined;
 }
 

@@ -42,7 +42,9 @@ export type ElementBehaviour =
 
 /** Where a behaviour came from: the built-in table or a guess from templates. */
 export interface BehaviourChoice {
+  /** How the element treats caps and memory. */
   readonly behaviour: ElementBehaviour;
+  /** `known` from the built-in table, `templates` guessed from its pad templates. */
   readonly source: "known" | "templates";
 }
 

@@ -28,6 +28,7 @@ export interface CapsRequest extends LoadOptions {
 
 /** The analysis plus where each element's capabilities were read from. */
 export interface CapsResult {
+  /** The analysis of the pipeline. */
   readonly report: CapsReport;
   /** Factory → file path or `gst-inspect-1.0 <factory>`. */
   readonly sources: Readonly<Record<string, string>>;
@@ -80,9 +81,11 @@ export async function checkCaps(request: CapsRequest): Promise<CapsResult> {
 
 /** How the analysis compares with what gst-launch-1.0 did. */
 export interface LaunchComparison {
+  /** What gst-launch-1.0 did. */
   readonly launch: LaunchOutcome;
   /** `agree`, `disagree`, or `inconclusive` when gst-launch failed for another reason. */
   readonly verdict: "agree" | "disagree" | "inconclusive";
+  /** One sentence saying whether and how the two agree. */
   readonly message: string;
 }
 

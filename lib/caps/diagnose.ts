@@ -26,6 +26,7 @@ export type ReasonKind = "media-type" | "features" | "field";
 
 /** One reason a link does not negotiate. */
 export interface Reason {
+  /** What the two sides disagree on: media type, caps features (memory) or a field. */
   readonly kind: ReasonKind;
   /** The field, for `field` reasons. */
   readonly field?: string;
@@ -43,6 +44,7 @@ export interface Reason {
 export interface Sides {
   /** e.g. `videotestsrc0` or `the caps filter`. */
   readonly upstream: string;
+  /** e.g. `videoconvert0`. */
   readonly downstream: string;
 }
 

@@ -118,7 +118,9 @@ export function describeDrmFormat(text: string): string {
 export interface DmaDrmIssue {
   /** Index of the structure in the caps. */
   readonly structure: number;
+  /** The field that breaks the rule. */
   readonly field: "format" | "drm-format";
+  /** What is wrong, in one sentence. */
   readonly message: string;
 }
 

@@ -31,6 +31,7 @@ export class CapsSyntaxError extends SyntaxError {
   /** The text that was being parsed. */
   readonly input: string;
 
+  /** `column` and `line` are 1-based positions in `input`. */
   constructor(message: string, input: string, column: number, line = 1) {
     super(`${message} (line ${line}, column ${column})`);
     this.name = "CapsSyntaxError";

@@ -14,6 +14,7 @@ import { type ElementInfo, parseGstInspect } from "./inspect.ts";
 export class GstToolError extends Error {
   /** What to do about it. */
   readonly hint: string;
+  /** `message` says what is missing, `hint` what to do about it. */
   constructor(message: string, hint: string, options?: ErrorOptions) {
     super(`${message}: ${hint}`, options);
     this.name = "GstToolError";
@@ -33,6 +34,7 @@ export interface LoadOptions {
 
 /** Parsed capabilities and where they came from. */
 export interface LoadedElement {
+  /** The element's capabilities as gst-inspect lists them. */
   readonly info: ElementInfo;
   /** The file read, or `gst-inspect-1.0 <factory>`. */
   readonly source: string;
@@ -190,6 +192,7 @@ export interface LaunchOutcome {
   readonly padCaps: ReadonlyMap<string, string>;
   /** The first error line. */
   readonly message: string;
+  /** gst-launch-1.0's exit code. */
   readonly exitCode: number;
 }
 

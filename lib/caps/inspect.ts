@@ -36,8 +36,11 @@ export type PadPresence = "always" | "sometimes" | "request";
 export interface PadTemplate {
   /** Template name, e.g. `src`, `src_%u`. */
   readonly name: string;
+  /** Whether data leaves (`src`) or enters (`sink`) through it. */
   readonly direction: PadDirection;
+  /** When the pad exists: always, sometimes (dynamic) or on request. */
   readonly presence: PadPresence;
+  /** The caps the template allows. */
   readonly caps: Caps;
 }
 
@@ -51,6 +54,7 @@ export interface ElementInfo {
   readonly plugin: Readonly<Record<string, string>>;
   /** GObject type names from `GObject` down to the element's own type. */
   readonly hierarchy: readonly string[];
+  /** The pad templates, in the order listed. */
   readonly padTemplates: readonly PadTemplate[];
 }
 

@@ -16,6 +16,7 @@ import type { Caps } from "./types.ts";
 export interface PipelineElement {
   /** Position in the description (0-based). */
   readonly index: number;
+  /** Element factory name, e.g. `videoconvert`. */
   readonly factory: string;
   /** `name=` if given. */
   readonly name: string | undefined;
@@ -27,11 +28,13 @@ export interface PipelineElement {
 
 /** A link between two elements, optionally through caps. */
 export interface PipelineLink {
-  /** Element indexes. */
+  /** Index of the upstream element. */
   readonly from: number;
+  /** Index of the downstream element. */
   readonly to: number;
   /** Pad names from `name.pad` references, if given. */
   readonly fromPad: string | undefined;
+  /** Pad name on the downstream element, if given. */
   readonly toPad: string | undefined;
   /** Caps between the two elements, if any. */
   readonly filter: Caps | undefined;
@@ -41,7 +44,9 @@ export interface PipelineLink {
 
 /** A parsed pipeline description. */
 export interface Pipeline {
+  /** The elements in the order written. */
   readonly elements: readonly PipelineElement[];
+  /** The links between them, upstream first. */
   readonly links: readonly PipelineLink[];
 }
 

@@ -11,7 +11,9 @@
 
 /** A GStreamer fraction such as a frame rate, `30/1`. */
 export interface Fraction {
+  /** Numerator. */
   readonly num: number;
+  /** Denominator. */
   readonly den: number;
 }
 
@@ -61,7 +63,9 @@ export type CapsFeatures = "ANY" | readonly string[];
 
 /** One field: name and value, in declaration order. */
 export interface CapsField {
+  /** Field name, e.g. `format`. */
   readonly name: string;
+  /** Its value, with its type. */
   readonly value: CapsValue;
 }
 
@@ -69,7 +73,9 @@ export interface CapsField {
 export interface CapsStructure {
   /** Media type, e.g. `video/x-raw`. */
   readonly name: string;
+  /** Caps features in parentheses after the media type (memory and meta). */
   readonly features: CapsFeatures;
+  /** The fields, in the order written. */
   readonly fields: readonly CapsField[];
 }
 

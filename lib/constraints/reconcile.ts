@@ -334,7 +334,9 @@ export function describeConflicts(c: Conflicts): string {
 
 /** Thrown by {@linkcode reconcileOrThrow}. */
 export class ReconcileError extends Error {
+  /** Each attribute the accessors disagree on. */
   readonly conflicts: readonly Conflict[];
+  /** The message lists every conflict, one line each. */
   constructor(conflicts: Conflicts) {
     super(`buffer constraints conflict:\n${describeConflicts(conflicts)}`);
     this.name = "ReconcileError";

@@ -25,6 +25,7 @@ export type Access = "none" | "read" | "write" | "readwrite";
 export interface AccessorConstraints {
   /** Who this is, for messages: `camera-isp`, `metis`, `telemetry`, … */
   readonly name: string;
+  /** What contiguity its DMA needs (unset: none). */
   readonly contiguity?: Contiguity;
   /** The accessor's DMA goes through an IOMMU that maps scatter-gather lists. */
   readonly iommu?: boolean;
@@ -74,6 +75,7 @@ export interface HeapInfo {
 
 /** A successful reconciliation. */
 export interface Allocation {
+  /** Discriminates an allocation from {@linkcode Conflicts}. */
   readonly ok: true;
   /** Heap to allocate from (name under /dev/dma_heap). */
   readonly heap: string;
@@ -93,6 +95,7 @@ export interface Allocation {
   readonly layout: FrameLayout | undefined;
   /** For images: the modifier chosen. */
   readonly modifier: bigint | undefined;
+  /** Names of the accessors that agreed on it, in the order given. */
   readonly accessors: readonly string[];
   /** Why this heap and these values, one line each. */
   readonly reasons: readonly string[];
@@ -100,6 +103,7 @@ export interface Allocation {
 
 /** One attribute the accessors disagree on. */
 export interface Conflict {
+  /** What the accessors disagree on. */
   readonly attribute:
     | "heap"
     | "contiguity"
@@ -110,11 +114,14 @@ export interface Conflict {
     | "size";
   /** The accessors involved and what each asks for. */
   readonly accessors: readonly { readonly name: string; readonly value: string }[];
+  /** One sentence naming who wants what. */
   readonly message: string;
 }
 
 /** A failed reconciliation. */
 export interface Conflicts {
+  /** Discriminates conflicts from an {@linkcode Allocation}. */
   readonly ok: false;
+  /** Each attribute the accessors disagree on. */
   readonly conflicts: readonly Conflict[];
 }

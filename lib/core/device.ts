@@ -420,17 +420,29 @@ export class Import implements Disposable, ImportFacts {
   readonly device: Device;
   /** The imported buffer (not owned: closing the Import does not close it). */
   readonly buffer: DmaBuf;
+  /** Driver handle (valid for the importing file only). */
   readonly handle: number;
+  /** Device address of the first byte. */
   readonly iova: bigint;
+  /** Buffer size in bytes. */
   readonly size: number;
+  /** dma-buf inode. */
   readonly inode: number;
+  /** Mapped scatterlist entries. */
   readonly nents: number;
+  /** One contiguous IOVA range. */
   readonly contiguous: boolean;
+  /** Frame format. */
   readonly format: PixelFormat;
+  /** Frame width in pixels. */
   readonly width: number;
+  /** Frame height in pixels. */
   readonly height: number;
+  /** DMA direction. */
   readonly direction: Direction;
+  /** Offset and pitch of each plane, as the import described them. */
   readonly planes: ImportPlane[];
+  /** The ioctl that made the import. */
   readonly ioctl: "IMPORT_FD" | "IMPORT_FD2";
   #released = false;
   readonly #pending = new Set<Job>();

@@ -11,7 +11,8 @@ import type { ShimSource } from "../../ffi/loader.ts";
 import { shim } from "./_shim.ts";
 
 export { EXPECTED_ABI_VERSION, loadShim, ShimLoadError } from "../../ffi/loader.ts";
-export type { Shim, ShimSource } from "../../ffi/loader.ts";
+export type { Shim, ShimAttempt, ShimSource } from "../../ffi/loader.ts";
+export type { ShimSymbols, symbols } from "../../ffi/symbols.ts";
 
 /** Where the loaded shim came from and the driver ABI it was built against. */
 export interface ShimInfo {

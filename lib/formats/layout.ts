@@ -55,7 +55,9 @@ export interface FrameLayout<Format extends string = string> {
   readonly height: number;
   /** Luma rows stored (height plus padding). */
   readonly paddedHeight: number;
+  /** DRM format modifier of the layout (`MOD_LINEAR` unless one was asked for). */
   readonly modifier: bigint;
+  /** Every plane, in plane order. */
   readonly planes: readonly PlaneLayout[];
   /** Bytes the buffer needs: end of the last plane. */
   readonly size: number;
@@ -122,7 +124,9 @@ export function planeLayout(
 
 /** A plane as described by an exporter: where it starts and its stride. */
 export interface PlaneDescriptor {
+  /** Bytes from the start of the buffer to the plane's first row. */
   readonly offset: number;
+  /** Bytes from one row to the next. */
   readonly stride: number;
 }
 

@@ -248,9 +248,11 @@ const VENDOR_NAMES = new Map<number, string>(
 
 /** A modifier taken apart for people. */
 export interface ModifierDescription {
+  /** The modifier as given. */
   readonly modifier: bigint;
   /** `0x`-prefixed 16-digit hex. */
   readonly hex: string;
+  /** Vendor code from the top 8 bits. */
   readonly vendor: number;
   /** Vendor name (`NVIDIA`) or `vendor 0x..` when unknown. */
   readonly vendorName: string;

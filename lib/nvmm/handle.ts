@@ -25,10 +25,13 @@ import { type NvBufColorFormat, nvbufColorFormat } from "./color_format.ts";
 export interface NvmmHandle {
   /** Device address of the first plane (`surfaceList[0].dataPtr`). */
   readonly gpuPtr: bigint;
+  /** Width in pixels. */
   readonly width: number;
+  /** Height in pixels (rows of the first plane). */
   readonly height: number;
   /** Bytes from one row to the next, every plane. */
   readonly pitch: number;
+  /** Pixel layout of the surface (`colorFormat`). */
   readonly colorFormat: NvBufColorFormat;
   /** Bytes of one surface (`dataSize`). */
   readonly size: number;
@@ -38,10 +41,13 @@ export interface NvmmHandle {
 
 /** One plane of an NVMM frame, relative to `gpuPtr`. */
 export interface NvmmPlane {
+  /** Bytes from `gpuPtr` to the plane's first row. */
   readonly offset: number;
+  /** Bytes from one row to the next. */
   readonly pitch: number;
   /** Bytes of a row that hold samples. */
   readonly rowBytes: number;
+  /** Rows of the plane (fewer than `height` for subsampled chroma). */
   readonly rows: number;
   /** `pitch × rows`. */
   readonly size: number;

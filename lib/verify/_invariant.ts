@@ -10,7 +10,9 @@ const TITLES = {
 
 /** What one invariant module returns: its row of result.json and the diagnoses it adds. */
 export interface Verdict {
+  /** The invariant's row of `result.json`. */
   invariant: Invariant;
+  /** Failure modes it recognized, for the diagnosis list. */
   diagnoses: Diagnosis[];
 }
 

@@ -11,9 +11,13 @@ import { invariant, type Verdict } from "./_invariant.ts";
 
 /** The axl event counts of a run (a `FrameJoin` has them). */
 export interface AxlCounts {
+  /** `axl_dmabuf_import` events. */
   imports: number;
+  /** `axl_dmabuf_release` events. */
   releases: number;
+  /** `axl_job_submit` events. */
   submits: number;
+  /** `axl_job_complete` events. */
   completes: number;
   /** Handles imported more often than released. */
   unreleasedHandles(): number[];

@@ -84,7 +84,9 @@ export function unsymbolizedShares(
 
 /** I4's verdict, the copy routines over the threshold, and result.json's `perf` section. */
 export interface CopiesVerdict extends Verdict {
+  /** Symbols of the copy routines at or above the threshold, hottest first. */
   hot: string[];
+  /** The `perf` section of `result.json`. */
   perf: VerifyResult["axl"]["perf"];
 }
 

@@ -17,6 +17,7 @@ export interface ExporterEvidence {
   frameInodes: ReadonlySet<number>;
   /** Frame inodes bufinfo listed, and those with ≥ 2 devices (see `judgeAttachments()`). */
   sampled: readonly InodeObservation[];
+  /** The frame inodes bufinfo saw with two or more devices attached. */
   multi: readonly InodeObservation[];
   /** The accepted exporter names. */
   accepted: readonly string[];

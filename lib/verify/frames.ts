@@ -16,17 +16,29 @@ import type { TracedEvents } from "./trace_events.ts";
 
 /** One frame's path through the driver; times are ns of the trace clock. */
 export interface TracedFrame {
+  /** 0-based position of the frame in the run, in order of submission (or of import when no job ran). */
   index: number;
+  /** The job's dma_fence context, when the frame is a job. */
   context?: number;
+  /** The job's dma_fence sequence number, when the frame is a job. */
   seqno?: number;
+  /** Handle of the import the frame used. */
   handle?: number;
+  /** Inode of the frame's dma-buf. */
   inode?: number;
+  /** Exporter of the frame's dma-buf, from its import. */
   exporter?: string;
+  /** Thread that submitted (or imported) the frame. */
   pid?: number;
+  /** `axl_dmabuf_import` of its buffer. */
   importTs?: number;
+  /** `axl_job_submit`. */
   submitTs?: number;
+  /** The job's fence signalled: `dma_fence_signaled`, else the workload's sync_file time. */
   signalTs?: number;
+  /** `axl_job_complete`. */
   completeTs?: number;
+  /** `axl_dmabuf_release` of its buffer. */
   releaseTs?: number;
   /** Job status from `axl_job_complete` (0 or -errno). */
   status?: number;
@@ -38,7 +50,9 @@ export interface TracedFrame {
 
 /** What a workload reports about one frame (from SYNC_IOC_FILE_INFO etc.). */
 export interface WorkloadFrame {
+  /** The job's fence sequence number, the key that joins it to a traced frame. */
   seqno?: number;
+  /** Inode of the frame's dma-buf, when the workload knows it. */
   inode?: number;
   /** CLOCK_MONOTONIC ns when the job was queued (axl_submit.submit_ns). */
   submitNs?: number;

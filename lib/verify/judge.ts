@@ -62,11 +62,15 @@ export type TraceSetup = Omit<TraceSessionInfo, "tracefs" | "dir" | "notes">;
 export interface WorkloadRecord {
   /** `builtin-zero-copy`, `builtin-copy`, `command`, `pid`. */
   kind: string;
+  /** What ran, for people (e.g. the command line). */
   description: string;
+  /** Processes perf and the map-ref scan followed. */
   pids: number[];
   /** Frames the workload submitted, when it knows (the builtin does); else null. */
   framesSubmitted: number | null;
+  /** Per-frame timings the workload measured itself (the builtin does). */
   frames?: WorkloadFrame[];
+  /** Its exit code; null when it was not waited for (an attached pid). */
   exitCode: number | null;
   /** Last lines of its stderr, for failure-mode matching. */
   stderrTail?: string;
@@ -78,18 +82,25 @@ export interface WorkloadRecord {
 
 /** The machine, for the report. */
 export interface Environment {
+  /** Kernel release (`uname -r`). */
   kernel: string;
+  /** Whether the kernel is PREEMPT_RT. */
   preemptRt: boolean;
+  /** CPU architecture (`Deno.build.arch`). */
   machine: string;
   /** The device imports attach to (axl_info.device), or `""`. */
   device: string;
+  /** Whether the NPU is axl.ko's simulated engine rather than hardware. */
   simulated: boolean;
+  /** The tracers tracefs offers (`available_tracers`). */
   tracers: string[];
+  /** Whether perf sampled a hardware counter (`cycles`) rather than `cpu-clock`. */
   pmu: boolean;
 }
 
 /** Thresholds and sets. */
 export interface JudgeOptions {
+  /** Exporters a frame's dma-buf may come from for I2 (default {@linkcode DEFAULT_ACCEPTED_EXPORTERS}). */
   acceptedExporters?: readonly string[];
   /** I4 threshold in percent self (default 1). */
   copyThresholdPercent?: number;
@@ -110,16 +121,25 @@ export type ProbeSetup = { events: string[]; inode: boolean; inodeUnavailable?: 
 
 /** Everything the judge looks at. */
 export interface JudgeInput {
+  /** The report's first line: what was verified and how. */
   headline: string;
+  /** The folded trace. */
   trace: TraceFacts;
+  /** How the trace was captured. */
   setup: TraceSetup;
   /** Loss from per_cpu stats; absent when the stats could not be read. */
   loss?: BufferLoss;
+  /** The bufinfo samples, or why there are none. */
   bufinfo: BufinfoSummary | { unavailable: string };
+  /** The perf call-graph summary, or why there is none. */
   perf: PerfEvidence;
+  /** What the workload did. */
   workload: WorkloadRecord;
+  /** The machine it ran on. */
   environment: Environment;
+  /** Thresholds; defaults when absent. */
   options?: JudgeOptions;
+  /** Notes of the capture, carried into the result. */
   notes?: string[];
   /** The importing device the capture chose; absent in captures made before it was recorded. */
   importer?: ImporterRecord;

@@ -8,12 +8,19 @@
 
 /** Percentiles and extremes of a sample, in the sample's unit. */
 export interface LatencyStats {
+  /** Finite samples counted. */
   count: number;
+  /** Smallest sample. */
   min: number;
+  /** Largest sample. */
   max: number;
+  /** Arithmetic mean. */
   mean: number;
+  /** Median (linear interpolation between ranks, as {@linkcode percentile}). */
   p50: number;
+  /** 90th percentile. */
   p90: number;
+  /** 99th percentile. */
   p99: number;
 }
 
@@ -82,8 +89,11 @@ export function latencyStats(values: ArrayLike<number>): LatencyStats | undefine
 
 /** One histogram bin: [lo, hi) and its count. */
 export interface HistogramBin {
+  /** Lower edge, included. */
   lo: number;
+  /** Upper edge, excluded (included for the last bin). */
   hi: number;
+  /** Samples in the bin. */
   count: number;
 }
 

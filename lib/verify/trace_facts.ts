@@ -22,6 +22,7 @@ export type { AxlBufferEvent, AxlJobEvent, FenceLife } from "./trace_events.ts";
 
 /** Everything a trace says. */
 export interface TraceFacts {
+  /** The tracer named by the `# tracer:` header, when the trace has one. */
   tracer?: string;
   /**
    * The axl and dma_fence events joined into frames, with the axl event counts, exporters
@@ -50,6 +51,7 @@ export interface TraceFacts {
   eventCounts: Record<string, number>;
   /** `[LOST N EVENTS]` total; `lostUnknown` counts `[LOST EVENTS]` markers without a number. */
   lostEvents: number;
+  /** `[LOST EVENTS]` markers that did not say how many were lost. */
   lostUnknown: number;
   /** `##### CPU N buffer started ####` markers. */
   bufferStarted: number;
@@ -57,12 +59,14 @@ export interface TraceFacts {
   entries?: { inBuffer: number; written: number };
   /** Lines the parser did not understand (non-strict parsing). */
   unparsed: number;
+  /** The first five of them, as `line N: reason`. */
   firstUnparsed: string[];
   /**
    * Earliest and latest timestamp of the records folded (ns); {@linkcode readTraceFacts}
    * does not read the time column of function_graph call lines.
    */
   firstTs?: number;
+  /** Latest timestamp of the records folded (ns), as `firstTs`. */
   lastTs?: number;
 }
 

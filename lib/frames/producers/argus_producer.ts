@@ -33,6 +33,7 @@ export interface ArgusProducerOptions {
  * ```
  */
 export class ArgusProducer implements Producer {
+  /** What it produces, for reports: `argus:<sensor> NV12 <w>x<h>`. */
   readonly name: string;
   readonly #session: ArgusSession;
   readonly #width: number;

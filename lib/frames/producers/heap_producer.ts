@@ -73,6 +73,7 @@ export function fillPattern(
  * ```
  */
 export class HeapProducer implements Producer {
+  /** What it produces, for reports: `heap:<heap> <format> <w>x<h> x<buffers>`. */
   readonly name: string;
   readonly #layout: FrameLayout<PixelFormat>;
   readonly #buffers: DmaBuf[];

@@ -87,6 +87,7 @@ export function listCaptureDevices(): V4l2DeviceInfo[] {
  * ```
  */
 export class V4l2Producer implements Producer {
+  /** What it produces, for reports: `v4l2:<node> NV12 <w>x<h> x<buffers>`. */
   readonly name: string;
   readonly #device: V4l2Device;
   readonly #buffers: DmaBuf[];

@@ -11,13 +11,17 @@ import { type DmaBufMapRef, parseDmaBufMaps } from "../parse/dmabuf_maps.ts";
 
 /** A dma-buf fd a process holds. */
 export interface DmaBufFdRef extends DmaBufFdInfo {
+  /** The file descriptor number in that process. */
   fd: number;
 }
 
 /** What one process holds. */
 export interface ProcessDmaBufRefs {
+  /** The process. */
   pid: number;
+  /** Its dma-buf file descriptors. */
   fds: DmaBufFdRef[];
+  /** Its CPU mappings of dma-bufs. */
   maps: DmaBufMapRef[];
   /** Problems reading single entries (fds closing under us are normal, not listed). */
   errors: string[];

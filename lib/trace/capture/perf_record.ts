@@ -9,6 +9,7 @@
 
 /** Which sampling event was chosen, and why. */
 export interface PerfEventChoice {
+  /** `cycles` when a hardware counter counts, else `cpu-clock`. */
   event: "cycles" | "cpu-clock";
   /** Human-readable reason, e.g. `"cycles <not supported> (no PMU): using cpu-clock"`. */
   reason: string;

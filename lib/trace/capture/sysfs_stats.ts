@@ -11,8 +11,11 @@ export const SYSFS_BUFFERS = "/sys/kernel/dmabuf/buffers";
 
 /** One buffer's sysfs entry. */
 export interface SysfsBuffer {
+  /** The dma-buf's inode (the directory name). */
   inode: number;
+  /** `exporter_name`. */
   exporter: string;
+  /** `size` in bytes. */
   size: number;
 }
 

@@ -33,9 +33,11 @@ export interface BufinfoBuffer {
 
 /** A whole bufinfo file. */
 export interface BufinfoSnapshot {
+  /** One entry per buffer row, in file order. */
   buffers: BufinfoBuffer[];
   /** From `Total N objects, B bytes`, when present. */
   totalObjects?: number;
+  /** Bytes from the same line, when present. */
   totalBytes?: number;
 }
 

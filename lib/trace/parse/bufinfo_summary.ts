@@ -10,9 +10,13 @@ import { type LineSource, readLines } from "./lines.ts";
 
 /** What was seen of one dma-buf inode over all samples. */
 export interface InodeObservation {
+  /** The buffer's inode; `-line` for a buffer listed without one. */
   inode: number;
+  /** Exporter name as bufinfo prints it (the heap or driver). */
   exporter: string;
+  /** Buffer name (`DMA_BUF_SET_NAME`), the last non-empty one seen. */
   name: string;
+  /** Size in bytes. */
   size: number;
   /** Most distinct devices attached at once in one sample. */
   maxDevices: number;
@@ -24,8 +28,9 @@ export interface InodeObservation {
   samples: number;
   /** Samples in which it had at least two distinct devices attached. */
   multiAttachSamples: number;
-  /** Time of the first and last sample that listed it (ms, the sampler's clock). */
+  /** Time of the first sample that listed it (ms, the sampler's clock). */
   firstSeenMs: number;
+  /** Time of the last sample that listed it (ms, the sampler's clock). */
   lastSeenMs: number;
 }
 

@@ -8,8 +8,9 @@ import { ParseError } from "./parse_error.ts";
 
 /** A CPU mapping of a dma-buf. */
 export interface DmaBufMapRef {
-  /** Start and end virtual address (hex as printed). */
+  /** Start virtual address (hex as printed). */
   start: string;
+  /** End virtual address, exclusive (hex as printed). */
   end: string;
   /** Length in bytes. */
   bytes: number;

@@ -36,6 +36,8 @@ import {
   scanLine,
   viewRecord,
 } from "./_ftrace_scan.ts";
+
+export type { CallKind } from "./_ftrace_scan.ts";
 import type { ScannedEvent } from "./scanned_event.ts";
 import type {
   FtraceEvent,

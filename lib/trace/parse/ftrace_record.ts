@@ -7,6 +7,7 @@
  */
 /** A trace event, from an event line or a function_graph comment line. */
 export interface FtraceEvent {
+  /** Discriminates the record kinds. */
   kind: "event";
   /** 1-based line number. */
   line: number;
@@ -32,11 +33,17 @@ export interface FtraceEvent {
 
 /** A function_graph entry, exit or leaf call. */
 export interface FtraceGraphCall {
+  /** Discriminates the record kinds. */
   kind: "graph";
+  /** 1-based line number. */
   line: number;
+  /** CPU the call ran on (the graph's CPU column). */
   cpu: number;
+  /** Task name, when the funcgraph-proc option printed it. */
   task?: string;
+  /** Thread id, when the funcgraph-proc option printed it. */
   pid?: number;
+  /** Timestamp in ns of the trace clock, when the funcgraph-abstime option printed it. */
   ts?: number;
   /** `entry` = `f() {`, `exit` = `}`, `leaf` = `f();`. */
   call: "entry" | "exit" | "leaf";
@@ -50,8 +57,11 @@ export interface FtraceGraphCall {
 
 /** `CPU:N [LOST M EVENTS]` (count known) or `CPU:N [LOST EVENTS]` (count unknown). */
 export interface FtraceLost {
+  /** Discriminates the record kinds. */
   kind: "lost";
+  /** 1-based line number. */
   line: number;
+  /** CPU whose ring buffer lost the events. */
   cpu: number;
   /** Lost events, or `null` when the kernel did not say how many. */
   count: number | null;
@@ -59,8 +69,11 @@ export interface FtraceLost {
 
 /** A `#` header or comment line, with the facts some of them carry. */
 export interface FtraceHeader {
+  /** Discriminates the record kinds. */
   kind: "header";
+  /** 1-based line number. */
   line: number;
+  /** The whole line as printed, `#` included. */
   text: string;
   /** From `# tracer: NAME`. */
   tracer?: string;
@@ -70,25 +83,37 @@ export interface FtraceHeader {
 
 /** `##### CPU N buffer started ####`: earlier events of that CPU were overwritten. */
 export interface FtraceBufferStarted {
+  /** Discriminates the record kinds. */
   kind: "buffer-started";
+  /** 1-based line number. */
   line: number;
+  /** CPU whose buffer restarted. */
   cpu: number;
 }
 
 /** A function_graph context-switch marker (`0)  a-1  =>  b-2`). */
 export interface FtraceSwitch {
+  /** Discriminates the record kinds. */
   kind: "switch";
+  /** 1-based line number. */
   line: number;
+  /** CPU the switch happened on. */
   cpu: number;
+  /** Task switched away from, as printed (`comm-pid`). */
   from: string;
+  /** Task switched to, as printed (`comm-pid`). */
   to: string;
 }
 
 /** A line the parser did not understand (only yielded with `strict: false`). */
 export interface FtraceUnparsed {
+  /** Discriminates the record kinds. */
   kind: "unparsed";
+  /** 1-based line number. */
   line: number;
+  /** The line as read. */
   text: string;
+  /** What the parser expected and did not find. */
   reason: string;
 }
 

@@ -22,14 +22,19 @@ export interface PerfFrame {
 export interface PerfSample {
   /** 1-based line of the sample header. */
   line: number;
+  /** Command name of the sampled thread. */
   comm: string;
+  /** Process id. */
   pid: number;
+  /** Thread id (the pid when perf printed only one number). */
   tid: number;
+  /** CPU the sample was taken on, when printed. */
   cpu?: number;
   /** Seconds as printed, converted to ns. */
   time: number;
   /** Sample period (weight); 1 when perf did not print it. */
   period: number;
+  /** The sampling event, e.g. `cycles` or `cpu-clock`. */
   event: string;
   /** Leaf first. */
   frames: PerfFrame[];
@@ -100,10 +105,13 @@ export async function* parsePerfScript(
 
 /** One symbol's self share. */
 export interface SymbolShare {
+  /** The symbol without its `+0x` offset and `@` suffix. */
   symbol: string;
+  /** The object it lives in, e.g. `[kernel.kallsyms]` or `libc.so.6`. */
   dso: string;
   /** Sum of sample periods with this symbol as the leaf. */
   period: number;
+  /** Samples with this symbol as the leaf. */
   samples: number;
   /** period / total period, in percent. */
   selfPercent: number;

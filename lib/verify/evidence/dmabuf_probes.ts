@@ -10,7 +10,9 @@ import { DMABUF_PROBE_EVENTS } from "../../trace/capture/kprobe_events.ts";
 
 /** The fields of one event, as the trace fold reads them. */
 export interface ProbeFields {
+  /** The raw value of field `key`, or undefined when the event has none. */
   field(key: string): string | undefined;
+  /** Field `key` as a number; NaN when absent or not a number. */
   int(key: string): number;
 }
 
@@ -18,9 +20,13 @@ export interface ProbeFields {
 export interface DeviceUse {
   /** Name as bufinfo prints it (`dev_name()`). */
   device: string;
+  /** Attachments it made (`axl_kp_attach` events). */
   attaches: number;
+  /** Attachments it dropped (`axl_kp_detach` events). */
   detaches: number;
+  /** Buffers it mapped for DMA (`axl_kp_map` events). */
   maps: number;
+  /** Buffers it unmapped (`axl_kp_unmap` events). */
   unmaps: number;
   /** Maps per buffer inode (only when the events carry it). */
   mapsByInode: Map<number, number>;
@@ -60,6 +66,7 @@ export class DmabufProbeFacts {
   unnamed = 0;
   /** Whether any event carried the buffer's inode. */
   inodes = false;
+  /** What each device did, by its bufinfo name. */
   readonly devices = new Map<string, DeviceUse>();
 
   /** Whether `name` is one of the probe events. */

@@ -9,15 +9,23 @@ import type { VerifyResult } from "../schema.ts";
 
 /** One Chrome trace event (the subset written here). */
 export interface TraceEvent {
+  /** Slice or metadata name. */
   name: string;
+  /** Phase: `X` a complete slice, `M` metadata, `i` an instant. */
   ph: "X" | "M" | "i";
+  /** Track group: one per process. */
   pid: number;
+  /** Track within the group. */
   tid: number;
   /** Microseconds. */
   ts: number;
+  /** Duration of an `X` slice in microseconds. */
   dur?: number;
+  /** Category: `frame` or `stage`. */
   cat?: string;
+  /** Scope of an instant: thread, process or global. */
   s?: "t" | "p" | "g";
+  /** Extra values shown with the slice. */
   args?: Record<string, unknown>;
 }
 
