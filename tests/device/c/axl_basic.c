@@ -79,23 +79,6 @@ static void frame_free(struct frame *f)
 	f->fd = -1;
 }
 
-/* Read the result buffer back the way user space should: mmap + SYNC. */
-static int result_read(int buf, struct axl_result *out)
-{
-	void *p = buf_map(buf, PAGE);
-	int ret;
-
-	if (!p)
-		return -errno;
-	ret = buf_sync(buf, true, false);
-	if (!ret) {
-		memcpy(out, p, sizeof(*out));
-		ret = buf_sync(buf, false, false);
-	}
-	munmap(p, PAGE);
-	return ret;
-}
-
 /* Write a recognisable pattern so a result that was never written shows. */
 static int result_poison(int buf)
 {
@@ -1152,19 +1135,10 @@ static const struct axl_case cases[] = {
 
 int main(void)
 {
-	if (access(AXL_DEV_PATH, F_OK)) {
-		printf("TAP version 13\n1..0 # SKIP %s absent (load axl.ko)\n", AXL_DEV_PATH);
-		return KSFT_SKIP;
-	}
-	if (access(AXL_HEAP_PATH, R_OK)) {
-		printf("TAP version 13\n1..0 # SKIP no %s (CONFIG_DMABUF_HEAPS_SYSTEM): nothing to import\n",
-		       AXL_HEAP_PATH);
-		return KSFT_SKIP;
-	}
-	if (geteuid() != 0) {
-		printf("TAP version 13\n1..0 # SKIP needs root (module parameters, debugfs)\n");
-		return KSFT_SKIP;
-	}
+	int skip = tap_skip_unless_importable("module parameters, debugfs");
+
+	if (skip)
+		return skip;
 	kmsg_at_start = kmsg_mark();
 	return tap_run(cases, ARRAY_SIZE(cases));
 }

@@ -581,20 +581,10 @@ int main(int argc, char **argv)
 
 	if (parse(argc, argv))
 		return KSFT_FAIL;
+	ret = tap_skip_unless_importable("module parameters, debugfs");
+	if (ret)
+		return ret;
 	printf("TAP version 13\n");
-	if (access(AXL_DEV_PATH, F_OK)) {
-		printf("1..0 # SKIP %s absent (load axl.ko)\n", AXL_DEV_PATH);
-		return KSFT_SKIP;
-	}
-	if (access(AXL_HEAP_PATH, R_OK)) {
-		printf("1..0 # SKIP no %s (CONFIG_DMABUF_HEAPS_SYSTEM): nothing to import\n",
-		       AXL_HEAP_PATH);
-		return KSFT_SKIP;
-	}
-	if (geteuid() != 0) {
-		printf("1..0 # SKIP needs root (module parameters, debugfs)\n");
-		return KSFT_SKIP;
-	}
 	printf("1..5\n");
 	tap_diag("seed %llu, %ld ioctls over %d threads, time limit %d s",
 		 (unsigned long long)opt.seed, opt.iterations, opt.threads, opt.time_limit);

@@ -138,22 +138,6 @@ static int import2(int dev, struct axl_import_fd2 *req)
 	return axl_ioctl(dev, AXL_IOCTL_IMPORT_FD2, req);
 }
 
-static int result_read(int buf, struct axl_result *out)
-{
-	void *p = buf_map(buf, PAGE);
-	int ret;
-
-	if (!p)
-		return -errno;
-	ret = buf_sync(buf, true, false);
-	if (!ret) {
-		memcpy(out, p, sizeof(*out));
-		ret = buf_sync(buf, false, false);
-	}
-	munmap(p, PAGE);
-	return ret;
-}
-
 /* Import @f with IMPORT_FD2, run it through the engine, compare with the reference. */
 static int run_and_check(const struct pframe *f)
 {

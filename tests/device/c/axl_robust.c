@@ -93,20 +93,6 @@ static int tframe_make(struct tframe *f, uint32_t w, uint32_t h, uint64_t seed)
 	return 0;
 }
 
-static int result_read(int buf, struct axl_result *out)
-{
-	void *p = buf_map(buf, PAGE);
-	int ret;
-
-	if (!p)
-		return -errno;
-	ret = buf_sync(buf, true, false);
-	memcpy(out, p, sizeof(*out));
-	buf_sync(buf, false, false);
-	munmap(p, PAGE);
-	return ret;
-}
-
 /* Wait for a fence; its status (1, or the error it carries), or -ETIME. */
 static int fence_end(int fence, int timeout_ms, uint64_t *stamp)
 {

@@ -92,20 +92,10 @@ int main(void)
 	struct fence_state st;
 	struct axl_info info;
 
+	ret = tap_skip_unless_importable("delete_module, finit_module");
+	if (ret)
+		return ret;
 	printf("TAP version 13\n");
-	if (access(AXL_DEV_PATH, F_OK)) {
-		printf("1..0 # SKIP %s absent (load axl.ko)\n", AXL_DEV_PATH);
-		return KSFT_SKIP;
-	}
-	if (access(AXL_HEAP_PATH, R_OK)) {
-		printf("1..0 # SKIP no %s (CONFIG_DMABUF_HEAPS_SYSTEM): nothing to import\n",
-		       AXL_HEAP_PATH);
-		return KSFT_SKIP;
-	}
-	if (geteuid() != 0) {
-		printf("1..0 # SKIP needs root (delete_module, finit_module)\n");
-		return KSFT_SKIP;
-	}
 	if (!ko) {
 		printf("1..0 # SKIP no module file to reload: set AXL_KO to the axl.ko that is loaded\n");
 		return KSFT_SKIP;

@@ -107,6 +107,24 @@ static int run_case(const struct axl_case *c)
 	return WEXITSTATUS(status);
 }
 
+int tap_skip_unless_importable(const char *why_root)
+{
+	if (access(AXL_DEV_PATH, F_OK)) {
+		printf("TAP version 13\n1..0 # SKIP %s absent (load axl.ko)\n", AXL_DEV_PATH);
+		return KSFT_SKIP;
+	}
+	if (access(AXL_HEAP_PATH, R_OK)) {
+		printf("TAP version 13\n1..0 # SKIP no %s (CONFIG_DMABUF_HEAPS_SYSTEM): nothing to import\n",
+		       AXL_HEAP_PATH);
+		return KSFT_SKIP;
+	}
+	if (geteuid() != 0) {
+		printf("TAP version 13\n1..0 # SKIP needs root (%s)\n", why_root);
+		return KSFT_SKIP;
+	}
+	return 0;
+}
+
 int tap_run(const struct axl_case *cases, size_t n)
 {
 	unsigned int pass = 0, fail = 0, skip = 0;
@@ -237,6 +255,22 @@ ino_t fd_inode(int fd)
 	struct stat st;
 
 	return fstat(fd, &st) ? 0 : st.st_ino;
+}
+
+int result_read(int buf, struct axl_result *out)
+{
+	void *p = buf_map(buf, sizeof(*out));
+	int ret;
+
+	if (!p)
+		return -errno;
+	ret = buf_sync(buf, true, false);
+	if (!ret) {
+		memcpy(out, p, sizeof(*out));
+		ret = buf_sync(buf, false, false);
+	}
+	munmap(p, sizeof(*out));
+	return ret;
 }
 
 /* ---- fences ---- */

@@ -41,6 +41,13 @@ __attribute__((format(printf, 1, 2))) void tap_diag(const char *fmt, ...);
 /* Runs every case in a child, restoring module parameters after each. */
 int tap_run(const struct axl_case *cases, size_t n);
 
+/*
+ * What a test that imports system-heap buffers needs: the axl device node, the
+ * heap, and root (@why_root says what for). When one is missing, prints a TAP
+ * plan that skips everything, naming it, and returns KSFT_SKIP; else 0.
+ */
+int tap_skip_unless_importable(const char *why_root);
+
 /* Fail the current case with a message naming the source line. */
 #define FAIL_IF(cond, ...)                                                  \
 	do {                                                                \
@@ -84,6 +91,8 @@ int heap_alloc(size_t len);          /* dma-buf fd from the system heap, or -err
 void *buf_map(int buf, size_t len);  /* MAP_SHARED mapping or NULL */
 int buf_sync(int buf, bool start, bool write);
 ino_t fd_inode(int fd);
+/* Copy a job's result out of its buffer the way user space should: mmap + SYNC. */
+int result_read(int buf, struct axl_result *out);
 
 /* ---- fences ---- */
 
