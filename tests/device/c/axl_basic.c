@@ -71,12 +71,7 @@ static int frame_make(struct frame *f, uint32_t pixfmt, uint32_t w, uint32_t h,
 
 static void frame_free(struct frame *f)
 {
-	if (f->map)
-		munmap(f->map, f->len);
-	if (f->fd >= 0)
-		close(f->fd);
-	f->map = NULL;
-	f->fd = -1;
+	buf_unmap_close(&f->map, f->len, &f->fd);
 }
 
 /* Write a recognisable pattern so a result that was never written shows. */

@@ -98,12 +98,7 @@ static int pframe_alloc(struct pframe *f, size_t len, uint64_t seed)
 
 static void pframe_free(struct pframe *f)
 {
-	if (f->map)
-		munmap(f->map, f->len);
-	if (f->fd >= 0)
-		close(f->fd);
-	f->map = NULL;
-	f->fd = -1;
+	buf_unmap_close(&f->map, f->len, &f->fd);
 }
 
 /* What metis-sim computes, from the plane layout alone. */

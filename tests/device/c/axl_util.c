@@ -257,6 +257,16 @@ ino_t fd_inode(int fd)
 	return fstat(fd, &st) ? 0 : st.st_ino;
 }
 
+void buf_unmap_close(uint8_t **map, size_t len, int *buf)
+{
+	if (*map)
+		munmap(*map, len);
+	if (*buf >= 0)
+		close(*buf);
+	*map = NULL;
+	*buf = -1;
+}
+
 int result_read(int buf, struct axl_result *out)
 {
 	void *p = buf_map(buf, sizeof(*out));

@@ -91,6 +91,8 @@ int heap_alloc(size_t len);          /* dma-buf fd from the system heap, or -err
 void *buf_map(int buf, size_t len);  /* MAP_SHARED mapping or NULL */
 int buf_sync(int buf, bool start, bool write);
 ino_t fd_inode(int fd);
+/* Unmap and close a mapped dma-buf, leaving *map NULL and *buf -1 (safe to repeat). */
+void buf_unmap_close(uint8_t **map, size_t len, int *buf);
 /* Copy a job's result out of its buffer the way user space should: mmap + SYNC. */
 int result_read(int buf, struct axl_result *out);
 
