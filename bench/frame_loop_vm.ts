@@ -65,17 +65,22 @@ interface Shape {
   height: number;
 }
 
-async function runC(mode: "core" | "full", shape: Shape, tracingOn?: string): Promise<LoopRun> {
-  const args = ["--mode", mode, "--frames", String(shape.frames), "--warmup", String(shape.warmup)];
-  args.push("--width", String(shape.width), "--height", String(shape.height));
-  if (tracingOn) args.push("--tracing-on", tracingOn);
-  const out = await new Deno.Command(binary("frame_loop"), {
+/** Runs one of the C bench programs; what it printed, parsed as JSON. */
+async function runJson<T>(program: string, args: string[], what: string): Promise<T> {
+  const out = await new Deno.Command(binary(program), {
     args,
     stdout: "piped",
     stderr: "inherit",
   }).output();
-  if (!out.success) throw new Error(`frame_loop --mode ${mode} exited ${out.code}`);
-  return JSON.parse(new TextDecoder().decode(out.stdout)) as LoopRun;
+  if (!out.success) throw new Error(`${what} exited ${out.code}`);
+  return JSON.parse(new TextDecoder().decode(out.stdout)) as T;
+}
+
+async function runC(mode: "core" | "full", shape: Shape, tracingOn?: string): Promise<LoopRun> {
+  const args = ["--mode", mode, "--frames", String(shape.frames), "--warmup", String(shape.warmup)];
+  args.push("--width", String(shape.width), "--height", String(shape.height));
+  if (tracingOn) args.push("--tracing-on", tracingOn);
+  return await runJson<LoopRun>("frame_loop", args, `frame_loop --mode ${mode}`);
 }
 
 async function runCCalls(
@@ -86,13 +91,7 @@ async function runCCalls(
 ): Promise<CallResult & { pid: number }> {
   const args = ["--calls", String(calls), "--batches", String(batches), call];
   if (tracingOn) args.push("--tracing-on", tracingOn);
-  const out = await new Deno.Command(binary("ffi_calls"), {
-    args,
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  if (!out.success) throw new Error(`ffi_calls ${call} exited ${out.code}`);
-  return JSON.parse(new TextDecoder().decode(out.stdout)) as CallResult & { pid: number };
+  return await runJson<CallResult & { pid: number }>("ffi_calls", args, `ffi_calls ${call}`);
 }
 
 function moduleParams(): Record<string, string> {
