@@ -270,8 +270,9 @@ static void axl_job_put_deps(struct axl_job *job)
  *
  * Runs in the engine's signalling section: no allocation, no reservation
  * lock, no fence wait. The import is marked idle (an atomic decrement)
- * before the fence signals, so a waiter's RELEASE_IMPORT right after the
- * wait does not fail with -EBUSY; the mappings stay until
+ * and the job counted before the fence signals, so a waiter's
+ * RELEASE_IMPORT right after the wait does not fail with -EBUSY and the
+ * counters it reads already include the job; the mappings stay until
  * axl_job_cleanup().
  */
 void axl_job_signal(struct axl_job *job, int status)
@@ -285,10 +286,10 @@ void axl_job_signal(struct axl_job *job, int status)
 
 	trace_axl_job_complete(fence->context, fence->seqno, imp->handle,
 			       imp->inode, job->model_id, status);
+	axl_job_count(status);
 	if (status)
 		dma_fence_set_error(fence, status);
 	dma_fence_signal(fence);
-	axl_job_count(status);
 }
 
 /* Undo a job's preparation: everything axl_submit_ioctl() set up. */
