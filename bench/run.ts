@@ -335,8 +335,8 @@ async function traceSection(sizes: number[], quick: boolean, keep: boolean): Pro
       await grepOnce(file); // page cache warm for everyone
       const reps = quick || big ? 1 : 3;
       const stages: Stage[] = big
-        ? ["read", "facts", "judge"]
-        : ["read", "lines", "parse", "facts", "judge"];
+        ? ["read", "scan", "facts", "judge"]
+        : ["read", "lines", "parse", "scan", "facts", "judge"];
       const repeated = new Set<Stage>(["read", "facts", "judge"]);
       const grepRuns: { count: number; cpuMs: number; wallMs: number }[] = [];
       const pythonRuns: PythonRun[] = [];

@@ -6,6 +6,8 @@
  * - `read`: the bytes, newlines counted (Deno's floor for reading the file);
  * - `lines`: `readFileLines` (UTF-8 decoding, line splitting);
  * - `parse`: `parseFtrace` (every line parsed into a record);
+ * - `scan`: `scanFtrace()` as `readTraceFacts()` drives it (call lines counted from their call
+ *   column, events scanned in place) with nothing folded: the scanner's share of `facts`;
  * - `facts`: `readTraceFacts()`, verify's streaming trace fold;
  * - `judge`: `judgeArtifacts()`, verify's whole analysis of an artifacts directory (trace
  *   facts, frame join, bufinfo samples, invariants, latency statistics) — the function
@@ -21,13 +23,13 @@
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { readFileLines } from "../lib/trace/parse/lines.ts";
-import { parseFtrace } from "../lib/trace/parse/ftrace.ts";
+import { parseFtrace, scanFtrace } from "../lib/trace/parse/ftrace.ts";
 import { readTraceFacts } from "../lib/verify/trace_facts.ts";
 import { judgeArtifacts } from "../lib/verify/replay.ts";
 import { peakRssBytes } from "./_stats.ts";
 
 /** The stages, cheapest first. */
-export const STAGES = ["read", "lines", "parse", "facts", "judge"] as const;
+export const STAGES = ["read", "lines", "parse", "scan", "facts", "judge"] as const;
 /** One of {@linkcode STAGES}. */
 export type Stage = typeof STAGES[number];
 
@@ -111,6 +113,19 @@ async function run(stage: Stage, path: string): Promise<Omit<StageResult, "peakR
       }
       counts.records = n;
       counts.events = events;
+      break;
+    }
+    case "scan": {
+      using file = await Deno.open(path);
+      let calls = 0, events = 0, records = 0;
+      counts.lines = await scanFtrace(file, () => records++, {
+        strict: false,
+        onCall: () => calls++,
+        onEvent: () => (events++, true),
+      });
+      counts.calls = calls;
+      counts.events = events;
+      counts.records = records;
       break;
     }
     case "facts": {
