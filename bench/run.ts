@@ -335,9 +335,9 @@ async function traceSection(sizes: number[], quick: boolean, keep: boolean): Pro
       await grepOnce(file); // page cache warm for everyone
       const reps = quick || big ? 1 : 3;
       const stages: Stage[] = big
-        ? ["read", "scan", "facts", "judge"]
-        : ["read", "lines", "parse", "scan", "facts", "judge"];
-      const repeated = new Set<Stage>(["read", "facts", "judge"]);
+        ? ["c-lines", "read", "split", "scan", "facts", "judge"]
+        : ["c-lines", "read", "split", "lines", "parse", "scan", "facts", "judge"];
+      const repeated = new Set<Stage>(["c-lines", "read", "split", "scan", "facts", "judge"]);
       const grepRuns: { count: number; cpuMs: number; wallMs: number }[] = [];
       const pythonRuns: PythonRun[] = [];
       let pythonFailed: string | undefined;
@@ -646,6 +646,39 @@ function judgeTargets(): void {
   }
 }
 
+/**
+ * Where the shipped analysis spends its CPU time (split: reading, decoding and splitting; scan;
+ * fold; the rest of the judge), each as a multiple of grep -c, and what that leaves for
+ * reaching 4× grep.
+ */
+function gapLines(s: SizeRow): string[] {
+  const ms = (stage: Stage) => s.stages.find((x) => x.stage === stage)?.cpuMs?.median;
+  const [cLines, split, scan, facts, judge] =
+    (["c-lines", "split", "scan", "facts", "judge"] as const).map(ms);
+  if (split === undefined || scan === undefined || facts === undefined || judge === undefined) {
+    return [];
+  }
+  const grep = s.grep.cpuMs.median;
+  const x = (v: number) => `${fmt(v, 0)} ms (${fmt(v / grep, 1)}× grep)`;
+  const out = [
+    `breakdown of judge (CPU): split ${x(split)}, scan ${x(scan - split)}, ` +
+    `fold ${x(facts - scan)}, rest of the judge ${x(judge - facts)}; grep -c ${fmt(grep, 0)} ms`,
+  ];
+  if (judge / grep > 4) {
+    out.push(
+      `4× grep is ${fmt(4 * grep, 0)} ms: ${
+        split / grep > 4
+          ? "Deno's split alone exceeds it"
+          : `the split leaves ${fmt(4 * grep - split, 0)} ms for scanning and folding`
+      }${
+        cLines === undefined ? "" : `; counting the lines in C through FFI costs ${x(cLines)}`
+      }: only a scanner in C (the shim) or WASM over whole chunks, handing the fold just the ` +
+        `dma-buf events and call counts, could close the gap`,
+    );
+  }
+  return out;
+}
+
 function printTable(): void {
   const p = (s = "") => console.log(s);
   const n0 = Object.values(results.noise)[0];
@@ -785,6 +818,7 @@ function printTable(): void {
           st.failed ? ` (later run: ${st.failed})` : ""
         }`);
       }
+      for (const line of gapLines(s)) p(`  ${"".padEnd(8)} ${line}`);
     }
   }
   if (results.startup) {
