@@ -301,7 +301,8 @@ function speed(
 
 async function stageOnce(stage: Stage, target: string, timeoutMs: number): Promise<StageResult> {
   const r = await sh([
-    "deno",
+    // This Deno, also when `deno` is not on PATH.
+    Deno.execPath(),
     "run",
     // /proc/self/{stat,status} (CPU time, peak RSS) need --allow-all in Deno.
     "--allow-all",
