@@ -12,7 +12,12 @@ import { Fence } from "./fence.ts";
 import type { FenceInfo } from "./fence.ts";
 import { cString, nulStrings, shim } from "./_shim.ts";
 import { snapshot, unchanged } from "./_snapshot.ts";
-import { type ImportPlane, importRequest, MAX_PLANES } from "./import_layout.ts";
+import {
+  type ImportPlane,
+  type ImportRequest,
+  importRequest,
+  MAX_PLANES,
+} from "./import_layout.ts";
 import { PIXEL_FORMATS, type PixelFormat } from "./pixel_format.ts";
 
 export { PIXEL_FORMATS, type PixelFormat } from "./pixel_format.ts";
@@ -120,6 +125,19 @@ export function parseOptions<S extends z.ZodType>(
   throw issue.code === "too_small" || issue.code === "too_big"
     ? new RangeError(msg)
     : new TypeError(msg);
+}
+
+/**
+ * The request of validated import options, worked out once per options object: options the
+ * validation cache hands back unchanged (a frame loop's) would otherwise have their plane
+ * layout computed again for every frame.
+ */
+const requests = new WeakMap<z.output<typeof ImportOptions>, ImportRequest>();
+
+function requestOf(o: z.output<typeof ImportOptions>): ImportRequest {
+  let req = requests.get(o);
+  if (req === undefined) requests.set(o, req = importRequest(o));
+  return req;
 }
 
 /** The shim constant of each import direction. */
@@ -271,7 +289,7 @@ export class Device implements Disposable {
     const s = shim();
     const flag = IMPORT_FLAG[o.direction];
     const out = importOut;
-    const req = importRequest(o);
+    const req = requestOf(o);
     let ret: number;
     if (req.ioctl === "IMPORT_FD") {
       ret = s.symbols.axl_shim_dev_import(
