@@ -287,7 +287,8 @@ export class Device implements Disposable {
   import(buf: DmaBuf, options: ImportOptions): Import {
     const o = parseOptions(ImportOptions, options, "Device.import");
     const s = shim();
-    const flag = IMPORT_FLAG[o.direction];
+    const flag = s.constant(IMPORT_FLAG[o.direction]);
+    const pixfmt = s.constant(`AXL_PIXFMT_${o.format}`);
     const out = importOut;
     const req = requestOf(o);
     let ret: number;
@@ -297,9 +298,9 @@ export class Device implements Disposable {
         buf.fd,
         o.width,
         o.height,
-        s.constant(`AXL_PIXFMT_${o.format}`),
+        pixfmt,
         req.stride,
-        s.constant(flag),
+        flag,
         out,
       );
     } else {
@@ -313,8 +314,8 @@ export class Device implements Disposable {
         buf.fd,
         o.width,
         o.height,
-        s.constant(`AXL_PIXFMT_${o.format}`),
-        s.constant(flag),
+        pixfmt,
+        flag,
         req.modifier,
         req.planes.length,
         importPlanes,
