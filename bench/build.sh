@@ -18,4 +18,7 @@ for prog in frame_loop ffi_calls; do
 	"${CC:-cc}" "${cflags[@]}" -o "$out/$prog" "bench/$prog.c" \
 		-L"build/$arch" -laxl_shim -Wl,-rpath,"\$ORIGIN/../$arch"
 done
-echo "bench/build.sh: built $out/frame_loop $out/ffi_calls against build/$arch/libaxl_shim.so" >&2
+# The C floor of the trace-analysis stages, loaded through FFI (no shim needed).
+"${CC:-cc}" "${cflags[@]}" -shared -fPIC -o "$out/libline_count.so" bench/line_count.c
+echo "bench/build.sh: built $out/frame_loop $out/ffi_calls against build/$arch/libaxl_shim.so," \
+	"$out/libline_count.so" >&2

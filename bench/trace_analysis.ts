@@ -3,9 +3,15 @@
  * own. Prints one JSON object ({@linkcode StageResult}). Stages, each including the ones
  * before it:
  *
+ * - `c-lines`: the newlines counted in C (`line_count.c`, one FFI call): the floor for a
+ *   scanner in C called through FFI;
  * - `read`: the bytes, newlines counted (Deno's floor for reading the file);
- * - `lines`: `readFileLines` (UTF-8 decoding, line splitting);
+ * - `split`: `forEachLine()` on the open file, as the fold reads it (synchronous reads into one
+ *   buffer, UTF-8 decoding, line splitting), nothing done per line;
+ * - `lines`: `readFileLines` (UTF-8 decoding, line splitting, a string per line);
  * - `parse`: `parseFtrace` (every line parsed into a record);
+ * - `scan`: `scanFtrace()` as `readTraceFacts()` drives it (call lines counted from their call
+ *   column, events scanned in place) with nothing folded: the scanner's share of `facts`;
  * - `facts`: `readTraceFacts()`, verify's streaming trace fold;
  * - `judge`: `judgeArtifacts()`, verify's whole analysis of an artifacts directory (trace
  *   facts, frame join, bufinfo samples, invariants, latency statistics) — the function
@@ -20,14 +26,23 @@
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
-import { readFileLines } from "../lib/trace/parse/lines.ts";
-import { parseFtrace } from "../lib/trace/parse/ftrace.ts";
+import { forEachLine, readFileLines } from "../lib/trace/parse/lines.ts";
+import { parseFtrace, scanFtrace } from "../lib/trace/parse/ftrace.ts";
 import { readTraceFacts } from "../lib/verify/trace_facts.ts";
 import { judgeArtifacts } from "../lib/verify/replay.ts";
 import { peakRssBytes } from "./_stats.ts";
 
 /** The stages, cheapest first. */
-export const STAGES = ["read", "lines", "parse", "facts", "judge"] as const;
+export const STAGES = [
+  "c-lines",
+  "read",
+  "split",
+  "lines",
+  "parse",
+  "scan",
+  "facts",
+  "judge",
+] as const;
 /** One of {@linkcode STAGES}. */
 export type Stage = typeof STAGES[number];
 
@@ -44,6 +59,9 @@ export interface StageResult {
   /** What the stage counted (lines, records, frames...), as a check that it did the work. */
   counts: Record<string, number | string>;
 }
+
+/** The C line counter (`line_count.c`), built by `bench/build.sh`. */
+const LINE_COUNT = new URL("../build/bench/libline_count.so", import.meta.url);
 
 /** The verify run whose non-trace artifacts the `judge` stage reuses. */
 export const VERIFY_RUN = new URL("./fixtures/verify-run/", import.meta.url);
@@ -88,6 +106,19 @@ async function run(stage: Stage, path: string): Promise<Omit<StageResult, "peakR
   const c0 = cpuMs(), t0 = performance.now();
   const counts: Record<string, number | string> = {};
   switch (stage) {
+    case "c-lines": {
+      const lib = Deno.dlopen(LINE_COUNT, {
+        line_count: { parameters: ["buffer"], result: "i64" },
+      });
+      try {
+        const lines = Number(lib.symbols.line_count(new TextEncoder().encode(`${path}\0`)));
+        if (lines < 0) throw new Error(`line_count(${path}): errno ${-lines}`);
+        counts.lines = lines;
+      } finally {
+        lib.close();
+      }
+      break;
+    }
     case "read": {
       let nl = 0;
       const file = await Deno.open(path);
@@ -95,6 +126,11 @@ async function run(stage: Stage, path: string): Promise<Omit<StageResult, "peakR
         for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) nl++;
       }
       counts.lines = nl;
+      break;
+    }
+    case "split": {
+      using file = await Deno.open(path);
+      counts.lines = await forEachLine(file, () => {});
       break;
     }
     case "lines": {
@@ -111,6 +147,19 @@ async function run(stage: Stage, path: string): Promise<Omit<StageResult, "peakR
       }
       counts.records = n;
       counts.events = events;
+      break;
+    }
+    case "scan": {
+      using file = await Deno.open(path);
+      let calls = 0, events = 0, records = 0;
+      counts.lines = await scanFtrace(file, () => records++, {
+        strict: false,
+        onCall: () => calls++,
+        onEvent: () => (events++, true),
+      });
+      counts.calls = calls;
+      counts.events = events;
+      counts.records = records;
       break;
     }
     case "facts": {

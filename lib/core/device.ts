@@ -12,7 +12,12 @@ import { Fence } from "./fence.ts";
 import type { FenceInfo } from "./fence.ts";
 import { cString, nulStrings, shim } from "./_shim.ts";
 import { snapshot, unchanged } from "./_snapshot.ts";
-import { type ImportPlane, importRequest, MAX_PLANES } from "./import_layout.ts";
+import {
+  type ImportPlane,
+  type ImportRequest,
+  importRequest,
+  MAX_PLANES,
+} from "./import_layout.ts";
 import { PIXEL_FORMATS, type PixelFormat } from "./pixel_format.ts";
 
 export { PIXEL_FORMATS, type PixelFormat } from "./pixel_format.ts";
@@ -121,6 +126,26 @@ export function parseOptions<S extends z.ZodType>(
     ? new RangeError(msg)
     : new TypeError(msg);
 }
+
+/**
+ * The request of validated import options, worked out once per options object: options the
+ * validation cache hands back unchanged (a frame loop's) would otherwise have their plane
+ * layout computed again for every frame.
+ */
+const requests = new WeakMap<z.output<typeof ImportOptions>, ImportRequest>();
+
+function requestOf(o: z.output<typeof ImportOptions>): ImportRequest {
+  let req = requests.get(o);
+  if (req === undefined) requests.set(o, req = importRequest(o));
+  return req;
+}
+
+/** The shim constant of each import direction. */
+const IMPORT_FLAG = {
+  "to-device": "AXL_IMPORT_TO_DEVICE",
+  "from-device": "AXL_IMPORT_FROM_DEVICE",
+  "bidirectional": "AXL_IMPORT_BIDIRECTIONAL",
+} as const;
 
 // Out-slots for the shim, reused by every call: JS is single-threaded and each call
 // copies the slots out before returning, so no call sees another's values.
@@ -262,28 +287,21 @@ export class Device implements Disposable {
   import(buf: DmaBuf, options: ImportOptions): Import {
     const o = parseOptions(ImportOptions, options, "Device.import");
     const s = shim();
-    const flag = {
-      "to-device": "AXL_IMPORT_TO_DEVICE",
-      "from-device": "AXL_IMPORT_FROM_DEVICE",
-      "bidirectional": "AXL_IMPORT_BIDIRECTIONAL",
-    }[o.direction];
+    const flag = s.constant(IMPORT_FLAG[o.direction]);
+    const pixfmt = s.constant(`AXL_PIXFMT_${o.format}`);
     const out = importOut;
-    const req = importRequest(o);
-    const what = `device.import(inode ${buf.inode}, ${o.format} ${o.width}x${o.height})`;
+    const req = requestOf(o);
+    let ret: number;
     if (req.ioctl === "IMPORT_FD") {
-      unwrap(
-        s.symbols.axl_shim_dev_import(
-          this.fd,
-          buf.fd,
-          o.width,
-          o.height,
-          s.constant(`AXL_PIXFMT_${o.format}`),
-          req.stride,
-          s.constant(flag),
-          out,
-        ),
-        what,
-        "device",
+      ret = s.symbols.axl_shim_dev_import(
+        this.fd,
+        buf.fd,
+        o.width,
+        o.height,
+        pixfmt,
+        req.stride,
+        flag,
+        out,
       );
     } else {
       importPlanes.fill(0n);
@@ -291,20 +309,24 @@ export class Device implements Disposable {
         importPlanes[2 * i] = BigInt(p.offset);
         importPlanes[2 * i + 1] = BigInt(p.pitch);
       });
+      ret = s.symbols.axl_shim_dev_import2(
+        this.fd,
+        buf.fd,
+        o.width,
+        o.height,
+        pixfmt,
+        flag,
+        req.modifier,
+        req.planes.length,
+        importPlanes,
+        out,
+      );
+    }
+    // The label is made only on failure: a template string per frame shows in the frame loop.
+    if (ret < 0) {
       unwrap(
-        s.symbols.axl_shim_dev_import2(
-          this.fd,
-          buf.fd,
-          o.width,
-          o.height,
-          s.constant(`AXL_PIXFMT_${o.format}`),
-          s.constant(flag),
-          req.modifier,
-          req.planes.length,
-          importPlanes,
-          out,
-        ),
-        what,
+        ret,
+        `device.import(inode ${buf.inode}, ${o.format} ${o.width}x${o.height})`,
         "device",
       );
     }
@@ -333,19 +355,16 @@ export class Device implements Disposable {
       throw new TypeError("Device.submit: the import is released or belongs to another Device");
     }
     const out = submitOut;
-    unwrap(
-      shim().symbols.axl_shim_dev_submit(
-        this.fd,
-        imp.handle,
-        o.result.fd,
-        o.model,
-        o.timeoutMs * 1000,
-        0,
-        out,
-      ),
-      `device.submit(handle ${imp.handle})`,
-      "device",
+    const ret = shim().symbols.axl_shim_dev_submit(
+      this.fd,
+      imp.handle,
+      o.result.fd,
+      o.model,
+      o.timeoutMs * 1000,
+      0,
+      out,
     );
+    if (ret < 0) unwrap(ret, `device.submit(handle ${imp.handle})`, "device");
     const job = new Job(this, imp, o.result, Fence.fromFd(Number(out[0])), out[1]!, out[2]!);
     this.#jobs.add(job);
     imp._jobStarted(job);
@@ -354,11 +373,8 @@ export class Device implements Disposable {
 
   /** @internal Called by Import.release. */
   _release(imp: Import): void {
-    unwrap(
-      shim().symbols.axl_shim_dev_release(this.fd, imp.handle),
-      `device.release(handle ${imp.handle})`,
-      "device",
-    );
+    const ret = shim().symbols.axl_shim_dev_release(this.fd, imp.handle);
+    if (ret < 0) unwrap(ret, `device.release(handle ${imp.handle})`, "device");
     this.#imports.delete(imp);
   }
 
@@ -633,7 +649,9 @@ export class Job implements Disposable {
       nums,
       histogram.length ? histogram : null,
     );
-    unwrap(ret, `job ${this.seqno}: decode result (inode ${this.result.inode})`, "device");
+    if (ret < 0) {
+      unwrap(ret, `job ${this.seqno}: decode result (inode ${this.result.inode})`, "device");
+    }
     const status = Number(nums[7]);
     return {
       seqno: nums[2]!,

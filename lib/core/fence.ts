@@ -25,6 +25,24 @@ export interface FenceInfo {
 const infoOut = new BigInt64Array(4);
 const infoName = new Uint8Array(96);
 const decoder = new TextDecoder();
+const INFO_NAME_LEN = BigInt(infoName.length);
+
+/** The last timeline name decoded and its bytes: a fence loop sees the same name every frame. */
+let lastTimeline = "";
+let lastTimelineBytes = new Uint8Array(0);
+
+/** `name[0..end)` as text, decoded once while it stays the same. */
+function timelineName(name: Uint8Array, end: number): string {
+  const last = lastTimelineBytes;
+  if (last.length === end) {
+    let i = 0;
+    while (i < end && last[i] === name[i]) i++;
+    if (i === end) return lastTimeline;
+  }
+  lastTimelineBytes = name.slice(0, end);
+  lastTimeline = decoder.decode(lastTimelineBytes);
+  return lastTimeline;
+}
 
 const leaks = new FinalizationRegistry<number>((fd) => {
   shim().symbols.axl_shim_close(fd);
@@ -68,17 +86,14 @@ export class Fence implements Disposable {
   info(): FenceInfo {
     const out = infoOut;
     const name = infoName;
-    unwrap(
-      shim().symbols.axl_shim_fence_info(this.fd, out, name, BigInt(name.length)),
-      `fence.info(fd ${this.#fd})`,
-      "fence",
-    );
+    const ret = shim().symbols.axl_shim_fence_info(this.fd, out, name, INFO_NAME_LEN);
+    if (ret < 0) unwrap(ret, `fence.info(fd ${this.#fd})`, "fence");
     const status = Number(out[0]);
     const end = name.indexOf(0);
     const info: FenceInfo = {
       status: status === 1 ? "signaled" : status === 0 ? "active" : "error",
       fences: Number(out[1]),
-      timeline: decoder.decode(name.subarray(0, end < 0 ? name.length : end)),
+      timeline: timelineName(name, end < 0 ? name.length : end),
     };
     if (status < 0) info.error = errnoName(status);
     if (status !== 0 && out[2]! > 0n) info.timestampNs = out[2]!;
@@ -105,7 +120,7 @@ export class Fence implements Disposable {
   }
 
   #afterPoll(ret: number, timeoutMs: number): FenceInfo {
-    unwrap(ret, `fence.wait(fd ${this.#fd})`, "fence");
+    if (ret < 0) unwrap(ret, `fence.wait(fd ${this.#fd})`, "fence");
     if (ret === 0) {
       throw new AxlError(`fence.wait(fd ${this.#fd}, ${timeoutMs} ms)`, 110, {
         code: "ETIMEDOUT",

@@ -12,6 +12,8 @@ import {
   type Direction,
   type Import,
   type ImportOptions,
+  type Job,
+  type JobDone,
 } from "../core/device.ts";
 import type { DmaBuf } from "../core/dmabuf.ts";
 import type { Frame } from "./frame.ts";
@@ -182,15 +184,42 @@ function emptyReport(
   };
 }
 
-/** One import options object per frame layout, so each import validates it once. */
+/** What an import's options depend on: a frame's format, size and planes. */
+interface LayoutKey {
+  format: string;
+  width: number;
+  height: number;
+  planes: { offset: number; stride: number }[];
+}
+
+function sameLayout(frame: Frame, key: LayoutKey): boolean {
+  if (frame.format !== key.format || frame.width !== key.width || frame.height !== key.height) {
+    return false;
+  }
+  const planes = frame.planes;
+  if (planes.length !== key.planes.length) return false;
+  for (let i = 0; i < planes.length; i++) {
+    const p = planes[i]!, k = key.planes[i]!;
+    if (p.offset !== k.offset || p.stride !== k.stride) return false;
+  }
+  return true;
+}
+
+/**
+ * One import options object per frame layout, so each import validates it once. The layout
+ * is compared field by field: a key string made per frame cost more than the comparison.
+ */
 function importOptionsFor(direction: Direction): (frame: Frame) => ImportOptions {
   let options: ImportOptions | undefined;
-  let key = "";
+  let key: LayoutKey | undefined;
   return (frame) => {
-    const next = `${frame.format} ${frame.width}x${frame.height} ` +
-      frame.planes.map((p) => `${p.offset}:${p.stride}`).join(",");
-    if (options === undefined || next !== key) {
-      key = next;
+    if (options === undefined || !sameLayout(frame, key!)) {
+      key = {
+        format: frame.format,
+        width: frame.width,
+        height: frame.height,
+        planes: frame.planes.map((p) => ({ offset: p.offset, stride: p.stride })),
+      };
       options = { ...importGeometryFor(frame), direction };
     }
     return options;
@@ -207,37 +236,71 @@ interface JobContext {
   report: WorkloadReport;
 }
 
-/**
- * Submits the imported frame, waits for its fence and reads the result, checked against
- * the reference when the producer knows it: the frame's record without its CPU time.
- */
-async function runJob(c: JobContext, imp: Import, frame: Frame, index: number) {
+/** Submits the imported frame (the job's fence is the caller's to close). */
+function submitJob(c: JobContext, imp: Import): Job {
   const job = c.dev.submit(imp, c.submit);
   c.report.submitted++;
+  return job;
+}
+
+/**
+ * The frame's record without its CPU time, once its job is done: the result read and checked
+ * against the reference when the producer knows it.
+ */
+function finishJob(
+  c: JobContext,
+  job: Job,
+  done: JobDone,
+  imp: Import,
+  frame: Frame,
+  index: number,
+): FrameStat {
+  c.report.completed++;
+  const r = job.readResult({ histogram: false });
+  const stat: FrameStat = {
+    index,
+    seqno: job.seqno,
+    inode: imp.inode,
+    frameInode: frame.buffer.inode,
+    submitNs: done.submitNs,
+    signalNs: done.signalNs,
+    latencyNs: done.latencyNs,
+    cpuNs: 0,
+    crc32: r.crc32,
+  };
+  const expected = c.options.checkResults !== false && c.producer instanceof HeapProducer
+    ? c.producer.expected(frame)
+    : undefined;
+  if (expected) {
+    stat.resultOk = sameResult(r, expected);
+    if (!stat.resultOk) c.report.mismatches++;
+  }
+  return stat;
+}
+
+/**
+ * Submits the imported frame, waits for its fence with the blocking call and reads the
+ * result. Synchronous: the hot loop awaits nothing per job.
+ */
+function runJobSync(c: JobContext, imp: Import, frame: Frame, index: number): FrameStat {
+  const job = submitJob(c, imp);
   try {
-    const bound = c.submit.timeoutMs + 1000;
-    const done = c.options.syncWait === false ? await job.wait(bound) : job.waitSync(bound);
-    c.report.completed++;
-    const r = job.readResult({ histogram: false });
-    const stat: FrameStat = {
-      index,
-      seqno: job.seqno,
-      inode: imp.inode,
-      frameInode: frame.buffer.inode,
-      submitNs: done.submitNs,
-      signalNs: done.signalNs,
-      latencyNs: done.latencyNs,
-      cpuNs: 0,
-      crc32: r.crc32,
-    };
-    const expected = c.options.checkResults !== false && c.producer instanceof HeapProducer
-      ? c.producer.expected(frame)
-      : undefined;
-    if (expected) {
-      stat.resultOk = sameResult(r, expected);
-      if (!stat.resultOk) c.report.mismatches++;
-    }
-    return stat;
+    return finishJob(c, job, job.waitSync(c.submit.timeoutMs + 1000), imp, frame, index);
+  } finally {
+    job.close();
+  }
+}
+
+/** {@linkcode runJobSync} waiting on a worker thread (`syncWait: false`). */
+async function runJobAsync(
+  c: JobContext,
+  imp: Import,
+  frame: Frame,
+  index: number,
+): Promise<FrameStat> {
+  const job = submitJob(c, imp);
+  try {
+    return finishJob(c, job, await job.wait(c.submit.timeoutMs + 1000), imp, frame, index);
   } finally {
     job.close();
   }
@@ -305,7 +368,9 @@ export async function runWorkload(options: WorkloadOptions = {}): Promise<Worklo
         inodes.add(imp.inode);
         let stat: FrameStat;
         try {
-          stat = await runJob(ctx, imp, frame, index);
+          stat = options.syncWait === false
+            ? await runJobAsync(ctx, imp, frame, index)
+            : runJobSync(ctx, imp, frame, index);
         } finally {
           imp.release();
           report.releases++;

@@ -206,12 +206,7 @@ function foldEvent(
     case "axl_job_submit":
       return join.addSubmit(context(f), f.int("seqno"), f.int("handle"), f.int("inode"), ts, pid);
     case "axl_job_complete":
-      return join.addComplete(
-        context(f),
-        f.int("seqno"),
-        f.has("status") ? f.int("status") : 0,
-        ts,
-      );
+      return join.addComplete(context(f), f.int("seqno"), intOr(f, "status", 0), ts);
     case "dma_fence_signaled":
       return join.addFenceSignaled(f.int("context"), f.int("seqno"), ts);
     case "dma_fence_destroy":
@@ -224,8 +219,20 @@ function foldEvent(
   if (DmabufProbeFacts.isProbeEvent(name)) (facts.dmabuf ??= new DmabufProbeFacts()).add(name, f);
 }
 
+/**
+ * Field `key` as an integer, `absent` when the event has no such field: one lookup when the
+ * field is there (NaN from `int()` means absent or not a number).
+ */
+function intOr(f: EventFields, key: string, absent: number): number {
+  const v = f.int(key);
+  return Number.isNaN(v) && !f.has(key) ? absent : v;
+}
+
 // Jobs name their fence context `context` (older tracepoints: `ctx`).
-const context = (f: EventFields): number => f.has("context") ? f.int("context") : f.int("ctx");
+function context(f: EventFields): number {
+  const v = f.int("context");
+  return Number.isNaN(v) && !f.has("context") ? f.int("ctx") : v;
+}
 
 /**
  * Folds a whole record stream.

@@ -48,6 +48,15 @@ Deno.test("readTraceFacts() agrees with the record fold on every captured trace"
     new URL(`../../fixtures/trace/${k}/`, import.meta.url)
   );
   const files = RUNS.map((r) => `${runDir(r)}/trace.txt`);
+  // The arm64 5.15 runs, and the capture the benchmark scales up to 1 GB.
+  for (const run of ["zero-copy", "copy"]) {
+    files.push(
+      new URL(`../../fixtures/trace/5.15-arm64/${run}/trace.txt`, import.meta.url).pathname,
+    );
+  }
+  files.push(
+    new URL("../../../bench/fixtures/axl-frames-6.12-std.trace", import.meta.url).pathname,
+  );
   for (const dir of dirs) {
     for await (const e of Deno.readDir(dir)) {
       if (e.name.endsWith(".trace")) files.push(new URL(e.name, dir).pathname);
