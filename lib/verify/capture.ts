@@ -26,6 +26,7 @@ import type { Environment, TraceSetup, WorkloadRecord } from "./judge.ts";
 import type { RunningWorkload, WorkloadSpec } from "./workload.ts";
 import { PerfCapture } from "./_perf_capture.ts";
 import { type DrainSummary, TraceDrain } from "../trace/capture/trace_drain.ts";
+import { stopOnSignal } from "./_interrupt.ts";
 import type { ImporterRecord } from "./evidence/source.ts";
 import { installDmabufProbes, removeDmabufProbes } from "../trace/capture/kprobe_events.ts";
 import type { ProbeSetup } from "./judge.ts";
@@ -187,6 +188,8 @@ export async function captureRun(
       bufferSizeKb,
       graphFunctions: graph ? undefined : false,
       tracefs,
+      // Ctrl-C stops the workload and the run is judged (stopOnSignal below).
+      handleSignals: false,
       ...("events" in probes ? { events: [...VERIFY_EVENTS, `axl_kp_${Deno.pid}:*`] } : {}),
     });
   } catch (e) {
@@ -197,6 +200,16 @@ export async function captureRun(
   if ("unavailable" in probes) notes.push(`no dma-buf kprobe events: ${probes.unavailable}`);
   const tmp = await Deno.makeTempDir({ prefix: "axl-verify-" });
   let drain: TraceDrain | undefined;
+  let running: RunningWorkload | undefined;
+  let stopRequested = false;
+  const interrupt = stopOnSignal(
+    () => {
+      stopRequested = true;
+      running?.stop();
+    },
+    notes,
+    () => drain?.kill(),
+  );
   try {
     const env = await probeEnvironment(session.info.tracefs);
     const sampler = new BufinfoSampler({
@@ -222,7 +235,8 @@ export async function captureRun(
     if (!bufinfoUnavailable) sampler.start();
     if (o.workload.pidsBeforeStart) await perf.attach(o.workload.pidsBeforeStart);
     say(`running workload: ${o.workload.description}`);
-    const running = o.workload.start();
+    running = o.workload.start();
+    if (stopRequested) running.stop();
     if (!o.workload.pidsBeforeStart) await perf.attach(running.pids);
     const watch = watchWorkload(running, bufinfoUnavailable ? undefined : sampler, notes);
     const outcome = await running.done;
@@ -281,6 +295,7 @@ export async function captureRun(
       files,
     };
   } finally {
+    interrupt[Symbol.dispose]();
     try {
       await drain?.abort();
       await session.close();

@@ -107,7 +107,9 @@ export class TraceDrain {
         this.#child.kill("SIGKILL");
         await this.#status;
         throw new Error(
-          `draining ${this.#opts.dir}/trace_pipe did not finish in ${options.timeoutMs ?? 60_000} ms ` +
+          `draining ${this.#opts.dir}/trace_pipe did not finish in ${
+            options.timeoutMs ?? 60_000
+          } ms ` +
             `(${unreadEntries(this.#opts.dir)} events still unread)`,
         );
       }
@@ -121,11 +123,16 @@ export class TraceDrain {
     return { bytes: fileSize(this.#opts.output), ms: Date.now() - this.#startedAt, ended };
   }
 
-  /** Ends the reader at once (an aborted capture); what was drained stays in the file. */
-  async abort(): Promise<void> {
+  /** Ends the reader at once, synchronously (before an exit: the instance can then go). */
+  kill(): void {
     try {
       this.#child.kill("SIGKILL");
     } catch { /* already gone */ }
+  }
+
+  /** Ends the reader at once (an aborted capture); what was drained stays in the file. */
+  async abort(): Promise<void> {
+    this.kill();
     await this.#status;
     await this.#stderr;
   }
