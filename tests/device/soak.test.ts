@@ -41,8 +41,9 @@ Deno.test(`soak: verify of ${frames} frames through a 1 MiB/CPU buffer PASSes, 0
   assert.equal(r.status, "PASS", JSON.stringify(r.invariants));
   assert.equal(r.overrun, 0);
   assert.equal(r.lostMarkers, 0);
-  // The trace was far bigger than the ring buffer: it really was drained, not buffered.
-  assert.ok(r.bytesWritten > 4 * 1024 * 1024, `${r.bytesWritten} bytes drained`);
+  // The trace was far bigger than the ring buffers together: it really was drained.
+  const ringBytes = navigator.hardwareConcurrency * 1024 * 1024;
+  assert.ok(r.bytesWritten > 2 * ringBytes, `${r.bytesWritten} bytes drained`);
   assert.ok(r.peakRssKb < RSS_BOUND_KB, `peak RSS ${r.peakRssKb} KiB`);
   assert.deepEqual(tracefsState(), before, "tracefs left as found");
 });
