@@ -47,6 +47,9 @@ const { values } = parseArgs({
     "latency-us": { type: "string", default: "0" },
     artifacts: { type: "string" },
     "no-perf": { type: "boolean", default: false },
+    // perf's output grows with the run's length, not the trace's; 99 Hz still gives I4
+    // thousands of samples over a soak.
+    "perf-hz": { type: "string", default: "99" },
   },
 });
 const frames = Number(values.frames);
@@ -73,6 +76,7 @@ try {
     headline: `soak: ${frames} frames`,
     bufferSizeKb: bufferKb,
     perf: !values["no-perf"],
+    perfFrequency: Number(values["perf-hz"]),
     device: { name: "metis-sim", simulated: true },
     importer: chooseImporter(systemAt("/"), {}),
   });

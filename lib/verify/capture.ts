@@ -53,6 +53,8 @@ export interface CaptureOptions {
   /** Record perf (default true) with this binary (default `perf`). */
   perf?: boolean;
   perfBinary?: string;
+  /** perf samples per second (default 999): a long run can take fewer. */
+  perfFrequency?: number;
   /** bufinfo sampling interval, ms (default 20). */
   bufinfoIntervalMs?: number;
   /** tracefs mount point override. */
@@ -228,6 +230,7 @@ export async function captureRun(
       say,
       notes,
       ...(o.perfBinary ? { binary: o.perfBinary } : {}),
+      ...(o.perfFrequency ? { frequency: o.perfFrequency } : {}),
     });
 
     if (stream) drain = TraceDrain.start({ dir: session.info.dir, output: files.trace });

