@@ -29,11 +29,14 @@ import type { OverheadRun } from "./verify_overhead.ts";
 import { generateTrace, parseSize } from "./trace_gen.ts";
 import { judgeDir, type Stage, type StageResult } from "./trace_analysis.ts";
 import { measureStartup, type StartupResult } from "./startup.ts";
+import { runSoakVm, soakLines } from "./soak_vm.ts";
 
 const root = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
 const work = `${root}/build/bench`;
-const SECTIONS = ["ffi", "startup", "trace", "vm"] as const;
+const SECTIONS = ["ffi", "startup", "trace", "vm", "soak"] as const;
 type Section = typeof SECTIONS[number];
+/** The soak (200,000 frames in the VM) runs only when asked for: `--only soak`. */
+const DEFAULT_SECTIONS: Section[] = ["ffi", "startup", "trace", "vm"];
 
 /** A target and whether this run met it. */
 interface Target {
@@ -65,6 +68,7 @@ const results = {
   trace: undefined as unknown,
   frameLoop: undefined as unknown,
   verifyOverhead: undefined as unknown,
+  soak: undefined as unknown,
   targets: [] as Target[],
   problems: [] as string[],
 };
@@ -851,6 +855,11 @@ function printTable(): void {
       p(`  ${s.name.padEnd(40)} ${spread(s.ms, 1, 0)}${s.note ? `  (${s.note})` : ""}`);
     }
   }
+  const soak = results.soak as Parameters<typeof soakLines>[0] | undefined;
+  if (soak) {
+    p();
+    for (const l of soakLines(soak)) p(l);
+  }
   p();
   p("Targets");
   for (const t of results.targets) {
@@ -874,18 +883,20 @@ async function main(): Promise<number> {
       sizes: { type: "string" },
       "keep-traces": { type: "boolean", default: false },
       "no-icount": { type: "boolean", default: false },
+      "soak-frames": { type: "string", default: "200000" },
       out: { type: "string", default: `${root}/bench/results.json` },
       help: { type: "boolean", short: "h", default: false },
     },
   });
   if (values.help) {
     console.log(
-      "usage: deno task bench [--quick] [--only ffi,startup,trace,vm] [--sizes 100M,1G]\n" +
-        "                       [--keep-traces] [--no-icount] [--out FILE]",
+      "usage: deno task bench [--quick] [--only ffi,startup,trace,vm,soak] [--sizes 100M,1G]\n" +
+        "                       [--keep-traces] [--no-icount] [--soak-frames N] [--out FILE]\n" +
+        "(soak runs only when named in --only)",
     );
     return 0;
   }
-  const only = new Set((values.only ?? SECTIONS.join(",")).split(",") as Section[]);
+  const only = new Set((values.only ?? DEFAULT_SECTIONS.join(",")).split(",") as Section[]);
   for (const s of only) {
     if (!(SECTIONS as readonly string[]).includes(s)) {
       console.error(`bench: unknown section '${s}' (sections: ${SECTIONS.join(", ")})`);
@@ -920,6 +931,9 @@ async function main(): Promise<number> {
   });
   await section("trace", () => traceSection(sizes, quick, values["keep-traces"]));
   await section("vm", () => vmSection(quick, !values["no-icount"]));
+  await section("soak", async () => {
+    results.soak = await runSoakVm(root, `${work}/soak`, Number(values["soak-frames"]));
+  });
   await noise("end");
   judgeTargets();
   results.finishedAt = new Date().toISOString();

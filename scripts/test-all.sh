@@ -83,7 +83,9 @@ if [[ ${1:-} != --host-only ]]; then
 		missing+=" scripts/vm/run.sh --arch aarch64 --kernel-kit DIR)"
 		not_run+=("$missing")
 	fi
-	part vm bash scripts/vm/run.sh --vivid --env AXL_EXPECT_VIVID=1 --results "${rig_results[vm]}" -- bash tests/device/run-suite.sh
+	# 1800 s like arm64: the soak device test adds minutes under TCG on a busy machine.
+	part vm bash scripts/vm/run.sh --vivid --env AXL_EXPECT_VIVID=1 --timeout 1800 \
+		--results "${rig_results[vm]}" -- bash tests/device/run-suite.sh
 fi
 
 ((${#not_run[@]})) && echo "not run (neither passed nor failed): ${not_run[*]}"

@@ -109,7 +109,8 @@ export const verifySpec: CommandSpec = {
       type: "string",
       kind: "number",
       arg: "KIB",
-      description: "trace buffer per CPU in KiB (default: sized for the run)",
+      description: "trace buffer per CPU in KiB (default 1024 while the trace is\n" +
+        "drained to disk during the run; sized for the run with --no-stream)",
     },
     "bufinfo-interval": {
       type: "string",
@@ -135,6 +136,11 @@ export const verifySpec: CommandSpec = {
     },
     "no-probes": { type: "boolean", description: "no kprobe events on the dma-buf functions" },
     "no-graph": { type: "boolean", description: "no function_graph (faster to set up)" },
+    "no-stream": {
+      type: "boolean",
+      description: "read the trace buffer once at the end instead of draining it\n" +
+        "to disk while the run records",
+    },
     "no-perf": { type: "boolean", description: "no perf (I4 is then SKIP)" },
     json: { type: "boolean", description: "print result.json instead of the summary", only: "cli" },
   },
@@ -223,6 +229,7 @@ export function verifyPlan(args: ParsedArgs): VerifyPlan {
       graph: args.values["no-graph"] !== true,
       perf: args.values["no-perf"] !== true,
       probes: args.values["no-probes"] !== true,
+      ...(args.values["no-stream"] === true ? { stream: false } : {}),
       ...(interval !== undefined
         ? { bufinfoIntervalMs: intOption("verify", "bufinfo-interval", interval, 0) }
         : {}),

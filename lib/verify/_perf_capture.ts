@@ -9,6 +9,8 @@ export interface PerfCaptureOptions {
   enabled: boolean;
   /** perf binary (default `perf`). */
   binary?: string;
+  /** Samples per second (default: PerfRecording's). */
+  frequency?: number;
   /** Where `perf record` writes (a temporary directory: not 9p, not the artifacts). */
   data: string;
   say: (message: string) => void;
@@ -53,6 +55,7 @@ export class PerfCapture {
         event: this.event.event,
         pids,
         ...(this.#o.binary ? { perf: this.#o.binary } : {}),
+        ...(this.#o.frequency ? { frequency: this.#o.frequency } : {}),
       });
     } catch (e) {
       this.unavailable = (e as Error).message;

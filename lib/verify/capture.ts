@@ -27,6 +27,8 @@ import {
 import type { Environment, TraceSetup, WorkloadRecord } from "./judge.ts";
 import type { RunningWorkload, WorkloadSpec } from "./workload.ts";
 import { PerfCapture } from "./_perf_capture.ts";
+import { type DrainSummary, TraceDrain } from "../trace/capture/trace_drain.ts";
+import { stopOnSignal } from "./_interrupt.ts";
 import type { ImporterRecord } from "./evidence/source.ts";
 import { installDmabufProbes, removeDmabufProbes } from "../trace/capture/kprobe_events.ts";
 import type { ProbeSetup } from "./judge.ts";
@@ -38,13 +40,23 @@ export interface CaptureOptions {
   workload: WorkloadSpec;
   /** First line of the output and of result.json. */
   headline: string;
-  /** Per-CPU trace buffer in KiB; default sized from the expected frames. */
+  /**
+   * Per-CPU trace buffer in KiB. Default {@linkcode STREAMING_BUFFER_KB} while the trace is
+   * drained during the run, else sized from the expected frames.
+   */
   bufferSizeKb?: number;
+  /**
+   * Drain the trace to `trace.txt` while the run records (default true), so that the ring
+   * buffer only absorbs bursts; `false` reads the buffer once at the end, as before.
+   */
+  stream?: boolean;
   /** function_graph on the dma-buf functions (default true). */
   graph?: boolean;
   /** Record perf (default true) with this binary (default `perf`). */
   perf?: boolean;
   perfBinary?: string;
+  /** perf samples per second (default 999): a long run can take fewer. */
+  perfFrequency?: number;
   /** bufinfo sampling interval, ms (default 20). */
   bufinfoIntervalMs?: number;
   /** tracefs mount point override. */
@@ -72,7 +84,12 @@ export interface CaptureRecord {
   importer?: ImporterRecord;
   /** The dma-buf probe events, or why there were none (absent: not tried). */
   probes?: ProbeSetup;
+  /** How the trace was drained while recording (absent: read once at the end). */
+  drain?: DrainSummary;
 }
+
+/** The default per-CPU buffer of a streamed capture: it only has to absorb bursts. */
+export const STREAMING_BUFFER_KB = 1024;
 
 /** Files a capture writes (`perfScript` only when perf recorded). */
 export interface CaptureFiles {
@@ -157,8 +174,14 @@ export async function captureRun(
   };
   await Deno.writeTextFile(files.bufinfo, "");
   const graph = o.graph ?? true;
-  const bufferSizeKb = o.bufferSizeKb ?? sizeBufferKb({ frames: o.workload.expectedFrames, graph });
-  say(`setting up tracefs (buffer ${bufferSizeKb} KiB per CPU${graph ? ", function_graph" : ""})`);
+  const stream = o.stream ?? true;
+  const bufferSizeKb = o.bufferSizeKb ??
+    (stream ? STREAMING_BUFFER_KB : sizeBufferKb({ frames: o.workload.expectedFrames, graph }));
+  say(
+    `setting up tracefs (buffer ${bufferSizeKb} KiB per CPU${graph ? ", function_graph" : ""}${
+      stream ? ", drained while recording" : ""
+    })`,
+  );
   const tracefs = o.tracefs ?? findTracefs();
   const probes: ProbeSetup = o.probes === false
     ? { unavailable: "not requested (--no-probes)" }
@@ -169,6 +192,8 @@ export async function captureRun(
       bufferSizeKb,
       graphFunctions: graph ? undefined : false,
       tracefs,
+      // Ctrl-C stops the workload and the run is judged (stopOnSignal below).
+      handleSignals: false,
       ...("events" in probes ? { events: [...VERIFY_EVENTS, `axl_kp_${Deno.pid}:*`] } : {}),
     });
   } catch (e) {
@@ -178,6 +203,17 @@ export async function captureRun(
   const notes: string[] = [...session.info.notes];
   if ("unavailable" in probes) notes.push(`no dma-buf kprobe events: ${probes.unavailable}`);
   const tmp = await Deno.makeTempDir({ prefix: "axl-verify-" });
+  let drain: TraceDrain | undefined;
+  let running: RunningWorkload | undefined;
+  let stopRequested = false;
+  const interrupt = stopOnSignal(
+    () => {
+      stopRequested = true;
+      running?.stop();
+    },
+    notes,
+    () => drain?.kill(),
+  );
   try {
     const env = await probeEnvironment(session.info.tracefs);
     const sampler = new BufinfoSampler({
@@ -196,13 +232,16 @@ export async function captureRun(
       say,
       notes,
       ...(o.perfBinary ? { binary: o.perfBinary } : {}),
+      ...(o.perfFrequency ? { frequency: o.perfFrequency } : {}),
     });
 
+    if (stream) drain = TraceDrain.start({ dir: session.info.dir, output: files.trace });
     session.start();
     if (!bufinfoUnavailable) sampler.start();
     if (o.workload.pidsBeforeStart) await perf.attach(o.workload.pidsBeforeStart);
     say(`running workload: ${o.workload.description}`);
-    const running = o.workload.start();
+    running = o.workload.start();
+    if (stopRequested) running.stop();
     if (!o.workload.pidsBeforeStart) await perf.attach(running.pids);
     const watch = watchWorkload(running, bufinfoUnavailable ? undefined : sampler, notes);
     const outcome = await running.done;
@@ -213,7 +252,14 @@ export async function captureRun(
       : await sampler.stop();
     await perf.stop(o.artifacts);
     session.stop();
-    await Deno.writeFile(files.trace, await session.readTrace());
+    let drained: DrainSummary | undefined;
+    if (drain) {
+      drained = await drain.finish();
+      drain = undefined;
+      say(`trace drained: ${drained.bytes} bytes in ${drained.ms} ms`);
+    } else {
+      await Deno.writeFile(files.trace, await session.readTrace());
+    }
     const loss = await saveStats(session, files.stats, notes);
     const setup = session.info;
     await session.close();
@@ -246,6 +292,7 @@ export async function captureRun(
       perf: perf.record(),
       ...(o.importer ? { importer: o.importer } : {}),
       probes,
+      ...(drained ? { drain: drained } : {}),
     };
     await Deno.writeTextFile(files.capture, JSON.stringify(record, null, 2) + "\n");
     return {
@@ -253,7 +300,9 @@ export async function captureRun(
       files,
     };
   } finally {
+    interrupt[Symbol.dispose]();
     try {
+      await drain?.abort();
       await session.close();
     } finally {
       // The session disabled the probe events: now they can go.

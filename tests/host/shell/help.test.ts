@@ -39,6 +39,7 @@ const SHELL_OPTIONS: Record<string, string[]> = {
     "--evidence",
     "--no-probes",
     "--no-graph",
+    "--no-stream",
     "--no-perf",
   ],
   caps: [

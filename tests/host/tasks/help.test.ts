@@ -34,6 +34,7 @@ const HELP: Record<string, HelpFacts> = {
       "--no-graph",
       "--no-perf",
       "--no-probes",
+      "--no-stream",
       "--pid",
       "--producer",
       "--threshold",
