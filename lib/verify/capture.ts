@@ -53,6 +53,11 @@ export interface CaptureOptions {
   importer?: ImporterRecord;
   /** kprobe events on the dma-buf functions (default true; see `kprobe_events.ts`). */
   probes?: boolean;
+  /**
+   * The trace session restores tracefs and exits on SIGINT/SIGTERM (default true); false
+   * when the caller handles Ctrl-C itself (stops the workload and lets the run finish).
+   */
+  handleSignals?: boolean;
   /** Progress messages (the command prints them on a TTY). */
   onProgress?: (message: string) => void;
 }
@@ -167,6 +172,7 @@ export async function captureRun(
       bufferSizeKb,
       graphFunctions: graph ? undefined : false,
       tracefs,
+      ...(o.handleSignals === false ? { handleSignals: false } : {}),
       ...("events" in probes ? { events: [...VERIFY_EVENTS, `axl_kp_${Deno.pid}:*`] } : {}),
     });
   } catch (e) {
@@ -232,6 +238,8 @@ export async function captureRun(
         sysfs: seen.sysfs,
         ...(outcome.frames ? { frames: outcome.frames } : {}),
         ...(outcome.stderrTail ? { stderrTail: outcome.stderrTail } : {}),
+        ...(outcome.exitSignal ? { exitSignal: outcome.exitSignal } : {}),
+        ...(outcome.stopped ? { stopped: true } : {}),
       },
       environment: {
         ...env,

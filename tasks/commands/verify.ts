@@ -1,18 +1,16 @@
 /**
  * `axl verify`: proves the zero-copy frame path on this machine (invariants I1–I4) and
  * writes an artifacts directory with the raw evidence, result.json, a Perfetto trace and an
- * HTML report (lib/commands/verify.ts). The CLI adds two workloads: a command from a
- * config file and an existing process.
+ * HTML report (lib/commands/verify.ts). Besides the builtin it runs a command (`-- COMMAND`,
+ * `--config`) or observes a process (`--pid`): `lib/commands/verify_workload.ts`.
  *
  * @module
  */
-import { z } from "zod";
 import { cliCommand } from "../command.ts";
 import {
   verdictLines,
   VERIFY_EXIT,
   verifyImporter,
-  type VerifyPlan,
   verifyPlan,
   verifySpec,
 } from "../../lib/commands/verify.ts";
@@ -22,54 +20,30 @@ import {
   couldNotRun,
   openVerifyProducer,
 } from "../../lib/commands/verify_builtin.ts";
-import { intOption } from "../../lib/commands/options.ts";
-import { type ParsedArgs, stringOption, UsageError } from "../../lib/commands/spec.ts";
+import { type ExternalRun, externalRun } from "../../lib/commands/verify_workload.ts";
+import { type ParsedArgs, stringOption } from "../../lib/commands/spec.ts";
 import { Device } from "../../lib/core/device.ts";
 import { runVerify } from "../../lib/verify/run.ts";
-import { commandWorkload, pidWorkload } from "../../lib/verify/workload.ts";
+import { stoppable } from "../../lib/verify/workload.ts";
 import { printJson } from "../_cli.ts";
 
-/** The config file of a command workload (`--config FILE`). */
-const ConfigSchema = z.object({
-  /** argv of the workload, e.g. the GStreamer pipeline of seed 000. */
-  command: z.array(z.string()).min(1),
-  /** Frames the command is expected to run (sizes the trace buffer). */
-  frames: z.number().int().positive().optional(),
-  acceptExporters: z.array(z.string()).optional(),
-});
+type Run = ExternalRun & Partial<Pick<BuiltinRun, "device" | "axlDevice">>;
 
-type Run =
-  & Omit<BuiltinRun, "device" | "axlDevice">
-  & Partial<Pick<BuiltinRun, "device" | "axlDevice">>;
-
-async function configRun(file: string, plan: VerifyPlan): Promise<Run> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await Deno.readTextFile(file));
-  } catch (e) {
-    throw new UsageError(`verify: cannot read --config ${file}: ${(e as Error).message}`);
-  }
-  const cfg = ConfigSchema.safeParse(raw);
-  if (!cfg.success) {
-    const i = cfg.error.issues[0]!;
-    throw new UsageError(`verify: --config ${file}: ${i.path.join(".") || "(root)"}: ${i.message}`);
-  }
-  const judge = plan.run.judge!;
-  const accepted = [...(judge.acceptedExporters ?? []), ...(cfg.data.acceptExporters ?? [])];
-  plan.run = { ...plan.run, judge: { ...judge, acceptedExporters: accepted } };
-  return {
-    workload: commandWorkload(cfg.data.command, cfg.data.frames ?? 300),
-    headline: `axl verify: command workload from ${file}: ${cfg.data.command.join(" ")}`,
+/**
+ * Ctrl-C for a command or `--pid` workload: it stops the workload (a command gets SIGTERM, a
+ * pid is left alone) and the run is judged on what was captured; disposing stops listening.
+ */
+function interruptible(run: Run): Run & Disposable {
+  const abort = new AbortController();
+  const onInterrupt = () => {
+    console.error("axl verify: Ctrl-C: stopping the workload, then judging what was captured");
+    abort.abort();
   };
-}
-
-function pidRun(args: ParsedArgs, pidText: string): Run {
-  const pid = intOption("verify", "pid", pidText, 1);
-  const seconds = Number(stringOption(args, "duration") ?? "10");
-  if (!(seconds > 0)) throw new UsageError("verify: --duration must be > 0 seconds");
+  Deno.addSignalListener("SIGINT", onInterrupt);
   return {
-    workload: pidWorkload(pid, seconds * 1000),
-    headline: `axl verify: observing pid ${pid} for ${seconds} s`,
+    ...run,
+    workload: stoppable(run.workload, abort.signal),
+    [Symbol.dispose]: () => Deno.removeSignalListener("SIGINT", onInterrupt),
   };
 }
 
@@ -80,16 +54,12 @@ function printVerdict(result: Parameters<typeof verdictLines>[0], dir: string, h
 
 async function verify(args: ParsedArgs): Promise<number> {
   const plan = verifyPlan(args);
-  const config = stringOption(args, "config");
-  const pid = stringOption(args, "pid");
-  if (config && pid) throw new UsageError("verify: --config and --pid exclude each other");
   const stack = new DisposableStack();
   try {
+    const external = await externalRun(args, plan);
     let run: Run;
-    if (config) {
-      run = await configRun(config, plan);
-    } else if (pid) {
-      run = pidRun(args, pid);
+    if (external) {
+      run = stack.use(interruptible(external));
     } else {
       const dev = stack.use(Device.open(stringOption(args, "device")));
       const kind = stringOption(args, "producer") ?? "auto";
@@ -104,6 +74,8 @@ async function verify(args: ParsedArgs): Promise<number> {
       headline: run.headline,
       ...(run.device ? { device: run.device } : {}),
       importer: verifyImporter(plan, run.axlDevice),
+      // The builtin keeps the session's own Ctrl-C (restore tracefs, exit 130).
+      ...(external ? { handleSignals: false } : {}),
       onProgress: tty ? (m) => console.error(`  … ${m}`) : undefined,
     });
     if (args.values.json) printJson(result);
