@@ -16,6 +16,7 @@ import {
   type ImporterRecord,
 } from "../verify/evidence/source.ts";
 import { DEFAULT_ACCEPTED_EXPORTERS } from "../verify/judge.ts";
+import { DEVICE_EXPORTERS } from "../verify/attachments.ts";
 import type { VerifyRunOptions } from "../verify/run.ts";
 import type { Status, VerifyResult } from "../verify/schema.ts";
 import type { WorkloadMode } from "../frames/workload.ts";
@@ -104,7 +105,8 @@ export const verifySpec: CommandSpec = {
       type: "string",
       arg: "E",
       description: "add accepted exporters (repeatable, or E1,E2; default\n" +
-        `${DEFAULT_ACCEPTED_EXPORTERS.join(", ")})`,
+        `${DEFAULT_ACCEPTED_EXPORTERS.join(", ")}); a V4L2 device that exports\n` +
+        `its own buffers shows vb2's: ${DEVICE_EXPORTERS.join(", ")}`,
       multiple: true,
     },
     threshold: {
