@@ -38,6 +38,7 @@ import {
 } from "./schema.ts";
 import type { TraceFacts } from "./trace_facts.ts";
 import { round } from "./_invariant.ts";
+import type { V4l2DeviceRef } from "./v4l2_devices.ts";
 import { judgeImporterAccounting } from "./evidence/importer_accounting.ts";
 import {
   type EvidenceMode,
@@ -78,6 +79,8 @@ export interface WorkloadRecord {
   sysfs?: { present: boolean; buffers: Array<{ inode: number; exporter: string; size: number }> };
   /** /dmabuf: map refs seen while it ran. */
   mapRefs?: Array<{ pid: number } & DmaBufMapRef>;
+  /** The V4L2 nodes its processes had open (absent: not looked at). */
+  v4l2Devices?: V4l2DeviceRef[];
 }
 
 /** The machine, for the report. */
@@ -205,6 +208,7 @@ export function judge(input: JudgeInput): VerifyResult {
     frameInodes,
     input.workload.mapRefs ?? [],
     ev.frameInodesFrom,
+    [...new Set((input.workload.v4l2Devices ?? []).map((d) => d.device))],
   );
   const i2 = judgeExporter({
     exporterOf: join.exporterOf,
@@ -510,6 +514,7 @@ function workloadSection(w: WorkloadRecord): VerifyResult["axl"]["workload"] {
     ...(w.exitSignal ? { exit_signal: w.exitSignal } : {}),
     ...(w.stopped ? { stopped: true } : {}),
     ...(w.stderrTail ? { stderr_tail: w.stderrTail } : {}),
+    ...(w.v4l2Devices?.length ? { v4l2_devices: w.v4l2Devices } : {}),
     map_refs: (w.mapRefs ?? []).slice(0, 50).map((m) => ({
       pid: m.pid,
       inode: m.inode,

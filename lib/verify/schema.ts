@@ -176,6 +176,9 @@ export const VerifyResultSchema = z.object({
       stopped: z.boolean().optional(),
       /** The last lines of a command workload's stderr. */
       stderr_tail: z.string().optional(),
+      /** The V4L2 nodes the workload had open, with the device owning each. */
+      v4l2_devices: z.array(z.object({ node: z.string(), name: z.string(), device: z.string() }))
+        .optional(),
       map_refs: z.array(
         z.object({
           pid: z.number().int(),
