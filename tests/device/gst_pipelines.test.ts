@@ -4,7 +4,7 @@
 // (v4l2sink io-mode=dmabuf-import). Artifacts go to $AXL_RESULTS/gst-<case>/.
 import assert from "node:assert/strict";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
-import { selectHdmiOutput, videoNode } from "./verify/_vivid_pipeline.ts";
+import { pairVivid, videoNode } from "./verify/_vivid_pipeline.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-gst-test-" });
@@ -12,17 +12,14 @@ const cli = new URL("../../tasks/axl.ts", import.meta.url).pathname;
 const FRAMES = 60;
 // Both ends agree on this: vivid's webcam input gives it, its HDMI output takes it.
 const CAPS = "video/x-raw,format=YUY2,width=640,height=360";
-// The webcam labels its frames sRGB; the HDMI output wants BT.709 at this CE timing. The
-// label is rewritten (capssetter passes the same buffers on): no pixel is touched.
-const RELABEL = ["capssetter", "caps=video/x-raw,colorimetry=bt709"];
 
 // The rig loads two vivid instances: vivid.0's capture can feed vivid.1's output (two
 // devices) or vivid.0's own output (one device).
 const cap = videoNode("vivid-000-vid-cap");
 const ownOut = videoNode("vivid-000-vid-out");
 const otherOut = videoNode("vivid-001-vid-out");
-selectHdmiOutput(ownOut);
-selectHdmiOutput(otherOut);
+pairVivid(cap, ownOut);
+pairVivid(cap, otherOut);
 const gstEnv = await gstreamerEnv();
 
 /** A pipeline from vivid.0's capture to `sink`, FRAMES frames, capture io-mode `io`. */
@@ -36,8 +33,6 @@ function pipeline(io: string, sink: string[], frames = FRAMES): string[] {
     `num-buffers=${frames}`,
     "!",
     CAPS,
-    "!",
-    ...RELABEL,
     "!",
     ...sink,
   ];
@@ -174,7 +169,7 @@ async function gstreamerEnv(): Promise<Record<string, string>> {
   const dir = await Deno.makeTempDir({ prefix: "axl-gst-" });
   const system = `/usr/lib/${Deno.build.arch}-linux-gnu/gstreamer-1.0`;
   await Deno.mkdir(`${dir}/plugins`);
-  for (const p of ["coreelements", "video4linux2", "debug"]) {
+  for (const p of ["coreelements", "video4linux2"]) {
     await Deno.symlink(`${system}/libgst${p}.so`, `${dir}/plugins/libgst${p}.so`);
   }
   const env = {
