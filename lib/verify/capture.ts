@@ -209,6 +209,7 @@ export async function captureRun(
     say(`running workload: ${o.workload.description}`);
     const running = o.workload.start();
     if (!o.workload.pidsBeforeStart) await perf.attach(running.pids);
+    running.release?.();
     const watch = watchWorkload(running, bufinfoUnavailable ? undefined : sampler, notes);
     const outcome = await running.done;
     const seen = await watch.stop();

@@ -28,6 +28,11 @@ export interface RunningWorkload {
   done: Promise<WorkloadOutcome>;
   /** Asks it to stop early (SIGTERM for commands, abort for the builtin). */
   stop(): void;
+  /**
+   * Lets a workload that was started held go on: capture calls it once perf is attached to
+   * `pids`, so a short command is recorded from its first instruction. Absent: not held.
+   */
+  release?(): void;
 }
 
 /** A workload to verify. */
@@ -57,14 +62,17 @@ const STDERR_TAIL_LINES = 40;
 const KILL_AFTER_MS = 5000;
 
 /**
- * A workload that runs a command (e.g. a GStreamer pipeline). Its stdout passes through, the
- * tail of its stderr is kept; `stop()` sends SIGTERM, then SIGKILL after 5 s.
+ * A workload that runs a command (e.g. a GStreamer pipeline), held until `release()`. Its
+ * stdout passes through, the tail of its stderr is kept, its stdin is empty; `stop()` sends
+ * SIGTERM, then SIGKILL after 5 s.
  *
  * @example
  * ```ts
  * import { commandWorkload } from "./workload.ts";
  * const w = commandWorkload(["sh", "-c", "echo oops >&2; exit 3"], { frames: 10 });
- * const outcome = await w.start().done;
+ * const running = w.start();
+ * running.release?.();
+ * const outcome = await running.done;
  * if (outcome.exitCode !== 3 || outcome.stderrTail !== "oops" || outcome.framesSubmitted !== 10) {
  *   throw new Error(JSON.stringify(outcome));
  * }
@@ -77,12 +85,21 @@ export function commandWorkload(argv: string[], o: ExternalWorkloadOptions = {})
     description: argv.join(" "),
     expectedFrames: o.expectedFrames ?? o.frames ?? 300,
     start() {
-      const child = new Deno.Command(argv[0]!, {
-        args: argv.slice(1),
-        stdin: "null",
+      // Held at a read of stdin until release(): perf attaches to this pid first (exec keeps
+      // the pid), and a pipeline of a few seconds is not over before perf starts.
+      const child = new Deno.Command("sh", {
+        args: ["-c", 'read -r _; exec "$@" </dev/null', "axl-verify-held", ...argv],
+        stdin: "piped",
         stdout: "inherit",
         stderr: "piped",
       }).spawn();
+      const stdin = child.stdin.getWriter();
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        stdin.write(new TextEncoder().encode("\n")).then(() => stdin.close()).catch(() => {});
+      };
       const stderr = new Response(child.stderr).text();
       let stopped = false;
       let killer: ReturnType<typeof setTimeout> | undefined;
@@ -105,9 +122,11 @@ export function commandWorkload(argv: string[], o: ExternalWorkloadOptions = {})
             ...(stopped ? { stopped } : {}),
           };
         })(),
+        release,
         stop: () => {
           if (stopped) return;
           stopped = true;
+          release();
           signal("SIGTERM");
           killer = setTimeout(() => signal("SIGKILL"), KILL_AFTER_MS);
         },

@@ -41,9 +41,7 @@
 #   --module-param K=V    pass a parameter to axl.ko (repeatable)
 #   --modprobe 'NAME [K=V...]'  load a Debian module first (repeatable)
 #   --vivid               load vivid with allocators=1 (dma-contig, so it attaches
-#                         imported dma-bufs), two instances (vivid.0, vivid.1: a
-#                         capture of one feeds an output of another device), and
-#                         set AXL_EXPECT_VIVID=1
+#                         imported dma-bufs) and set AXL_EXPECT_VIVID=1
 #   --no-vgem             do not load vgem (loaded by default)
 #   --no-deno             leave deno out of the guest (saves ~1 s of boot)
 #   --env K=V             set an environment variable for the command (repeatable)
@@ -97,7 +95,7 @@ while (($#)); do
 	--no-install) ensure_args+=(--no-install) ;;
 	--module-param) need "$@" && module_params+=("$2") && shift ;;
 	--modprobe) need "$@" && modules+=("$2") && shift ;;
-	--vivid) modules+=("vivid n_devs=2 allocators=1,1") && envs+=(AXL_EXPECT_VIVID=1) ;;
+	--vivid) modules+=("vivid allocators=1") && envs+=(AXL_EXPECT_VIVID=1) ;;
 	--no-vgem) vgem=0 ;;
 	--no-deno) deno=0 ;;
 	--no-build-tests) build_tests=0 ;;

@@ -1,7 +1,8 @@
 // Device tests of `axl verify -- COMMAND` and `--pid` on third-party pipelines built from
 // GStreamer's own elements, with no axl tracepoint involved (--evidence generic): vivid's
 // capture exports its vb2 buffers (v4l2src io-mode=dmabuf) and vivid's output imports them
-// (v4l2sink io-mode=dmabuf-import). Artifacts go to $AXL_RESULTS/gst-<case>/.
+// (v4l2sink io-mode=dmabuf-import). Both belong to vivid.0, so the honest I1 is "one
+// device". Artifacts go to $AXL_RESULTS/gst-<case>/.
 import assert from "node:assert/strict";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
 import { pairVivid, videoNode } from "./verify/_vivid_pipeline.ts";
@@ -13,13 +14,10 @@ const FRAMES = 60;
 // Both ends agree on this: vivid's webcam input gives it, its HDMI output takes it.
 const CAPS = "video/x-raw,format=YUY2,width=640,height=360";
 
-// The rig loads two vivid instances: vivid.0's capture can feed vivid.1's output (two
-// devices) or vivid.0's own output (one device).
+// vivid's capture and output nodes both belong to the platform device vivid.0.
 const cap = videoNode("vivid-000-vid-cap");
-const ownOut = videoNode("vivid-000-vid-out");
-const otherOut = videoNode("vivid-001-vid-out");
-pairVivid(cap, ownOut);
-pairVivid(cap, otherOut);
+const out = videoNode("vivid-000-vid-out");
+pairVivid(cap, out);
 const gstEnv = await gstreamerEnv();
 
 /** A pipeline from vivid.0's capture to `sink`, FRAMES frames, capture io-mode `io`. */
@@ -41,11 +39,7 @@ function pipeline(io: string, sink: string[], frames = FRAMES): string[] {
 const v4l2sink = (node: string, io: string) => ["v4l2sink", `device=${node}`, `io-mode=${io}`];
 
 /** Runs `axl verify --json` with `args`; the verdict and the exit code. */
-async function verify(
-  name: string,
-  importer: string,
-  args: string[],
-): Promise<VerifyResult & { code: number }> {
+async function verify(name: string, args: string[]): Promise<VerifyResult & { code: number }> {
   const dir = `${results}/gst-${name}`;
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args: [
@@ -65,7 +59,7 @@ async function verify(
       "--threshold",
       "5",
       "--importer",
-      importer,
+      "vivid.0",
       "--artifacts",
       dir,
       ...args,
@@ -83,39 +77,42 @@ async function verify(
   return { ...r, code };
 }
 
-Deno.test("verify -- gst pipeline, vivid.0's capture exports, vivid.1's output imports: PASS", async () => {
-  const r = await verify("zero-copy", "vivid.1", [
+Deno.test("verify -- gst pipeline, vivid's capture exports, its output imports: one device, said so", async () => {
+  const r = await verify("zero-copy", [
     "--frames",
     String(FRAMES),
     "--",
-    ...pipeline("dmabuf", v4l2sink(otherOut, "dmabuf-import")),
+    ...pipeline("dmabuf", v4l2sink(out, "dmabuf-import")),
   ]);
   assert.equal(r.axl.workload.exit_code, 0, r.axl.workload.stderr_tail);
   assert.equal(r.axl.evidence?.source, "kprobes");
-  for (const i of Object.values(r.axl.invariants)) {
-    assert.equal(i.status, "PASS", `${i.id}: ${i.summary}`);
-  }
   assert.equal(r.axl.invariants.I3.source, "kprobes");
+  // Exported by vb2 and attached by vivid.0, which owns both nodes: no second device, so
+  // I1 says what the run shows instead of passing.
+  assert.equal(r.axl.invariants.I1.status, "INCONCLUSIVE", r.axl.invariants.I1.summary);
+  assert.match(r.axl.invariants.I1.summary, /exporter and importer are one device/);
   assert.deepEqual(r.detail.exporters, ["videobuf2_dma_contig"]);
+  assert.equal(r.axl.invariants.I2.status, "PASS", r.axl.invariants.I2.summary);
+  assert.notEqual(r.axl.invariants.I4.status, "FAIL", r.axl.invariants.I4.summary);
+  assert.notEqual(r.axl.status, "PASS");
 });
 
 Deno.test("verify -- gst pipeline made to copy (mmap at both ends): FAIL naming the copy", async () => {
-  const r = await verify("copy", "vivid.1", [
+  const r = await verify("copy", [
     "--frames",
     String(FRAMES),
     "--",
-    ...pipeline("mmap", v4l2sink(otherOut, "mmap")),
+    ...pipeline("mmap", v4l2sink(out, "mmap")),
   ]);
   assert.equal(r.axl.workload.exit_code, 0, r.axl.workload.stderr_tail);
-  assert.equal(r.axl.status, "FAIL");
+  assert.notEqual(r.axl.invariants.I1.status, "PASS", "nothing was imported");
   assert.equal(r.axl.invariants.I4.status, "FAIL", r.axl.invariants.I4.summary);
   assert.ok(r.detail.memcpy_hot.length > 0);
-  assert.ok(r.axl.diagnosis.some((d) => d.id === "memcpy-hot"));
-  assert.notEqual(r.axl.invariants.I1.status, "PASS", "no buffer was shared");
+  assert.equal(r.axl.status, "FAIL");
 });
 
 Deno.test("verify -- gst pipeline where nothing imports: not PASS, I1 and I3 say why", async () => {
-  const r = await verify("no-importer", "vivid.1", [
+  const r = await verify("no-importer", [
     "--frames",
     String(FRAMES),
     "--",
@@ -127,30 +124,17 @@ Deno.test("verify -- gst pipeline where nothing imports: not PASS, I1 and I3 say
   assert.notEqual(r.axl.invariants.I3.status, "PASS", r.axl.invariants.I3.summary);
 });
 
-Deno.test("verify -- vivid.0's capture into vivid.0's own output: one device, not PASS", async () => {
-  const r = await verify("one-device", "vivid.0", [
-    "--frames",
-    String(FRAMES),
-    "--",
-    ...pipeline("dmabuf", v4l2sink(ownOut, "dmabuf-import")),
-  ]);
-  assert.equal(r.axl.workload.exit_code, 0, r.axl.workload.stderr_tail);
-  assert.equal(r.axl.invariants.I1.status, "INCONCLUSIVE", r.axl.invariants.I1.summary);
-  assert.match(r.axl.invariants.I1.summary, /exporter and importer are one device/);
-  assert.notEqual(r.axl.status, "PASS");
-});
-
-Deno.test("verify --pid on a gst pipeline already running", async () => {
-  const argv = pipeline("dmabuf", v4l2sink(otherOut, "dmabuf-import"), 100000);
+Deno.test("verify --pid on a gst pipeline already running: observed, left alone", async () => {
+  const argv = pipeline("dmabuf", v4l2sink(out, "dmabuf-import"), 100000);
   const gst = new Deno.Command(argv[0]!, { args: argv.slice(1), stdin: "null", env: gstEnv })
     .spawn();
   try {
-    const r = await verify("pid", "vivid.1", ["--pid", String(gst.pid), "--duration", "6"]);
+    const r = await verify("pid", ["--pid", String(gst.pid), "--duration", "6"]);
     assert.equal(r.axl.workload.kind, "pid");
     assert.equal(r.axl.workload.exit_code, null);
     assert.equal(r.axl.frames.submitted, null);
     assert.equal(r.axl.frames.submitted_from, "unknown");
-    assert.equal(r.axl.invariants.I1.status, "PASS", r.axl.invariants.I1.summary);
+    assert.ok(r.axl.invariants.I1.evidence.frame_inodes_sampled as number > 0, "frames seen");
     assert.equal(r.axl.invariants.I3.status, "INCONCLUSIVE", "frames unknown: I3 cannot pass");
     // --pid leaves the process alone: it still runs after the observation.
     assert.ok(Deno.statSync(`/proc/${gst.pid}`).isDirectory);
