@@ -62,9 +62,6 @@ async function verify(name: string, args: string[]): Promise<VerifyResult & { co
       "generic",
       "--accept-exporter",
       "videobuf2_dma_contig",
-      // The seed's failure-mode bound; a pipeline's few CPU samples make 1 % INCONCLUSIVE.
-      "--threshold",
-      "5",
       "--importer",
       "vivid.0",
       "--artifacts",
