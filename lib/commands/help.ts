@@ -13,13 +13,19 @@ import {
   type Surface,
 } from "./spec.ts";
 
-function usageLine(name: string, positionals: readonly PositionalSpec[], hasOptions: boolean) {
+function usageLine(
+  name: string,
+  positionals: readonly PositionalSpec[],
+  hasOptions: boolean,
+  rest?: PositionalSpec,
+) {
   const parts = [name];
   for (const p of positionals) {
     const v = p.variadic ? `${p.name}...` : p.name;
     parts.push(p.optional ? `[${v}]` : v);
   }
   if (hasOptions) parts.push("[options]");
+  if (rest) parts.push(`[-- ${rest.name}...]`);
   return parts.join(" ");
 }
 
@@ -51,7 +57,9 @@ function shellHelp(command: CommandSpec): string {
     }
   } else {
     const options = optionsOf(command, [], "shell");
-    lines.push(usageLine(command.name, command.positionals, Object.keys(options).length > 0));
+    lines.push(
+      usageLine(command.name, command.positionals, Object.keys(options).length > 0, command.rest),
+    );
   }
   lines.push("", command.summary + ".");
   if (command.aliases?.length) lines.push(`Also: ${command.aliases.join(", ")}.`);
@@ -65,7 +73,12 @@ function shellHelp(command: CommandSpec): string {
 function cliHelp(command: CommandSpec, cli: CliSpec): string {
   const options = optionsOf(command, [], "cli");
   const usage = cli.usage ??
-    [usageLine(`axl ${command.name}`, command.positionals, Object.keys(options).length > 0)];
+    [usageLine(
+      `axl ${command.name}`,
+      command.positionals,
+      Object.keys(options).length > 0,
+      command.rest,
+    )];
   const lines = usage.map((u, i) => `${i === 0 ? "Usage: " : "       "}${u}`);
   lines.push("", cli.details, "", "Options:");
   lines.push(

@@ -15,8 +15,15 @@ import { type OptionSpec, type ParsedArgs, stringOption, UsageError } from "./sp
  * if (framesOption("frames", "30").default !== "30") throw new Error("unexpected");
  * ```
  */
-export function framesOption(description: string, fallback: string): OptionSpec {
-  return { type: "string", short: "n", kind: "number", arg: "N", description, default: fallback };
+export function framesOption(description: string, fallback?: string): OptionSpec {
+  return {
+    type: "string",
+    short: "n",
+    kind: "number",
+    arg: "N",
+    description,
+    ...(fallback !== undefined ? { default: fallback } : {}),
+  };
 }
 
 /**

@@ -105,6 +105,8 @@ export interface CommandSpec {
   readonly details: string;
   /** Subcommands by their word; the first positional word selects one. */
   readonly subcommands?: Readonly<Record<string, SubcommandSpec>>;
+  /** The words after `--`, taken as they are (e.g. a command to run); absent: none. */
+  readonly rest?: PositionalSpec;
   /** The `axl` command-line presentation, for commands the CLI has. */
   readonly cli?: CliSpec;
 }
@@ -115,6 +117,8 @@ export interface ParsedArgs {
   values: Record<string, string | boolean | string[] | undefined>;
   /** Positional words. */
   positionals: string[];
+  /** The words after `--`, for a command that declares `rest` (absent: no `--`). */
+  rest?: string[];
 }
 
 /**
@@ -201,6 +205,13 @@ export function parseCommandArgs(
   words: string[],
   surface: Surface,
 ): ParsedArgs {
+  const cut = command.rest ? words.indexOf("--") : -1;
+  if (cut >= 0) {
+    return {
+      ...parseCommandArgs(command, words.slice(0, cut), surface),
+      rest: words.slice(cut + 1),
+    };
+  }
   const options: Record<
     string,
     { type: "string" | "boolean"; short?: string; default?: string; multiple?: boolean }

@@ -16,6 +16,7 @@ import {
   type ImporterRecord,
 } from "../verify/evidence/source.ts";
 import { DEFAULT_ACCEPTED_EXPORTERS } from "../verify/judge.ts";
+import { DEVICE_EXPORTERS } from "../verify/attachments.ts";
 import type { VerifyRunOptions } from "../verify/run.ts";
 import type { Status, VerifyResult } from "../verify/schema.ts";
 import type { WorkloadMode } from "../frames/workload.ts";
@@ -37,17 +38,29 @@ tracefs is restored afterwards, also on errors and Ctrl-C. Needs root.
 Workload (one of):
   (default)      the builtin workload on the NPU device; where the device is
                  simulated (metis-sim) this is said on the first line
-  --config FILE  JSON {"command": [argv...], "frames": N, "acceptExporters": [...]}
-                 e.g. the GStreamer pipeline on a Jetson
-  --pid PID      an existing process, for --duration seconds`;
+  -- COMMAND...  run a command, e.g. a GStreamer pipeline; Ctrl-C stops it
+                 (SIGTERM) and the run is judged on what was captured
+  --config FILE  the same from JSON {"command": [argv...], "frames": N,
+                 "acceptExporters": [...]}
+  --pid PID      a process already running, until it exits, for --duration
+                 seconds, or until Ctrl-C (it is never signalled)
+A command or --pid counts its frames only when --frames N says so (give the
+number the workload submits, e.g. its num-buffers); otherwise the verdict says
+the count is unknown and I3 cannot pass. --mode, --producer, --camera and
+--device are the builtin's. Without our axl tracepoints (another driver, or
+--evidence generic), name the importing device with --importer.`;
 
 /** The declaration of `verify`. */
 export const verifySpec: CommandSpec = {
   name: "verify",
   summary: "prove the zero-copy path (I1–I4) on the builtin workload; value: result.json",
   positionals: [],
+  rest: { name: "COMMAND", kind: "command", variadic: true },
   options: {
-    frames: framesOption("builtin frames", "60"),
+    frames: framesOption(
+      "frames: the builtin's count (default 60), or what a command or\n" +
+        "--pid workload submits (default unknown)",
+    ),
     mode: modeSpec("zero-copy, or copy (negative control: fails I4)"),
     producer: {
       type: "string",
@@ -68,22 +81,18 @@ export const verifySpec: CommandSpec = {
       type: "string",
       kind: "path",
       arg: "FILE",
-      description: "a command workload (see above)",
-      only: "cli",
+      description: "a command workload from a JSON file (see above)",
     },
     pid: {
       type: "string",
       kind: "number",
       arg: "PID",
-      description: "observe an existing process",
-      only: "cli",
+      description: "observe a process already running (until it exits)",
     },
     duration: {
       type: "string",
       arg: "S",
-      description: "seconds to observe --pid",
-      default: "10",
-      only: "cli",
+      description: "observe --pid for at most S seconds",
     },
     artifacts: {
       type: "string",
@@ -96,7 +105,8 @@ export const verifySpec: CommandSpec = {
       type: "string",
       arg: "E",
       description: "add accepted exporters (repeatable, or E1,E2; default\n" +
-        `${DEFAULT_ACCEPTED_EXPORTERS.join(", ")})`,
+        `${DEFAULT_ACCEPTED_EXPORTERS.join(", ")}); a V4L2 device that exports\n` +
+        `its own buffers shows vb2's: ${DEVICE_EXPORTERS.join(", ")}`,
       multiple: true,
     },
     threshold: {
@@ -144,10 +154,11 @@ export const verifySpec: CommandSpec = {
     "no-perf": { type: "boolean", description: "no perf (I4 is then SKIP)" },
     json: { type: "boolean", description: "print result.json instead of the summary", only: "cli" },
   },
-  details: "The same run as 'axl verify' (see its --help), on the session's device. Needs\n" +
-    "root, tracefs and debugfs. Exit status 0 PASS, 1 FAIL, 2 SKIP or INCONCLUSIVE,\n" +
-    "3 could not run. Ctrl-C stops the frames; the run is judged on what was captured\n" +
-    "and tracefs is restored.",
+  details: "The same run as 'axl verify' (see its --help), on the session's device, or on\n" +
+    "a command ('verify [options] -- COMMAND...', --config FILE) or a running process\n" +
+    "(--pid PID, --duration S). Needs root, tracefs and debugfs. Exit status 0 PASS,\n" +
+    "1 FAIL, 2 SKIP or INCONCLUSIVE, 3 could not run. Ctrl-C stops the frames; the run is\n" +
+    "judged on what was captured and tracefs is restored.",
   cli: {
     summary: "prove the zero-copy frame path (I1–I4) with ftrace, bufinfo and perf",
     details: CLI_DETAILS,
@@ -182,6 +193,8 @@ export const VERIFY_EXIT: Readonly<Record<Status, number>> = {
 export interface VerifyPlan {
   /** Builtin frames. */
   frames: number;
+  /** `--frames` when given: what a command or `--pid` workload submits. */
+  framesGiven?: number;
   /** zero-copy, or the copy negative control. */
   mode: WorkloadMode;
   /** `--importer`, when given (else the importer is chosen from the machine). */
@@ -201,8 +214,15 @@ export interface VerifyPlan {
  * ```
  */
 export function verifyPlan(args: ParsedArgs): VerifyPlan {
-  if (args.positionals.length) throw new UsageError(`verify: unexpected '${args.positionals[0]}'`);
-  const frames = intOption("verify", "frames", stringOption(args, "frames") ?? "60", 1);
+  if (args.positionals.length) {
+    throw new UsageError(
+      `verify: unexpected '${args.positionals[0]}' (a command to verify goes after '--')`,
+    );
+  }
+  const framesText = stringOption(args, "frames");
+  const framesGiven = framesText === undefined
+    ? undefined
+    : intOption("verify", "frames", framesText, 1);
   const mode = modeOption("verify", args);
   const threshold = Number(stringOption(args, "threshold") ?? "1");
   if (!(threshold > 0 && threshold <= 100)) {
@@ -221,7 +241,8 @@ export function verifyPlan(args: ParsedArgs): VerifyPlan {
   const interval = stringOption(args, "bufinfo-interval");
   const bufferKb = stringOption(args, "buffer-kb");
   return {
-    frames,
+    frames: framesGiven ?? 60,
+    ...(framesGiven !== undefined ? { framesGiven } : {}),
     mode,
     ...(importer !== undefined ? { importer } : {}),
     run: {
@@ -293,6 +314,21 @@ export function verdictLines(result: VerifyResult): string[] {
       `evidence: ${a.evidence.source} (importer ${a.evidence.importer ?? "unknown"}: ` +
         `${a.evidence.importer_reason})`,
     );
+  }
+  if (a.frames.submitted === null) {
+    lines.push("frames submitted: unknown (give --frames N when the workload's count is known)");
+  } else if (a.frames.submitted_from && a.frames.submitted_from !== "workload") {
+    lines.push(`frames submitted: ${a.frames.submitted} (from ${a.frames.submitted_from})`);
+  }
+  const w = a.workload;
+  if (w.kind === "command" || w.kind === "pid") {
+    const how = w.exit_code === null
+      ? "exit status not known (not our child)"
+      : `exit code ${w.exit_code}${w.exit_signal ? ` (${w.exit_signal})` : ""}`;
+    lines.push(`workload: ${w.description}: ${how}${w.stopped ? ", stopped on Ctrl-C" : ""}`);
+    if (w.stderr_tail && w.exit_code !== 0) {
+      lines.push(...w.stderr_tail.split("\n").slice(-5).map((l) => `  stderr: ${l}`));
+    }
   }
   if (a.latency.count > 0) {
     lines.push(

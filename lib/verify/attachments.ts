@@ -10,7 +10,9 @@
  *   attached device.
  *
  * Devices are counted by name, once per sample: one device attached twice is one device.
- * (vivid's capture and output devices share the parent `vivid.0`, so both count as one.)
+ * vivid's capture and output devices share the parent `vivid.0`, so both count as one: a vb2
+ * buffer that `vivid.0`'s capture exports and its output imports is not shared by two devices
+ * (the owners of the workload's V4L2 nodes tell the exporter, `v4l2_devices.ts`).
  *
  * @module
  */
@@ -29,9 +31,17 @@ export const DEVICE_EXPORTERS: readonly string[] = [
   "videobuf2_vmalloc",
 ];
 
-/** Whether bufinfo's view of a buffer shows it shared by two devices (see the module doc). */
-export function shared(o: InodeObservation): boolean {
-  return o.maxDevices >= 2 || (DEVICE_EXPORTERS.includes(o.exporter) && o.maxDevices >= 1);
+/**
+ * Whether bufinfo's view of a buffer shows it shared by two devices (see the module doc).
+ * `exporterDevices` are the devices that may have exported a vb2 buffer (the owners of the
+ * V4L2 nodes the workload opened; empty: not known): a vb2 buffer attached only by the one
+ * device that owns all of them stayed within that device.
+ */
+export function shared(o: InodeObservation, exporterDevices: readonly string[] = []): boolean {
+  if (o.maxDevices >= 2) return true;
+  if (!DEVICE_EXPORTERS.includes(o.exporter) || o.maxDevices < 1) return false;
+  return exporterDevices.length === 0 ||
+    o.devicesAtMax.some((a) => exporterDevices.some((e) => e !== a));
 }
 
 /** I1's verdict, with the frame inodes bufinfo listed (I2 judges their exporters). */
@@ -63,6 +73,7 @@ export function judgeAttachments(
   frameInodes: ReadonlySet<number>,
   mapRefs: ReadonlyArray<{ pid: number; inode: number }>,
   frameInodesFrom = "axl_dmabuf_import",
+  exporterDevices: readonly string[] = [],
 ): AttachmentsVerdict {
   if ("unavailable" in bufinfo) {
     return {
@@ -73,7 +84,7 @@ export function judgeAttachments(
     };
   }
   const sampled = [...bufinfo.inodes.values()].filter((x) => frameInodes.has(x.inode));
-  const multi = sampled.filter(shared);
+  const multi = sampled.filter((o) => shared(o, exporterDevices));
   const evidence = {
     samples: bufinfo.samples,
     frame_inodes: frameInodes.size,
@@ -107,6 +118,17 @@ export function judgeAttachments(
       "PASS",
       `${multi.length} of ${frameInodes.size} frame inodes were shared by two devices ` +
         `(e.g. inode ${e.inode}: ${how})`,
+    );
+  }
+  const lent = sampled.find((o) => DEVICE_EXPORTERS.includes(o.exporter) && o.maxDevices >= 1);
+  if (lent) {
+    const dev = lent.devicesAtMax.join(", ");
+    return verdict(
+      "INCONCLUSIVE",
+      `frame buffers exported by vb2 (${lent.exporter}) were attached by ${dev} only, which owns ` +
+        "every V4L2 node the workload opened: exporter and importer are one device (e.g. a " +
+        "capture and an output queue of one driver instance). The frames were imported without " +
+        "a copy, but no second device shared them",
     );
   }
   if (sampled.length === 0) {

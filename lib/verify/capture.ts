@@ -29,6 +29,7 @@ import type { RunningWorkload, WorkloadSpec } from "./workload.ts";
 import { PerfCapture } from "./_perf_capture.ts";
 import { type DrainSummary, TraceDrain } from "../trace/capture/trace_drain.ts";
 import { stopOnSignal } from "./_interrupt.ts";
+import { type V4l2DeviceRef, v4l2DevicesOf } from "./v4l2_devices.ts";
 import type { ImporterRecord } from "./evidence/source.ts";
 import { installDmabufProbes, removeDmabufProbes } from "../trace/capture/kprobe_events.ts";
 import type { ProbeSetup } from "./judge.ts";
@@ -243,6 +244,7 @@ export async function captureRun(
     running = o.workload.start();
     if (stopRequested) running.stop();
     if (!o.workload.pidsBeforeStart) await perf.attach(running.pids);
+    running.release?.();
     const watch = watchWorkload(running, bufinfoUnavailable ? undefined : sampler, notes);
     const outcome = await running.done;
     const seen = await watch.stop();
@@ -277,9 +279,12 @@ export async function captureRun(
         framesSubmitted: outcome.framesSubmitted,
         exitCode: outcome.exitCode,
         mapRefs: seen.mapRefs,
+        ...(seen.v4l2.length ? { v4l2Devices: seen.v4l2 } : {}),
         sysfs: seen.sysfs,
         ...(outcome.frames ? { frames: outcome.frames } : {}),
         ...(outcome.stderrTail ? { stderrTail: outcome.stderrTail } : {}),
+        ...(outcome.exitSignal ? { exitSignal: outcome.exitSignal } : {}),
+        ...(outcome.stopped ? { stopped: true } : {}),
       },
       environment: {
         ...env,
@@ -315,12 +320,13 @@ export async function captureRun(
 /** What {@linkcode watchWorkload} saw of the workload's processes. */
 interface Watched {
   mapRefs: Array<{ pid: number } & DmaBufMapRef>;
+  v4l2: V4l2DeviceRef[];
   sysfs: NonNullable<WorkloadRecord["sysfs"]>;
 }
 
 /**
- * Scans the workload's `/dmabuf:` map refs, and the sysfs stats of the buffers bufinfo has
- * seen, every 200 ms until stopped.
+ * Scans the workload's `/dmabuf:` map refs and open V4L2 nodes, and the sysfs stats of the
+ * buffers bufinfo has seen, every 200 ms until stopped.
  */
 function watchWorkload(
   running: RunningWorkload,
@@ -330,6 +336,7 @@ function watchWorkload(
   const mapRefs = new Map<string, { pid: number } & DmaBufMapRef>();
   const present = sysfsStatsPresent();
   const sysfs = new Map<number, SysfsBuffer>();
+  const v4l2 = new Map<string, V4l2DeviceRef>();
   if (!present) {
     notes.push(
       "no /sys/kernel/dmabuf/buffers (CONFIG_DMABUF_SYSFS_STATS off): sysfs stats not read",
@@ -348,6 +355,7 @@ function watchWorkload(
       for (const pid of running.pids) {
         const refs = await scanProcess(pid);
         for (const m of refs.maps) mapRefs.set(`${pid}:${m.inode}:${m.start}`, { pid, ...m });
+        for (const d of v4l2DevicesOf(pid)) v4l2.set(d.node, d);
       }
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -358,6 +366,7 @@ function watchWorkload(
       await scanner;
       return {
         mapRefs: [...mapRefs.values()],
+        v4l2: [...v4l2.values()],
         sysfs: { present, buffers: [...sysfs.values()].slice(0, 100) },
       };
     },

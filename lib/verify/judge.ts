@@ -38,6 +38,7 @@ import {
 } from "./schema.ts";
 import type { TraceFacts } from "./trace_facts.ts";
 import { round } from "./_invariant.ts";
+import type { V4l2DeviceRef } from "./v4l2_devices.ts";
 import { judgeImporterAccounting } from "./evidence/importer_accounting.ts";
 import {
   type EvidenceMode,
@@ -72,12 +73,18 @@ export interface WorkloadRecord {
   frames?: WorkloadFrame[];
   /** Its exit code; null when it was not waited for (an attached pid). */
   exitCode: number | null;
+  /** The signal that ended a command, e.g. `SIGTERM`. */
+  exitSignal?: string;
+  /** It was stopped on request (Ctrl-C): a non-zero exit is then no failure of its own. */
+  stopped?: boolean;
   /** Last lines of its stderr, for failure-mode matching. */
   stderrTail?: string;
   /** sysfs buffer stats read during the run (undefined: not looked at). */
   sysfs?: { present: boolean; buffers: Array<{ inode: number; exporter: string; size: number }> };
   /** /dmabuf: map refs seen while it ran. */
   mapRefs?: Array<{ pid: number } & DmaBufMapRef>;
+  /** The V4L2 nodes its processes had open (absent: not looked at). */
+  v4l2Devices?: V4l2DeviceRef[];
 }
 
 /** The machine, for the report. */
@@ -186,10 +193,17 @@ export function judge(input: JudgeInput): VerifyResult {
   if (t.unparsed > 0) {
     notes.push(`${t.unparsed} trace lines were not understood (${t.firstUnparsed.join("; ")})`);
   }
-  const workloadFailed = input.workload.exitCode !== null && input.workload.exitCode !== 0;
+  const w = input.workload;
+  const workloadFailed = w.exitCode !== null && w.exitCode !== 0 && !w.stopped;
   if (workloadFailed) {
-    diag.push(diagnosis("workload-failed", `exit code ${input.workload.exitCode}`));
+    const tail = w.stderrTail?.split("\n").at(-1);
+    diag.push(diagnosis(
+      "workload-failed",
+      `exit code ${w.exitCode}${w.exitSignal ? ` (${w.exitSignal})` : ""}` +
+        (tail ? `; last stderr line: ${tail}` : ""),
+    ));
   }
+  if (w.stopped) notes.push(`the workload was stopped on request (Ctrl-C) before it ended`);
   const stderr = input.workload.stderrTail;
   if (stderr && /import-mode/.test(stderr) && /propert/i.test(stderr)) {
     diag.push(diagnosis("gst-import-mode"));
@@ -214,6 +228,7 @@ export function judge(input: JudgeInput): VerifyResult {
     frameInodes,
     input.workload.mapRefs ?? [],
     ev.frameInodesFrom,
+    [...new Set((input.workload.v4l2Devices ?? []).map((d) => d.device))],
   );
   const i2 = judgeExporter({
     exporterOf: join.exporterOf,
@@ -408,6 +423,10 @@ function compose(p: Parts): VerifyResult {
       invariants,
       frames: {
         submitted: p.submitted,
+        // Said where the builtin did not count its own frames (older results lack it).
+        ...(input.workload.framesSubmitted === null || !input.workload.kind.startsWith("builtin")
+          ? { submitted_from: submittedFrom(input.workload, p.submitted) }
+          : {}),
         traced: p.frames.count,
         list: p.frames.list.map((f) => frameOut(f, Number.isFinite(t0) ? t0 : 0)),
       },
@@ -497,12 +516,25 @@ function bufinfoSection(input: JudgeInput): VerifyResult["axl"]["bufinfo"] {
   };
 }
 
+/**
+ * Where the number of frames submitted came from: the builtin counts its own, a command or
+ * `--pid` has the user's `--frames`; else our tracepoints' job submits, else nothing.
+ */
+function submittedFrom(w: WorkloadRecord, submitted: number | null): string {
+  if (w.framesSubmitted !== null) return w.kind.startsWith("builtin") ? "workload" : "--frames";
+  return submitted !== null ? "evidence (axl_job_submit)" : "unknown";
+}
+
 function workloadSection(w: WorkloadRecord): VerifyResult["axl"]["workload"] {
   return {
     kind: w.kind,
     description: w.description,
     pids: w.pids,
     exit_code: w.exitCode,
+    ...(w.exitSignal ? { exit_signal: w.exitSignal } : {}),
+    ...(w.stopped ? { stopped: true } : {}),
+    ...(w.stderrTail ? { stderr_tail: w.stderrTail } : {}),
+    ...(w.v4l2Devices?.length ? { v4l2_devices: w.v4l2Devices } : {}),
     map_refs: (w.mapRefs ?? []).slice(0, 50).map((m) => ({
       pid: m.pid,
       inode: m.inode,

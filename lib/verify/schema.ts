@@ -93,6 +93,8 @@ export const VerifyResultSchema = z.object({
     }),
     frames: z.object({
       submitted: z.number().int().nullable(),
+      /** `workload` (the builtin counted), `--frames`, `evidence (…)`, or `unknown`. */
+      submitted_from: z.string().optional(),
       traced: z.number().int(),
       list: z.array(FrameSchema),
     }),
@@ -168,6 +170,15 @@ export const VerifyResultSchema = z.object({
       description: z.string(),
       pids: z.array(z.number().int()),
       exit_code: z.number().int().nullable(),
+      /** The signal that ended a command workload. */
+      exit_signal: z.string().optional(),
+      /** Stopped on request (Ctrl-C) before it ended by itself. */
+      stopped: z.boolean().optional(),
+      /** The last lines of a command workload's stderr. */
+      stderr_tail: z.string().optional(),
+      /** The V4L2 nodes the workload had open, with the device owning each. */
+      v4l2_devices: z.array(z.object({ node: z.string(), name: z.string(), device: z.string() }))
+        .optional(),
       map_refs: z.array(
         z.object({
           pid: z.number().int(),

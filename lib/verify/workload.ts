@@ -1,7 +1,7 @@
 /**
  * A workload to verify: something `captureRun()` starts, records while it runs, and stops —
- * a command (e.g. a GStreamer pipeline), an existing process observed for a while, or the
- * builtin frame loop (`builtin_workload.ts`).
+ * a command (e.g. a GStreamer pipeline), an existing process observed until it exits or for a
+ * while, or the builtin frame loop (`builtin_workload.ts`).
  *
  * @module
  */
@@ -9,10 +9,15 @@ import type { WorkloadFrame } from "./frames.ts";
 
 /** What a finished workload reports. */
 export interface WorkloadOutcome {
+  /** Exit code (128 + signal number when a signal ended it); null: not known (a `--pid`). */
   exitCode: number | null;
+  /** The signal that ended a command, e.g. `SIGTERM`. */
+  exitSignal?: string;
   framesSubmitted: number | null;
   frames?: WorkloadFrame[];
   stderrTail?: string;
+  /** It was stopped early on request (Ctrl-C): its exit status is no failure of its own. */
+  stopped?: boolean;
 }
 
 /** A started workload. */
@@ -23,6 +28,11 @@ export interface RunningWorkload {
   done: Promise<WorkloadOutcome>;
   /** Asks it to stop early (SIGTERM for commands, abort for the builtin). */
   stop(): void;
+  /**
+   * Lets a workload that was started held go on: capture calls it once perf is attached to
+   * `pids`, so a short command is recorded from its first instruction. Absent: not held.
+   */
+  release?(): void;
 }
 
 /** A workload to verify. */
@@ -37,86 +47,187 @@ export interface WorkloadSpec {
   start(): RunningWorkload;
 }
 
+/** Options of {@linkcode commandWorkload} and {@linkcode pidWorkload}. */
+export interface ExternalWorkloadOptions {
+  /** Frames the process submits (`--frames`), when the user knows; else unknown. */
+  frames?: number;
+  /** Frames expected, for sizing the trace buffer (default `frames`, else 300). */
+  expectedFrames?: number;
+}
+
+/** Lines of a command's stderr kept for the report and failure-mode matching. */
+const STDERR_TAIL_LINES = 40;
+
+/** How long a command may take to exit after SIGTERM before it is killed. */
+const KILL_AFTER_MS = 5000;
+
 /**
- * A workload that runs a command (e.g. the GStreamer pipeline of a config file).
+ * A workload that runs a command (e.g. a GStreamer pipeline), held until `release()`. Its
+ * stdout passes through, the tail of its stderr is kept, its stdin is empty; `stop()` sends
+ * SIGTERM, then SIGKILL after 5 s.
  *
  * @example
  * ```ts
  * import { commandWorkload } from "./workload.ts";
- * const w = commandWorkload(["true"]);
- * if (w.kind !== "command") throw new Error();
+ * const w = commandWorkload(["sh", "-c", "echo oops >&2; exit 3"], { frames: 10 });
+ * const running = w.start();
+ * running.release?.();
+ * const outcome = await running.done;
+ * if (outcome.exitCode !== 3 || outcome.stderrTail !== "oops" || outcome.framesSubmitted !== 10) {
+ *   throw new Error(JSON.stringify(outcome));
+ * }
  * ```
  */
-export function commandWorkload(argv: string[], expectedFrames = 300): WorkloadSpec {
+export function commandWorkload(argv: string[], o: ExternalWorkloadOptions = {}): WorkloadSpec {
   if (argv.length === 0) throw new RangeError("commandWorkload(): empty command");
   return {
     kind: "command",
     description: argv.join(" "),
-    expectedFrames,
+    expectedFrames: o.expectedFrames ?? o.frames ?? 300,
     start() {
-      const child = new Deno.Command(argv[0]!, {
-        args: argv.slice(1),
-        stdin: "null",
+      // Held at a read of stdin until release(): perf attaches to this pid first (exec keeps
+      // the pid), and a pipeline of a few seconds is not over before perf starts.
+      const child = new Deno.Command("sh", {
+        args: ["-c", 'read -r _; exec "$@" </dev/null', "axl-verify-held", ...argv],
+        stdin: "piped",
         stdout: "inherit",
         stderr: "piped",
-      })
-        .spawn();
+      }).spawn();
+      const stdin = child.stdin.getWriter();
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        stdin.write(new TextEncoder().encode("\n")).then(() => stdin.close()).catch(() => {});
+      };
       const stderr = new Response(child.stderr).text();
+      let stopped = false;
+      let killer: ReturnType<typeof setTimeout> | undefined;
+      const signal = (sig: Deno.Signal) => {
+        try {
+          child.kill(sig);
+        } catch { /* already gone */ }
+      };
       return {
         pids: [child.pid],
         done: (async () => {
           const status = await child.status;
-          const err = await stderr;
+          clearTimeout(killer);
+          const tail = (await stderr).trimEnd().split("\n").slice(-STDERR_TAIL_LINES).join("\n");
           return {
             exitCode: status.code,
-            framesSubmitted: null,
-            stderrTail: err.split("\n").slice(-40).join("\n"),
+            ...(status.signal ? { exitSignal: status.signal } : {}),
+            framesSubmitted: o.frames ?? null,
+            ...(tail ? { stderrTail: tail } : {}),
+            ...(stopped ? { stopped } : {}),
           };
         })(),
+        release,
         stop: () => {
-          try {
-            child.kill("SIGTERM");
-          } catch { /* already gone */ }
+          if (stopped) return;
+          stopped = true;
+          release();
+          signal("SIGTERM");
+          killer = setTimeout(() => signal("SIGKILL"), KILL_AFTER_MS);
         },
       };
     },
   };
 }
 
+/** Options of {@linkcode pidWorkload}. */
+export interface PidWorkloadOptions extends ExternalWorkloadOptions {
+  /** Observe this long (absent: until the process exits or `stop()`). */
+  durationMs?: number;
+  /** How often to look whether the process still exists (default 100 ms). */
+  pollMs?: number;
+}
+
+/** Whether process `pid` exists (and is not a zombie). */
+function alive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    // "pid (comm) S ...": comm may hold ") ", so the state follows the last ")".
+    return stat[stat.lastIndexOf(")") + 2] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
 /**
- * A workload that is an existing process, observed for `durationMs`.
+ * A workload that is an existing process, observed for `durationMs`, or until it exits or
+ * `stop()`. It is never signalled: it belongs to someone else. Its exit code is unknown.
  *
  * @example
  * ```ts
  * import { pidWorkload } from "./workload.ts";
- * if (pidWorkload(1, 1000).kind !== "pid") throw new Error();
+ * const sleeper = new Deno.Command("sleep", { args: ["0.2"] }).spawn();
+ * const w = pidWorkload(sleeper.pid, { pollMs: 20 });
+ * const reaped = sleeper.status; // reaping it makes it vanish from /proc
+ * const outcome = await w.start().done;
+ * await reaped;
+ * if (w.kind !== "pid" || outcome.exitCode !== null || outcome.framesSubmitted !== null) {
+ *   throw new Error();
+ * }
  * ```
  */
-export function pidWorkload(pid: number, durationMs: number, expectedFrames = 300): WorkloadSpec {
+export function pidWorkload(pid: number, o: PidWorkloadOptions = {}): WorkloadSpec {
   if (!Number.isInteger(pid) || pid <= 0) throw new RangeError(`pidWorkload(): bad pid ${pid}`);
-  if (!(durationMs > 0)) {
+  const { durationMs } = o;
+  if (durationMs !== undefined && !(durationMs > 0)) {
     throw new RangeError(`pidWorkload(): duration must be > 0 ms, got ${durationMs}`);
   }
   return {
     kind: "pid",
-    description: `pid ${pid} for ${durationMs} ms`,
-    expectedFrames,
+    description: durationMs === undefined
+      ? `pid ${pid} until it exits`
+      : `pid ${pid} for ${durationMs} ms`,
+    expectedFrames: o.expectedFrames ?? o.frames ?? 300,
     pidsBeforeStart: [pid],
     start() {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      let wake: () => void = () => {};
+      const timers: Array<ReturnType<typeof setTimeout>> = [];
+      let finish: (stopped: boolean) => void = () => {};
       const done = new Promise<WorkloadOutcome>((resolve) => {
-        wake = () => resolve({ exitCode: null, framesSubmitted: null });
-        timer = setTimeout(wake, durationMs);
+        finish = (stopped) => {
+          timers.forEach(clearTimeout);
+          resolve({
+            exitCode: null,
+            framesSubmitted: o.frames ?? null,
+            ...(stopped ? { stopped } : {}),
+          });
+        };
       });
-      return {
-        pids: [pid],
-        done,
-        stop: () => {
-          clearTimeout(timer);
-          wake();
-        },
+      if (durationMs !== undefined) timers.push(setTimeout(() => finish(false), durationMs));
+      const poll = () => {
+        if (!alive(pid)) return finish(false);
+        timers.push(setTimeout(poll, o.pollMs ?? 100));
       };
+      poll();
+      return { pids: [pid], done, stop: () => finish(true) };
+    },
+  };
+}
+
+/**
+ * `inner`, stopped when `signal` aborts (Ctrl-C): started already aborted, it stops at once.
+ *
+ * @example
+ * ```ts
+ * import { commandWorkload, stoppable } from "./workload.ts";
+ * const abort = new AbortController();
+ * abort.abort();
+ * const outcome = await stoppable(commandWorkload(["sleep", "30"]), abort.signal).start().done;
+ * if (!outcome.stopped || outcome.exitSignal !== "SIGTERM") throw new Error();
+ * ```
+ */
+export function stoppable(inner: WorkloadSpec, signal: AbortSignal): WorkloadSpec {
+  return {
+    ...inner,
+    start: () => {
+      const running = inner.start();
+      if (signal.aborted) running.stop();
+      else signal.addEventListener("abort", () => running.stop(), { once: true });
+      return running;
     },
   };
 }

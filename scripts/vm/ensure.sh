@@ -86,7 +86,9 @@ initramfs_modules() {
 # root and dtb (arm64 only).
 kernel_x86_64() {
 	local flavour abi key vmlinux
-	local tools=(qemu-system-x86 qemu-system-data busybox-static cpio zstd xz-utils kmod linux-perf bc)
+	# GStreamer: the device tests' third-party pipelines (the guest runs the host's root).
+	local tools=(qemu-system-x86 qemu-system-data busybox-static cpio zstd xz-utils kmod linux-perf bc
+		gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good)
 	((module)) && tools+=(make gcc)
 	vm_apt_install "${tools[@]}"
 

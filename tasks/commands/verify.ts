@@ -1,18 +1,16 @@
 /**
  * `axl verify`: proves the zero-copy frame path on this machine (invariants I1–I4) and
  * writes an artifacts directory with the raw evidence, result.json, a Perfetto trace and an
- * HTML report (lib/commands/verify.ts). The CLI adds two workloads: a command from a
- * config file and an existing process.
+ * HTML report (lib/commands/verify.ts). Besides the builtin it runs a command (`-- COMMAND`,
+ * `--config`) or observes a process (`--pid`): `lib/commands/verify_workload.ts`.
  *
  * @module
  */
-import { z } from "zod";
 import { cliCommand } from "../command.ts";
 import {
   verdictLines,
   VERIFY_EXIT,
   verifyImporter,
-  type VerifyPlan,
   verifyPlan,
   verifySpec,
 } from "../../lib/commands/verify.ts";
@@ -22,56 +20,13 @@ import {
   couldNotRun,
   openVerifyProducer,
 } from "../../lib/commands/verify_builtin.ts";
-import { intOption } from "../../lib/commands/options.ts";
-import { type ParsedArgs, stringOption, UsageError } from "../../lib/commands/spec.ts";
+import { type ExternalRun, externalRun } from "../../lib/commands/verify_workload.ts";
+import { type ParsedArgs, stringOption } from "../../lib/commands/spec.ts";
 import { Device } from "../../lib/core/device.ts";
 import { runVerify } from "../../lib/verify/run.ts";
-import { commandWorkload, pidWorkload } from "../../lib/verify/workload.ts";
 import { printJson } from "../_cli.ts";
 
-/** The config file of a command workload (`--config FILE`). */
-const ConfigSchema = z.object({
-  /** argv of the workload, e.g. the GStreamer pipeline of seed 000. */
-  command: z.array(z.string()).min(1),
-  /** Frames the command is expected to run (sizes the trace buffer). */
-  frames: z.number().int().positive().optional(),
-  acceptExporters: z.array(z.string()).optional(),
-});
-
-type Run =
-  & Omit<BuiltinRun, "device" | "axlDevice">
-  & Partial<Pick<BuiltinRun, "device" | "axlDevice">>;
-
-async function configRun(file: string, plan: VerifyPlan): Promise<Run> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await Deno.readTextFile(file));
-  } catch (e) {
-    throw new UsageError(`verify: cannot read --config ${file}: ${(e as Error).message}`);
-  }
-  const cfg = ConfigSchema.safeParse(raw);
-  if (!cfg.success) {
-    const i = cfg.error.issues[0]!;
-    throw new UsageError(`verify: --config ${file}: ${i.path.join(".") || "(root)"}: ${i.message}`);
-  }
-  const judge = plan.run.judge!;
-  const accepted = [...(judge.acceptedExporters ?? []), ...(cfg.data.acceptExporters ?? [])];
-  plan.run = { ...plan.run, judge: { ...judge, acceptedExporters: accepted } };
-  return {
-    workload: commandWorkload(cfg.data.command, cfg.data.frames ?? 300),
-    headline: `axl verify: command workload from ${file}: ${cfg.data.command.join(" ")}`,
-  };
-}
-
-function pidRun(args: ParsedArgs, pidText: string): Run {
-  const pid = intOption("verify", "pid", pidText, 1);
-  const seconds = Number(stringOption(args, "duration") ?? "10");
-  if (!(seconds > 0)) throw new UsageError("verify: --duration must be > 0 seconds");
-  return {
-    workload: pidWorkload(pid, seconds * 1000),
-    headline: `axl verify: observing pid ${pid} for ${seconds} s`,
-  };
-}
+type Run = ExternalRun & Partial<Pick<BuiltinRun, "device" | "axlDevice">>;
 
 function printVerdict(result: Parameters<typeof verdictLines>[0], dir: string, html: string) {
   for (const line of verdictLines(result)) console.log(line);
@@ -80,16 +35,12 @@ function printVerdict(result: Parameters<typeof verdictLines>[0], dir: string, h
 
 async function verify(args: ParsedArgs): Promise<number> {
   const plan = verifyPlan(args);
-  const config = stringOption(args, "config");
-  const pid = stringOption(args, "pid");
-  if (config && pid) throw new UsageError("verify: --config and --pid exclude each other");
   const stack = new DisposableStack();
   try {
+    const external = await externalRun(args, plan);
     let run: Run;
-    if (config) {
-      run = await configRun(config, plan);
-    } else if (pid) {
-      run = pidRun(args, pid);
+    if (external) {
+      run = external;
     } else {
       const dev = stack.use(Device.open(stringOption(args, "device")));
       const kind = stringOption(args, "producer") ?? "auto";

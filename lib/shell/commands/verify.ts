@@ -1,23 +1,31 @@
 /**
  * `verify` in the shell (lib/commands/verify.ts): the builtin workload on the session's
- * device, frames from a session producer or one opened for the run; the value is
- * result.json. Ctrl-C stops the frames and the run is judged on what was captured.
+ * device, frames from a session producer or one opened for the run, or a command or
+ * `--pid` workload (`verify_workload.ts`); the value is result.json. Ctrl-C stops the
+ * frames (or the command; a pid is left alone) and the run is judged on what was captured.
  *
  * @module
  */
 import type { Producer } from "../../frames/producers/producer.ts";
 import { runVerify } from "../../verify/run.ts";
-import type { WorkloadSpec } from "../../verify/workload.ts";
+import { stoppable, type WorkloadSpec } from "../../verify/workload.ts";
 import {
   verdictLines,
   VERIFY_EXIT,
   verifyImporter,
+  type VerifyPlan,
   verifyPlan,
   verifySpec,
 } from "../../commands/verify.ts";
-import { builtinRun, couldNotRun, openVerifyProducer } from "../../commands/verify_builtin.ts";
+import {
+  type BuiltinRun,
+  builtinRun,
+  couldNotRun,
+  openVerifyProducer,
+} from "../../commands/verify_builtin.ts";
+import { externalRun } from "../../commands/verify_workload.ts";
 import { stringOption, UsageError } from "../../commands/spec.ts";
-import type { ShellCommand } from "../command.ts";
+import type { CommandContext, CommandOutcome, ShellCommand } from "../command.ts";
 import type { Session } from "../session.ts";
 
 // A session producer by variable, or one opened for this run (closed after it).
@@ -34,23 +42,15 @@ function producerFor(
   return { producer: openVerifyProducer(word ?? "auto", camera, session.heap), owned: true };
 }
 
-// The workload, stopped when Ctrl-C aborts `signal`.
-function stoppable(inner: WorkloadSpec, signal: AbortSignal): WorkloadSpec {
-  return {
-    ...inner,
-    start: () => {
-      const running = inner.start();
-      signal.addEventListener("abort", () => running.stop(), { once: true });
-      return running;
-    },
-  };
-}
-
 /** The `verify` command. */
 export const command: ShellCommand = {
   ...verifySpec,
   async run(ctx, args) {
     const plan = verifyPlan(args);
+    const external = await externalRun(args, plan);
+    if (external) {
+      return await judged(plan, external.workload, external.headline, ctx);
+    }
     const device = ctx.session.device();
     const { producer, owned } = producerFor(
       ctx.session,
@@ -59,19 +59,30 @@ export const command: ShellCommand = {
     );
     try {
       const run = builtinRun(plan, device, producer, ctx.session.heap);
-      const { result, artifacts } = await runVerify({
-        ...plan.run,
-        workload: stoppable(run.workload, ctx.signal),
-        headline: run.headline,
-        device: run.device,
-        importer: verifyImporter(plan, run.axlDevice),
-        onProgress: (m) => ctx.note(`… ${m}`),
-      }).catch(couldNotRun);
-      const lines = [run.headline, ...verdictLines(result)];
-      lines.push(`${result.axl.status}  (artifacts: ${artifacts.dir})`);
-      return { value: result, text: lines.join("\n"), code: VERIFY_EXIT[result.axl.status] };
+      return await judged(plan, run.workload, run.headline, ctx, run);
     } finally {
       if (owned) producer.close();
     }
   },
 };
+
+// Runs and judges `workload` (stopped by Ctrl-C); the value is result.json.
+async function judged(
+  plan: VerifyPlan,
+  workload: WorkloadSpec,
+  headline: string,
+  ctx: CommandContext,
+  builtin?: BuiltinRun,
+): Promise<CommandOutcome> {
+  const { result, artifacts } = await runVerify({
+    ...plan.run,
+    workload: stoppable(workload, ctx.signal),
+    headline,
+    ...(builtin ? { device: builtin.device } : {}),
+    importer: verifyImporter(plan, builtin?.axlDevice),
+    onProgress: (m) => ctx.note(`… ${m}`),
+  }).catch(couldNotRun);
+  const lines = [headline, ...verdictLines(result)];
+  lines.push(`${result.axl.status}  (artifacts: ${artifacts.dir})`);
+  return { value: result, text: lines.join("\n"), code: VERIFY_EXIT[result.axl.status] };
+}

@@ -55,6 +55,36 @@ Deno.test("judgeAttachments() passes a producer device's own buffer with one oth
   );
 });
 
+Deno.test("judgeAttachments() does not pass a vb2 buffer that stayed within the device owning the workload's V4L2 nodes", () => {
+  // vivid.0's capture exported it and vivid.0's output attached it: one device.
+  const one = judgeAttachments(
+    sample("videobuf2_dma_contig", ["vivid.0"]),
+    new Set([9]),
+    [],
+    "bufinfo",
+    ["vivid.0"],
+  );
+  assert.equal(one.invariant.status, "INCONCLUSIVE");
+  assert.match(one.invariant.summary, /attached by vivid\.0 only/);
+  assert.match(one.invariant.summary, /exporter and importer are one device/);
+  // vivid.0's capture into vivid.1's output: the attached device is not the only exporter.
+  const two = judgeAttachments(
+    sample("videobuf2_dma_contig", ["vivid.1"]),
+    new Set([9]),
+    [],
+    "bufinfo",
+    ["vivid.0", "vivid.1"],
+  );
+  assert.equal(two.invariant.status, "PASS", two.invariant.summary);
+  // The builtin: vivid.0 exports, the NPU attaches.
+  assert.equal(
+    judgeAttachments(sample("videobuf2_dma_contig", ["0000:00:03.0"]), new Set([9]), [], "x", [
+      "vivid.0",
+    ]).invariant.status,
+    "PASS",
+  );
+});
+
 function perf(samples: number, shares: Array<[string, string, number, string?]>): PerfSummary {
   const symbols: SymbolShare[] = shares.map(([symbol, dso, pct, copy]) => ({
     symbol,
