@@ -12,6 +12,7 @@ import { listCaptureDevices, V4l2Producer } from "../frames/producers/v4l2_produ
 import { builtinWorkload } from "../verify/builtin_workload.ts";
 import type { VerifyRunOptions } from "../verify/run.ts";
 import type { WorkloadSpec } from "../verify/workload.ts";
+import type { FrameSize } from "./options.ts";
 import { CannotRunError, UsageError } from "./spec.ts";
 import { verifyHeadline, type VerifyPlan } from "./verify.ts";
 
@@ -28,8 +29,9 @@ export function openVerifyProducer(
   kind: string,
   camera: string | undefined,
   heap?: string,
+  size?: FrameSize,
 ): Producer {
-  const onHeap = heap !== undefined ? { heap } : {};
+  const onHeap = { ...(heap !== undefined ? { heap } : {}), ...size };
   if (kind === "heap") return HeapProducer.open(onHeap);
   if (kind === "v4l2") return V4l2Producer.open({ ...onHeap, device: camera });
   if (kind !== "auto") {

@@ -23,9 +23,14 @@ import {
   openVerifyProducer,
 } from "../../lib/commands/verify_builtin.ts";
 import { intOption } from "../../lib/commands/options.ts";
-import { type ParsedArgs, stringOption, UsageError } from "../../lib/commands/spec.ts";
+import {
+  CannotRunError,
+  type ParsedArgs,
+  stringOption,
+  UsageError,
+} from "../../lib/commands/spec.ts";
 import { Device } from "../../lib/core/device.ts";
-import { runVerify } from "../../lib/verify/run.ts";
+import { replayVerify, runVerify } from "../../lib/verify/run.ts";
 import { commandWorkload, pidWorkload } from "../../lib/verify/workload.ts";
 import { printJson } from "../_cli.ts";
 
@@ -78,11 +83,34 @@ function printVerdict(result: Parameters<typeof verdictLines>[0], dir: string, h
   console.log(`${result.axl.status}  (artifacts: ${dir}; report: ${html})`);
 }
 
+// --replay DIR: the judge again on saved artifacts; nothing is captured.
+async function replay(args: ParsedArgs, plan: VerifyPlan, dir: string): Promise<number> {
+  const judge = { ...plan.run.judge, ...(plan.importer ? { importer: plan.importer } : {}) };
+  let replayed: Awaited<ReturnType<typeof replayVerify>>;
+  try {
+    replayed = await replayVerify(dir, plan.run.artifacts, judge);
+  } catch (e) {
+    const what = e instanceof Deno.errors.NotFound
+      ? `${dir} is not a verify artifacts directory (${(e as Error).message})`
+      : (e as Error).message;
+    throw new CannotRunError(`verify: cannot replay: ${what}`, { cause: e });
+  }
+  const { result, files } = replayed;
+  console.log(`axl verify: replay of ${dir}: ${result.axl.workload.description}`);
+  if (args.values.json) printJson(result);
+  else printVerdict(result, plan.run.artifacts, files.html);
+  return VERIFY_EXIT[result.axl.status];
+}
+
 async function verify(args: ParsedArgs): Promise<number> {
   const plan = verifyPlan(args);
   const config = stringOption(args, "config");
   const pid = stringOption(args, "pid");
-  if (config && pid) throw new UsageError("verify: --config and --pid exclude each other");
+  const saved = stringOption(args, "replay");
+  if ([config, pid, saved].filter(Boolean).length > 1) {
+    throw new UsageError("verify: --config, --pid and --replay exclude each other");
+  }
+  if (saved) return await replay(args, plan, saved);
   const stack = new DisposableStack();
   try {
     let run: Run;
@@ -93,7 +121,9 @@ async function verify(args: ParsedArgs): Promise<number> {
     } else {
       const dev = stack.use(Device.open(stringOption(args, "device")));
       const kind = stringOption(args, "producer") ?? "auto";
-      const producer = stack.use(openVerifyProducer(kind, stringOption(args, "camera")));
+      const producer = stack.use(
+        openVerifyProducer(kind, stringOption(args, "camera"), undefined, plan.size),
+      );
       run = builtinRun(plan, dev, producer);
     }
     console.log(run.headline);

@@ -16,22 +16,30 @@ import {
   verifySpec,
 } from "../../commands/verify.ts";
 import { builtinRun, couldNotRun, openVerifyProducer } from "../../commands/verify_builtin.ts";
-import { stringOption, UsageError } from "../../commands/spec.ts";
+import type { FrameSize } from "../../commands/options.ts";
+import { type ParsedArgs, stringOption, UsageError } from "../../commands/spec.ts";
 import type { ShellCommand } from "../command.ts";
 import type { Session } from "../session.ts";
 
 // A session producer by variable, or one opened for this run (closed after it).
 function producerFor(
   session: Session,
-  word: string | undefined,
-  camera: string | undefined,
+  args: ParsedArgs,
+  size: FrameSize,
 ): { producer: Producer; owned: boolean } {
+  const word = stringOption(args, "producer");
   if (word !== undefined && Object.hasOwn(session.scope, word)) {
     const p = session.scope[word];
     if (session.kindOf(p) !== "producer") throw new UsageError(`verify: ${word} is not a producer`);
+    if (stringOption(args, "size") !== undefined) {
+      throw new UsageError(
+        `verify: --size is for a producer opened by verify; ${word} has its own`,
+      );
+    }
     return { producer: p as Producer, owned: false };
   }
-  return { producer: openVerifyProducer(word ?? "auto", camera, session.heap), owned: true };
+  const camera = stringOption(args, "camera");
+  return { producer: openVerifyProducer(word ?? "auto", camera, session.heap, size), owned: true };
 }
 
 // The workload, stopped when Ctrl-C aborts `signal`.
@@ -52,11 +60,7 @@ export const command: ShellCommand = {
   async run(ctx, args) {
     const plan = verifyPlan(args);
     const device = ctx.session.device();
-    const { producer, owned } = producerFor(
-      ctx.session,
-      stringOption(args, "producer"),
-      stringOption(args, "camera"),
-    );
+    const { producer, owned } = producerFor(ctx.session, args, plan.size);
     try {
       const run = builtinRun(plan, device, producer, ctx.session.heap);
       const { result, artifacts } = await runVerify({
