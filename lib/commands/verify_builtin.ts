@@ -17,8 +17,9 @@ import { CannotRunError, UsageError } from "./spec.ts";
 import { verifyHeadline, type VerifyPlan } from "./verify.ts";
 
 /**
- * The producer `--producer` names: `heap`, `v4l2`, or `auto` (v4l2 when a capture
- * device exists or `--camera` is given, else heap).
+ * The producer `--producer` names: `heap`, `v4l2`, or `auto`: v4l2 when a capture device
+ * exists or `--camera` is given, else heap; in copy mode (`copy`) a heap unless `--camera`
+ * is given, as the negative control measures the copy, not the camera.
  *
  * @example
  * ```ts ignore
@@ -30,9 +31,10 @@ export function openVerifyProducer(
   camera: string | undefined,
   heap?: string,
   size?: FrameSize,
+  copy = false,
 ): Producer {
   const onHeap = { ...(heap !== undefined ? { heap } : {}), ...size };
-  if (kind === "heap") return HeapProducer.open(onHeap);
+  if (kind === "heap" || (kind === "auto" && copy && !camera)) return HeapProducer.open(onHeap);
   if (kind === "v4l2") return V4l2Producer.open({ ...onHeap, device: camera });
   if (kind !== "auto") {
     throw new UsageError(`verify: --producer must be auto, v4l2 or heap, got '${kind}'`);

@@ -122,7 +122,13 @@ async function verify(args: ParsedArgs): Promise<number> {
       const dev = stack.use(Device.open(stringOption(args, "device")));
       const kind = stringOption(args, "producer") ?? "auto";
       const producer = stack.use(
-        openVerifyProducer(kind, stringOption(args, "camera"), undefined, plan.size),
+        openVerifyProducer(
+          kind,
+          stringOption(args, "camera"),
+          undefined,
+          plan.size,
+          plan.mode === "copy",
+        ),
       );
       run = builtinRun(plan, dev, producer);
     }

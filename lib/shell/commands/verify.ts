@@ -26,6 +26,7 @@ function producerFor(
   session: Session,
   args: ParsedArgs,
   size: FrameSize,
+  copy: boolean,
 ): { producer: Producer; owned: boolean } {
   const word = stringOption(args, "producer");
   if (word !== undefined && Object.hasOwn(session.scope, word)) {
@@ -39,7 +40,10 @@ function producerFor(
     return { producer: p as Producer, owned: false };
   }
   const camera = stringOption(args, "camera");
-  return { producer: openVerifyProducer(word ?? "auto", camera, session.heap, size), owned: true };
+  return {
+    producer: openVerifyProducer(word ?? "auto", camera, session.heap, size, copy),
+    owned: true,
+  };
 }
 
 // The workload, stopped when Ctrl-C aborts `signal`.
@@ -60,7 +64,7 @@ export const command: ShellCommand = {
   async run(ctx, args) {
     const plan = verifyPlan(args);
     const device = ctx.session.device();
-    const { producer, owned } = producerFor(ctx.session, args, plan.size);
+    const { producer, owned } = producerFor(ctx.session, args, plan.size, plan.mode === "copy");
     try {
       const run = builtinRun(plan, device, producer, ctx.session.heap);
       const { result, artifacts } = await runVerify({
