@@ -48,6 +48,15 @@ export function openVerifyProducer(
     : HeapProducer.open(onHeap);
 }
 
+/**
+ * How long one job may take: 1 s per started MiB of NV12 frame, at least the workload's
+ * 2 s. The engine's CRC pass is what scales with the frame; a 4K frame (12 MiB) took over
+ * 2 s on the x86_64 guest under load, which made the copy control fail as a timeout.
+ */
+function jobTimeoutMs(size: FrameSize): number {
+  return Math.max(2000, Math.ceil((size.width * size.height * 1.5) / 2 ** 20) * 1000);
+}
+
 /** A builtin workload ready for runVerify, with its headline and device. */
 export interface BuiltinRun {
   /** The workload. */
@@ -78,7 +87,14 @@ export function builtinRun(
   const { frames, mode } = plan;
   return {
     workload: builtinWorkload(
-      { frames, mode, producer, device, ...(heap !== undefined ? { heap } : {}) },
+      {
+        frames,
+        mode,
+        producer,
+        device,
+        timeoutMs: jobTimeoutMs(plan.size),
+        ...(heap !== undefined ? { heap } : {}),
+      },
       `builtin workload, ${frames} frames, ${mode}, producer ${producer.name}`,
     ),
     headline: verifyHeadline(info),
