@@ -44,6 +44,22 @@ Deno.test("any other report in the same log still fails the suite", async () => 
   });
 });
 
+Deno.test("vivid's negative-timeout stack dump on a starved guest is benign, whole", async () => {
+  const { splats, ignored } = await splatsOf(fixture("6.12-vivid-schedule-timeout.txt"));
+  assert.deepEqual(splats, []);
+  assert.equal(ignored.length, 2);
+  assert.match(ignored[0]!, /schedule_timeout: wrong timeout value/);
+});
+
+Deno.test("the same dump from anything but vivid's threads fails the suite", async () => {
+  const log = await Deno.readTextFile(fixture("6.12-vivid-schedule-timeout.txt"));
+  await withLog(log.replaceAll("vivid_thread_vid_cap", "axl_engine_thread"), async (file) => {
+    const { splats, ignored } = await splatsOf(file);
+    assert.equal(splats.filter((l) => /Call Trace/.test(l)).length, 2);
+    assert.deepEqual(ignored, []);
+  });
+});
+
 Deno.test("splats outside a cut-here report count line by line; the ORC note does not", async () => {
   const log = [
     "[   10.1] WARNING: stack going in the wrong direction? at return_to_handler+0x0/0x40",
