@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # deno task verify [verify options]: prove the zero-copy path.
 #
-# With an NPU device node present (a Jetson with the metis/axl driver, or inside the
-# VM rig) it runs `axl verify` right here. Without one it boots the VM rig and runs the
-# builtin workload against the simulated Metis (metis-sim) there, and says so first.
+# It runs `axl verify` right here when there is something to verify here: an NPU node
+# (our /dev/axl, e.g. inside the VM rig, or a Metis node: Axelera's /dev/metis-* or our
+# simulator's /dev/axl-metis-*), or a workload that is not the builtin one (--config,
+# --pid, a command after --) or saved artifacts to judge (--replay). Otherwise it boots
+# the VM rig and runs the builtin workload against the simulated Metis (metis-sim)
+# there, and says so first.
 # Artifacts land in artifacts/verify, or in --artifacts DIR (relative to the directory
 # the command was started from), on the host in both cases.
 #
@@ -13,6 +16,7 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # deno task runs in the project root and says where it was started in INIT_CWD.
 caller=${INIT_CWD:-$PWD}
+export INIT_CWD=$caller # tasks/axl.ts resolves the paths given against it
 cd "$root" || exit 3
 node=${AXL_DEVICE:-/dev/axl}
 
@@ -24,9 +28,10 @@ done
 
 # --artifacts DIR is the caller's path; the VM guest cannot write the host, so
 # there the option is taken out and the directory filled after the run.
-artifacts=artifacts/verify args=()
+artifacts=artifacts/verify args=() here=
 while (($#)); do
 	case $1 in
+	--replay | --replay=* | --pid | --pid=* | --config | --config=*) here=$1 && args+=("$1") ;;
 	--artifacts)
 		(($# > 1)) || {
 			echo "axl verify: --artifacts needs a directory" >&2
@@ -36,14 +41,16 @@ while (($#)); do
 		shift
 		;;
 	--artifacts=*) artifacts=${1#--artifacts=} ;;
-	--) args+=("$@") && break ;;
+	--) here=$1 && args+=("$@") && break ;;
 	*) args+=("$1") ;;
 	esac
 	shift
 done
 [[ $artifacts == /* ]] || artifacts=$caller/$artifacts
 
-if [[ -e $node ]]; then
+metis_nodes=(/dev/metis-* /dev/axl-metis-*)
+[[ -e ${metis_nodes[0]} || -e ${metis_nodes[1]} ]] && here=${here:-a Metis node}
+if [[ -e $node || -n $here ]]; then
 	exec deno run --allow-all tasks/axl.ts verify --artifacts "$artifacts" "${args[@]}"
 fi
 

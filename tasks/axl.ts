@@ -46,5 +46,9 @@ export async function main(args: string[]): Promise<number> {
 }
 
 if (import.meta.main) {
+  // `deno task` runs in the project root and names the caller's directory INIT_CWD:
+  // paths the user gives (--artifacts, -f FILE, --replay, --config) are the caller's.
+  const caller = Deno.env.get("INIT_CWD");
+  if (caller) Deno.chdir(caller);
   Deno.exit(await main(Deno.args));
 }

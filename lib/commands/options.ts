@@ -89,3 +89,32 @@ export function modeOption(command: string, args: ParsedArgs): WorkloadMode {
   }
   return mode;
 }
+
+/** A frame size, `--size WxH`. */
+export interface FrameSize {
+  /** Pixels per line. */
+  width: number;
+  /** Lines. */
+  height: number;
+}
+
+/**
+ * `--size WxH`, checked: both even (NV12 subsamples chroma 2×2) and within 16..8192.
+ *
+ * @example
+ * ```ts
+ * import { sizeOption } from "./options.ts";
+ * if (sizeOption("verify", "1920x1080").height !== 1080) throw new Error("unexpected");
+ * ```
+ */
+export function sizeOption(command: string, text: string): FrameSize {
+  const m = /^(\d+)x(\d+)$/i.exec(text.trim());
+  const [width, height] = m ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
+  const ok = (n: number) => n >= 16 && n <= 8192 && n % 2 === 0;
+  if (!ok(width) || !ok(height)) {
+    throw new UsageError(
+      `${command}: --size must be WIDTHxHEIGHT, even, 16..8192 each (e.g. 1920x1080), got '${text}'`,
+    );
+  }
+  return { width, height };
+}

@@ -12,12 +12,14 @@ import { listCaptureDevices, V4l2Producer } from "../frames/producers/v4l2_produ
 import { builtinWorkload } from "../verify/builtin_workload.ts";
 import type { VerifyRunOptions } from "../verify/run.ts";
 import type { WorkloadSpec } from "../verify/workload.ts";
+import type { FrameSize } from "./options.ts";
 import { CannotRunError, UsageError } from "./spec.ts";
 import { verifyHeadline, type VerifyPlan } from "./verify.ts";
 
 /**
- * The producer `--producer` names: `heap`, `v4l2`, or `auto` (v4l2 when a capture
- * device exists or `--camera` is given, else heap).
+ * The producer `--producer` names: `heap`, `v4l2`, or `auto`: v4l2 when a capture device
+ * exists or `--camera` is given, else heap; in copy mode (`copy`) a heap unless `--camera`
+ * is given, as the negative control measures the copy, not the camera.
  *
  * @example
  * ```ts ignore
@@ -28,9 +30,11 @@ export function openVerifyProducer(
   kind: string,
   camera: string | undefined,
   heap?: string,
+  size?: FrameSize,
+  copy = false,
 ): Producer {
-  const onHeap = heap !== undefined ? { heap } : {};
-  if (kind === "heap") return HeapProducer.open(onHeap);
+  const onHeap = { ...(heap !== undefined ? { heap } : {}), ...size };
+  if (kind === "heap" || (kind === "auto" && copy && !camera)) return HeapProducer.open(onHeap);
   if (kind === "v4l2") return V4l2Producer.open({ ...onHeap, device: camera });
   if (kind !== "auto") {
     throw new UsageError(`verify: --producer must be auto, v4l2 or heap, got '${kind}'`);
@@ -42,6 +46,15 @@ export function openVerifyProducer(
   return cams.length > 0 || camera
     ? V4l2Producer.open({ ...onHeap, device: camera ?? cams[0]!.path })
     : HeapProducer.open(onHeap);
+}
+
+/**
+ * How long one job may take: 1 s per started MiB of NV12 frame, at least the workload's
+ * 2 s. The engine's CRC pass is what scales with the frame; a 4K frame (12 MiB) took over
+ * 2 s on the x86_64 guest under load, which made the copy control fail as a timeout.
+ */
+function jobTimeoutMs(size: FrameSize): number {
+  return Math.max(2000, Math.ceil((size.width * size.height * 1.5) / 2 ** 20) * 1000);
 }
 
 /** A builtin workload ready for runVerify, with its headline and device. */
@@ -74,7 +87,14 @@ export function builtinRun(
   const { frames, mode } = plan;
   return {
     workload: builtinWorkload(
-      { frames, mode, producer, device, ...(heap !== undefined ? { heap } : {}) },
+      {
+        frames,
+        mode,
+        producer,
+        device,
+        timeoutMs: jobTimeoutMs(plan.size),
+        ...(heap !== undefined ? { heap } : {}),
+      },
       `builtin workload, ${frames} frames, ${mode}, producer ${producer.name}`,
     ),
     headline: verifyHeadline(info),

@@ -1,5 +1,5 @@
 /**
- * Kernel checks: the release (axl.ko builds for 6.1 and newer) and the build
+ * Kernel checks: the release (axl.ko builds for 5.15 and newer) and the build
  * options the Jetson frame path needs (seed 000's "Kernel CONFIG dependencies",
  * plus the tracing and perf options verification depends on).
  *
@@ -74,8 +74,8 @@ export function kernelVersion(release: string): [number, number] | undefined {
 }
 
 /**
- * The release check: axl.ko builds for 6.1 and newer (`kernel/axl_compat.h`);
- * an older kernel (L4T R36 is 5.15) is a WARN unless the module is loaded.
+ * The release check: axl.ko builds for 5.15 (L4T R36) and newer (`kernel/axl_compat.h`);
+ * an older kernel is a WARN unless the module is loaded.
  *
  * @example
  * ```ts ignore
@@ -87,12 +87,12 @@ export function checkRelease(ctx: DoctorContext): CheckResult {
   const what = `${ctx.release} on ${ctx.arch}`;
   if (!v) return warn("kernel", `unrecognised release '${ctx.release}'`, "check uname -r");
   const loaded = ctx.sys.kind("/sys/module/axl") === "dir";
-  if ((v[0] < 6 || (v[0] === 6 && v[1] < 1)) && !loaded) {
+  if ((v[0] < 5 || (v[0] === 5 && v[1] < 15)) && !loaded) {
     return warn(
       "kernel",
-      `${what}: axl.ko is built and tested for Linux 6.1 and newer`,
-      "kernel/axl_compat.h lists what a 5.15 (L4T R36) port needs; until then the module " +
-        "will not build for this kernel",
+      `${what}: axl.ko is built and tested for Linux 5.15 (L4T R36), 6.1 and 6.12`,
+      "kernel/axl_compat.h lists the kernel API differences the driver handles; an older " +
+        "kernel needs more of them before the module builds",
     );
   }
   return ok("kernel", what);

@@ -19,11 +19,7 @@ export interface VerifyRunOptions extends CaptureOptions {
 }
 
 /** Paths written by {@linkcode runVerify}. */
-export interface VerifyArtifacts extends CaptureFiles {
-  result: string;
-  perfetto: string;
-  html: string;
-}
+export interface VerifyArtifacts extends CaptureFiles, VerdictFiles {}
 
 /**
  * Runs a verification and writes the artifacts. Throws only when it cannot run at all
@@ -41,14 +37,48 @@ export async function runVerify(
 ): Promise<{ result: VerifyResult; artifacts: VerifyArtifacts }> {
   const { capture, files } = await captureRun(o);
   const result = await judgeArtifacts(capture, o.judge);
-  const art: VerifyArtifacts = {
-    ...files,
-    result: join(files.dir, "result.json"),
-    perfetto: join(files.dir, "trace.json"),
-    html: join(files.dir, "report.html"),
+  return { result, artifacts: { ...files, ...await writeVerdict(files.dir, result) } };
+}
+
+/** The verdict files of a run: result.json, trace.json (Perfetto) and report.html. */
+export interface VerdictFiles {
+  result: string;
+  perfetto: string;
+  html: string;
+}
+
+async function writeVerdict(dir: string, result: VerifyResult): Promise<VerdictFiles> {
+  const files = {
+    result: join(dir, "result.json"),
+    perfetto: join(dir, "trace.json"),
+    html: join(dir, "report.html"),
   };
-  await Deno.writeTextFile(art.result, JSON.stringify(result, null, 2) + "\n");
-  await Deno.writeTextFile(art.perfetto, JSON.stringify(perfettoTrace(result)) + "\n");
-  await Deno.writeTextFile(art.html, renderHtmlReport(result));
-  return { result, artifacts: art };
+  await Deno.writeTextFile(files.result, JSON.stringify(result, null, 2) + "\n");
+  await Deno.writeTextFile(files.perfetto, JSON.stringify(perfettoTrace(result)) + "\n");
+  await Deno.writeTextFile(files.html, renderHtmlReport(result));
+  return files;
+}
+
+/**
+ * Judges a saved artifacts directory `from` again, e.g. with another threshold, importer
+ * or exporter set, on any machine (no root, no device: only files are read), and writes
+ * the verdict files into `to` (created if needed). The raw evidence in `from` is only
+ * read; when `to` is `from`, its old verdict files are replaced.
+ *
+ * @example
+ * ```ts ignore
+ * import { replayVerify } from "./run.ts";
+ * const { result } = await replayVerify("saved/verify", "out", { copyThresholdPercent: 5 });
+ * console.log(result.axl.status);
+ * ```
+ */
+export async function replayVerify(
+  from: string,
+  to: string,
+  judge?: JudgeOptions,
+): Promise<{ result: VerifyResult; files: VerdictFiles }> {
+  const result = await judgeArtifacts(from, judge);
+  result.axl.notes.push(`re-judged from the saved artifacts in ${from} (axl verify --replay)`);
+  await Deno.mkdir(to, { recursive: true });
+  return { result, files: await writeVerdict(to, result) };
 }

@@ -11,6 +11,7 @@ import {
   verdictLines,
   VERIFY_EXIT,
   verifyImporter,
+  type VerifyPlan,
   verifyPlan,
   verifySpec,
 } from "../../lib/commands/verify.ts";
@@ -21,9 +22,14 @@ import {
   openVerifyProducer,
 } from "../../lib/commands/verify_builtin.ts";
 import { type ExternalRun, externalRun } from "../../lib/commands/verify_workload.ts";
-import { type ParsedArgs, stringOption } from "../../lib/commands/spec.ts";
+import {
+  CannotRunError,
+  type ParsedArgs,
+  stringOption,
+  UsageError,
+} from "../../lib/commands/spec.ts";
 import { Device } from "../../lib/core/device.ts";
-import { runVerify } from "../../lib/verify/run.ts";
+import { replayVerify, runVerify } from "../../lib/verify/run.ts";
 import { printJson } from "../_cli.ts";
 
 type Run = ExternalRun & Partial<Pick<BuiltinRun, "device" | "axlDevice">>;
@@ -33,8 +39,38 @@ function printVerdict(result: Parameters<typeof verdictLines>[0], dir: string, h
   console.log(`${result.axl.status}  (artifacts: ${dir}; report: ${html})`);
 }
 
+// --replay DIR: the judge again on saved artifacts; nothing is captured.
+async function replay(args: ParsedArgs, plan: VerifyPlan, dir: string): Promise<number> {
+  const judge = { ...plan.run.judge, ...(plan.importer ? { importer: plan.importer } : {}) };
+  let replayed: Awaited<ReturnType<typeof replayVerify>>;
+  try {
+    replayed = await replayVerify(dir, plan.run.artifacts, judge);
+  } catch (e) {
+    const what = e instanceof Deno.errors.NotFound
+      ? `${dir} is not a verify artifacts directory (${(e as Error).message})`
+      : (e as Error).message;
+    throw new CannotRunError(`verify: cannot replay: ${what}`, { cause: e });
+  }
+  const { result, files } = replayed;
+  console.log(`axl verify: replay of ${dir}: ${result.axl.workload.description}`);
+  if (args.values.json) printJson(result);
+  else printVerdict(result, plan.run.artifacts, files.html);
+  return VERIFY_EXIT[result.axl.status];
+}
+
 async function verify(args: ParsedArgs): Promise<number> {
   const plan = verifyPlan(args);
+  const saved = stringOption(args, "replay");
+  if (saved !== undefined) {
+    const workload = ["config", "pid"].find((o) => stringOption(args, o) !== undefined) ??
+      (args.rest !== undefined ? "-- COMMAND" : undefined);
+    if (workload) {
+      throw new UsageError(
+        `verify: --replay judges saved artifacts; it takes no workload (${workload})`,
+      );
+    }
+    return await replay(args, plan, saved);
+  }
   const stack = new DisposableStack();
   try {
     const external = await externalRun(args, plan);
@@ -44,7 +80,15 @@ async function verify(args: ParsedArgs): Promise<number> {
     } else {
       const dev = stack.use(Device.open(stringOption(args, "device")));
       const kind = stringOption(args, "producer") ?? "auto";
-      const producer = stack.use(openVerifyProducer(kind, stringOption(args, "camera")));
+      const producer = stack.use(
+        openVerifyProducer(
+          kind,
+          stringOption(args, "camera"),
+          undefined,
+          plan.size,
+          plan.mode === "copy",
+        ),
+      );
       run = builtinRun(plan, dev, producer);
     }
     console.log(run.headline);

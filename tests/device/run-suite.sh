@@ -95,17 +95,12 @@ else
 	say "no deno device tests (tests/device/*.test.ts) yet"
 fi
 
-# 3. The kernel log must be free of splats, from boot to now. Known benign
-# lines are listed, shown, and not counted:
-# - "stack going in the wrong direction? at return_to_handler": the ORC
-#   unwinder's one-line note when perf -g samples inside function_graph's
-#   return trampoline (the verify tests do both at once); no WARN(), no trace.
-benign='WARNING: stack going in the wrong direction\? at return_to_handler'
+# 3. The kernel log must be free of splats, from boot to now; the known benign
+# ones are listed with their reasons in kernel_splats.sh, shown, and not counted.
+# shellcheck source=tests/device/kernel_splats.sh
+source "$repo/tests/device/kernel_splats.sh"
 dmesg >"$results/dmesg-suite.txt" 2>&1 || say "cannot read the kernel log (not root?)"
-splats=$(grep -E 'WARNING:|BUG:|Oops|KASAN|UBSAN|general protection fault|kernel BUG|Call Trace' \
-	"$results/dmesg-suite.txt" || true)
-ignored=$(grep -E "$benign" <<<"$splats" || true)
-splats=$(grep -vE "$benign" <<<"$splats" || true)
+kernel_splats "$results/dmesg-suite.txt"
 if [[ -n $ignored ]]; then
 	say "kernel log lines known to be benign (not counted):"
 	printf '%s\n' "$ignored" | head -n 10

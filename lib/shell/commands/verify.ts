@@ -24,22 +24,34 @@ import {
   openVerifyProducer,
 } from "../../commands/verify_builtin.ts";
 import { externalRun } from "../../commands/verify_workload.ts";
-import { stringOption, UsageError } from "../../commands/spec.ts";
+import type { FrameSize } from "../../commands/options.ts";
+import { type ParsedArgs, stringOption, UsageError } from "../../commands/spec.ts";
 import type { CommandContext, CommandOutcome, ShellCommand } from "../command.ts";
 import type { Session } from "../session.ts";
 
 // A session producer by variable, or one opened for this run (closed after it).
 function producerFor(
   session: Session,
-  word: string | undefined,
-  camera: string | undefined,
+  args: ParsedArgs,
+  size: FrameSize,
+  copy: boolean,
 ): { producer: Producer; owned: boolean } {
+  const word = stringOption(args, "producer");
   if (word !== undefined && Object.hasOwn(session.scope, word)) {
     const p = session.scope[word];
     if (session.kindOf(p) !== "producer") throw new UsageError(`verify: ${word} is not a producer`);
+    if (stringOption(args, "size") !== undefined) {
+      throw new UsageError(
+        `verify: --size is for a producer opened by verify; ${word} has its own`,
+      );
+    }
     return { producer: p as Producer, owned: false };
   }
-  return { producer: openVerifyProducer(word ?? "auto", camera, session.heap), owned: true };
+  const camera = stringOption(args, "camera");
+  return {
+    producer: openVerifyProducer(word ?? "auto", camera, session.heap, size, copy),
+    owned: true,
+  };
 }
 
 /** The `verify` command. */
@@ -52,11 +64,7 @@ export const command: ShellCommand = {
       return await judged(plan, external.workload, external.headline, ctx);
     }
     const device = ctx.session.device();
-    const { producer, owned } = producerFor(
-      ctx.session,
-      stringOption(args, "producer"),
-      stringOption(args, "camera"),
-    );
+    const { producer, owned } = producerFor(ctx.session, args, plan.size, plan.mode === "copy");
     try {
       const run = builtinRun(plan, device, producer, ctx.session.heap);
       return await judged(plan, run.workload, run.headline, ctx, run);

@@ -27,16 +27,19 @@ function metis(link: { speed?: string; width?: string; driver?: string; group?: 
   return o;
 }
 
-Deno.test("checkRelease() warns about an L4T 5.15 kernel unless axl.ko is loaded", () => {
-  const old = checkRelease(vmContext({ release: "5.15.136-tegra", arch: "aarch64" }, undefined));
+Deno.test("checkRelease() takes L4T's 5.15 and warns about older kernels unless axl.ko is loaded", () => {
+  const old = checkRelease(vmContext({ release: "5.10.120-tegra", arch: "aarch64" }, undefined));
   assert.equal(old.status, "ok", "the VM fixture has axl loaded");
-  const bare = vmContext({
-    release: "5.15.136-tegra",
-    arch: "aarch64",
-    overrides: { "/sys/module/axl": { remove: true } },
-  });
-  const r = checkRelease(bare);
+  const bare = (release: string) =>
+    checkRelease(vmContext({
+      release,
+      arch: "aarch64",
+      overrides: { "/sys/module/axl": { remove: true } },
+    }));
+  assert.equal(bare("5.15.136-tegra").status, "ok");
+  const r = bare("5.10.120-tegra");
   assert.equal(r.status, "warn");
+  assert.match(r.message, /5\.15 \(L4T R36\), 6\.1 and 6\.12/);
   assert.match(r.fix!, /axl_compat\.h/);
   assert.equal(checkRelease(vmContext()).status, "ok");
 });

@@ -1,0 +1,82 @@
+// The device suites' kernel-log check (tests/device/kernel_splats.sh): a splat fails the
+// suite unless it is one of the known benign ones, which are shown instead. Fixtures are
+// kernel logs of the rig's guests (see tests/fixtures/dmesg/README.md).
+import assert from "node:assert/strict";
+
+const root = new URL("../../..", import.meta.url).pathname;
+const fixture = (name: string) => `${root}tests/fixtures/dmesg/${name}`;
+
+/** Runs kernel_splats on `file`; the lines it counts as splats and as benign. */
+async function splatsOf(file: string): Promise<{ splats: string[]; ignored: string[] }> {
+  const script = `source "${root}tests/device/kernel_splats.sh"; kernel_splats "$1"; ` +
+    `printf '%s\\n' "$splats"; echo '--'; printf '%s\\n' "$ignored"`;
+  const out = await new Deno.Command("bash", { args: ["-c", script, "bash", file] }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const [splats, ignored] = new TextDecoder().decode(out.stdout).split("--\n");
+  const lines = (t = "") => t.split("\n").filter(Boolean);
+  return { splats: lines(splats), ignored: lines(ignored) };
+}
+
+async function withLog(text: string, fn: (file: string) => Promise<void>) {
+  const file = await Deno.makeTempFile();
+  try {
+    await Deno.writeTextFile(file, text);
+    await fn(file);
+  } finally {
+    await Deno.remove(file);
+  }
+}
+
+Deno.test("vivid's DMA-API max_seg_size report on the arm64 debug kernel is benign, whole", async () => {
+  const { splats, ignored } = await splatsOf(fixture("5.15-arm64-debug-vivid.txt"));
+  assert.deepEqual(splats, [], "nothing of the report counts, not even its Call trace");
+  assert.equal(ignored.length, 1);
+  assert.match(ignored[0]!, /DMA-API: vivid vivid\.0: mapping sg segment longer/);
+});
+
+Deno.test("any other report in the same log still fails the suite", async () => {
+  const log = await Deno.readTextFile(fixture("5.15-arm64-debug-vivid.txt"));
+  const other = log.replaceAll("vivid vivid.0", "axl 0000:00:01.0");
+  await withLog(other, async (file) => {
+    const { splats } = await splatsOf(file);
+    assert.ok(splats.some((l) => /WARNING: CPU/.test(l)), splats.join("\n"));
+    assert.ok(splats.some((l) => /Call trace/.test(l)));
+  });
+});
+
+Deno.test("vivid's negative-timeout stack dump on a starved guest is benign, whole", async () => {
+  const { splats, ignored } = await splatsOf(fixture("6.12-vivid-schedule-timeout.txt"));
+  assert.deepEqual(splats, []);
+  assert.equal(ignored.length, 2);
+  assert.match(ignored[0]!, /schedule_timeout: wrong timeout value/);
+});
+
+Deno.test("the same dump from anything but vivid's threads fails the suite", async () => {
+  const log = await Deno.readTextFile(fixture("6.12-vivid-schedule-timeout.txt"));
+  await withLog(log.replaceAll("vivid_thread_vid_cap", "axl_engine_thread"), async (file) => {
+    const { splats, ignored } = await splatsOf(file);
+    assert.equal(splats.filter((l) => /Call Trace/.test(l)).length, 2);
+    assert.deepEqual(ignored, []);
+  });
+});
+
+Deno.test("splats outside a cut-here report count line by line; the ORC note does not", async () => {
+  const log = [
+    "[   10.1] WARNING: stack going in the wrong direction? at return_to_handler+0x0/0x40",
+    "[   11.2] BUG: sleeping function called from invalid context at mm/slab.h:494",
+    "[   12.3] possible circular locking dependency detected",
+    "[   13.4] axl 0000:00:02.0: imported 1 buffer",
+  ].join("\n");
+  await withLog(log, async (file) => {
+    const { splats, ignored } = await splatsOf(file);
+    assert.equal(splats.length, 2);
+    assert.match(ignored.join(), /stack going in the wrong direction/);
+  });
+});
+
+Deno.test("a report cut off by the end of the log still counts", async () => {
+  const log = "------------[ cut here ]------------\nWARNING: CPU: 0 PID: 1 at x.c:1 f+0x0/0x4\n";
+  await withLog(log, async (file) => {
+    assert.equal((await splatsOf(file)).splats.length, 1);
+  });
+});
