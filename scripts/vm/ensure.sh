@@ -86,7 +86,8 @@ initramfs_modules() {
 # root and dtb (arm64 only).
 kernel_x86_64() {
 	local flavour abi key vmlinux
-	local tools=(qemu-system-x86 qemu-system-data busybox-static cpio zstd xz-utils kmod linux-perf bc)
+	# tmux: the ls --watch device test drives the view in a tmux pane (the guest shares this root)
+	local tools=(qemu-system-x86 qemu-system-data busybox-static cpio zstd xz-utils kmod linux-perf bc tmux)
 	((module)) && tools+=(make gcc)
 	vm_apt_install "${tools[@]}"
 
