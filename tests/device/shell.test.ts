@@ -322,6 +322,7 @@ Deno.test("shell --device metis -f readme-session-metis.axl: a frame to card mem
 Deno.test("shell --device metis prints the Metis session for people and refuses what metis.ko cannot do", async () => {
   const r = await finish(shell(["--device", "metis", "-f", METIS_SESSION]));
   assert.equal(r.code, 0, r.stdout + r.stderr);
+  console.log(r.stdout + r.stderr); // the README's transcript comes from here
   assert.match(r.stdout, /^bytes {5}\d+ match what went to card 0x0$/m);
   assert.match(r.stdout, /^driver {4}axl-metis \(axl\.ko's node with metis\.ko's ABI;/m);
 
