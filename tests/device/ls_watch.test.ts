@@ -52,14 +52,14 @@ function tmux(...args: string[]): string {
 
 /** Captures the pane until `pattern` shows (the view redraws every 0.2 s); returns the screen. */
 async function paneShows(session: string, pattern: RegExp, what: string): Promise<string> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 90_000; // TCG under load starts a deno process in seconds
   let screen = "";
   while (Date.now() < deadline) {
     screen = tmux("capture-pane", "-p", "-t", session);
     if (pattern.test(screen)) return screen;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`the pane never showed ${what} (${pattern}); last screen:\n${screen}`);
+  throw new Error(`the pane did not show ${what} within 90 s (${pattern}); last screen:\n${screen}`);
 }
 
 /** Ends a workload that may have finished already. */
@@ -151,7 +151,7 @@ Deno.test("axl ls --watch --json streams one refresh per line with the workload'
   let inode: number | undefined;
   const seen = new Set<string>();
   try {
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 90_000; // TCG under load starts a deno process in seconds
     while (!(seen.has("attached") && seen.has("detached") && seen.has("mapped"))) {
       assert.ok(Date.now() < deadline, `saw ${[...seen]} in ${refreshes.length} refreshes`);
       const { value, done } = await lines.read();
