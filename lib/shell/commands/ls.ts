@@ -25,7 +25,8 @@ export const command: ShellCommand = {
     const out = Deno.stdout;
     const enc = new TextEncoder();
     const refreshes = await watchDmaBufs({
-      list: { all: true, ...flags.list },
+      // a watch is of the system, as top is: --pid narrows it
+      list: { ...flags.list, all: flags.list.pids === undefined },
       intervalMs: flags.intervalMs ?? 1000,
       ...(flags.count === undefined ? {} : { count: flags.count }),
       json: false,
