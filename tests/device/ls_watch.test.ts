@@ -20,27 +20,61 @@ function metisPci(): string {
   return pci;
 }
 
-/** A shell session on the Metis node that holds `name` attached, then mapped, then detached. */
-function workload(name: string): Deno.ChildProcess {
-  const script = [
-    `frame = alloc NV12 640x480 --fill pattern --name ${name}`,
-    "att = attach frame",
-    "sleep 3000",
-    "const acc = frame.cpuAccess({ read: true })",
-    "sleep 3000",
-    "detach att",
-    "sleep 3000",
-  ].join("\n") + "\n";
-  const child = new Deno.Command(DENO, {
-    args: ["run", "--allow-all", AXL, "shell", "--device", "metis", "--json", "--no-history"],
-    cwd: REPO,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const w = child.stdin.getWriter();
-  w.write(new TextEncoder().encode(script)).then(() => w.close());
-  return child;
+/**
+ * A shell session on the Metis node, fed one input at a time: `step()` sends a line and
+ * resolves with its JSON record once the shell ran it, so the test moves the workload on
+ * only after the view has shown the previous step, however slowly the VM runs.
+ */
+class Workload {
+  readonly child: Deno.ChildProcess;
+  readonly #in: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #out: ReadableStreamDefaultReader<string>;
+  #buffered = "";
+
+  constructor() {
+    this.child = new Deno.Command(DENO, {
+      args: ["run", "--allow-all", AXL, "shell", "--device", "metis", "--json", "--no-history"],
+      cwd: REPO,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    this.#in = this.child.stdin.getWriter();
+    this.#out = this.child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  }
+
+  /** Runs `line` in the session; throws when it failed. */
+  async step(line: string): Promise<{ ok: boolean; value?: unknown }> {
+    await this.#in.write(new TextEncoder().encode(line + "\n"));
+    for (;;) {
+      const nl = this.#buffered.indexOf("\n");
+      if (nl >= 0) {
+        const record = JSON.parse(this.#buffered.slice(0, nl));
+        this.#buffered = this.#buffered.slice(nl + 1);
+        assert.ok(record.ok, `workload: ${line}: ${JSON.stringify(record)}`);
+        return record;
+      }
+      const { value, done } = await this.#out.read();
+      assert.ok(!done, `the workload ended at '${line}'`);
+      this.#buffered += value;
+    }
+  }
+
+  /** Ends the session (it releases everything) and checks it exited 0. */
+  async end(): Promise<void> {
+    await this.#in.close();
+    while (!(await this.#out.read()).done) { /* the end record */ }
+    assert.equal((await this.child.status).code, 0);
+  }
+
+  /** Kills a session a failed test left running. */
+  kill(): void {
+    try {
+      this.child.kill();
+    } catch (err) {
+      if (!(err instanceof TypeError)) throw err; // it exited already
+    }
+  }
 }
 
 function tmux(...args: string[]): string {
@@ -59,16 +93,9 @@ async function paneShows(session: string, pattern: RegExp, what: string): Promis
     if (pattern.test(screen)) return screen;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`the pane did not show ${what} within 90 s (${pattern}); last screen:\n${screen}`);
-}
-
-/** Ends a workload that may have finished already. */
-function stop(child: Deno.ChildProcess | undefined): void {
-  try {
-    child?.kill();
-  } catch (err) {
-    if (!(err instanceof TypeError)) throw err; // it exited on its own
-  }
+  throw new Error(
+    `the pane did not show ${what} within 90 s (${pattern}); last screen:\n${screen}`,
+  );
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -89,7 +116,7 @@ Deno.test("axl ls --watch in tmux shows a workload's frame gain and lose the car
     "--norc",
     "--noprofile",
   );
-  let child: Deno.ChildProcess | undefined;
+  let work: Workload | undefined;
   try {
     tmux(
       "send-keys",
@@ -99,37 +126,37 @@ Deno.test("axl ls --watch in tmux shows a workload's frame gain and lose the car
       "Enter",
     );
     await paneShows(session, /^axl ls --watch {2}refresh \d+/m, "the view");
-    child = workload("watch-frame");
-    // the frame appears, then the card's device attaches (marked +PCI)
-    const attached = await paneShows(
-      session,
-      new RegExp(`^\\S*\\+${pci}\\S*\\s+\\d+\\s+\\S+ \\S+\\s+system\\s+watch-frame\\s+${pci}`, "m"),
-      "the attachment gained",
-    );
-    const inode = new RegExp(`(\\d+)\\s+\\S+ \\S+\\s+system\\s+watch-frame`).exec(attached)![1]!;
+    work = new Workload();
+    await work.step("frame = alloc NV12 640x480 --fill pattern --name watch-frame");
+    await work.step("att = attach frame");
+    // the card's device attaches to the frame: marked +PCI, and listed as attached
+    const row = (mark: string, attached: string) =>
+      new RegExp(
+        `^\\S*${mark}${pci}\\S*\\s+(\\d+)\\s+\\S+ \\S+\\s+system\\s+watch-frame\\s+${attached}\\s`,
+        "m",
+      );
+    const screen = await paneShows(session, row("\\+", pci), "the attachment gained");
+    const inode = row("\\+", pci).exec(screen)![1]!;
+    await work.step("const acc = frame.cpuAccess({ read: true })");
     await paneShows(
       session,
       new RegExp(
-        `^CPU-MAPPED {2}deno:${child.pid} maps \\d+ dma-buf\\(s\\) \\(inode [\\d, ]*\\b${inode}\\b`,
+        `^CPU-MAPPED {2}deno:${work.child.pid} maps \\d+ dma-buf\\(s\\) \\(inode [\\d, ]*\\b${inode}\\b`,
         "m",
       ),
       "the workload's CPU mapping",
     );
-    await paneShows(
-      session,
-      new RegExp(`^\\S*-${pci}\\S*\\s+${inode}\\s+\\S+ \\S+\\s+system\\s+watch-frame\\s+-\\s`, "m"),
-      "the attachment lost",
-    );
+    await work.step("detach att");
+    await paneShows(session, row("-", "-"), "the attachment lost");
+    await work.end();
     tmux("send-keys", "-t", session, "C-c");
     // the alternate screen is gone: the shell prompt's screen shows the exit status
     const after = await paneShows(session, /^axl-ls-exit=\d+$/m, "the exit status");
     assert.match(after, /^axl-ls-exit=0$/m);
     assert.doesNotMatch(after, /refresh \d+/, "the view's screen was left behind");
-    const out = await child.output();
-    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
   } finally {
-    stop(child);
-    await child?.status;
+    work?.kill();
+    await work?.child.status;
     try {
       tmux("kill-session", "-t", session);
     } catch { /* already gone */ }
@@ -142,43 +169,63 @@ Deno.test("axl ls --watch --json streams one refresh per line with the workload'
     args: ["run", "--allow-all", AXL, "ls", "--watch", "--json", "--interval", "0.2"],
     cwd: REPO,
     stdout: "piped",
-    stderr: "piped",
+    stderr: "inherit",
   }).spawn();
   const lines = watch.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const child = workload("watch-json");
-  const refreshes: WatchRefresh[] = [];
+  const work = new Workload();
   let buffered = "";
-  let inode: number | undefined;
-  const seen = new Set<string>();
-  try {
-    const deadline = Date.now() + 90_000; // TCG under load starts a deno process in seconds
-    while (!(seen.has("attached") && seen.has("detached") && seen.has("mapped"))) {
-      assert.ok(Date.now() < deadline, `saw ${[...seen]} in ${refreshes.length} refreshes`);
-      const { value, done } = await lines.read();
-      assert.ok(!done, "the watch ended on its own");
-      buffered += value;
-      let nl;
-      while ((nl = buffered.indexOf("\n")) >= 0) {
-        const r = JSON.parse(buffered.slice(0, nl)) as WatchRefresh;
-        buffered = buffered.slice(nl + 1);
-        assert.equal(r.refresh, refreshes.length + 1, "one object per refresh, in order");
-        refreshes.push(r);
-        inode ??= r.buffers.find((b) => b.name === "watch-json")?.inode;
-        for (const c of r.changes) {
-          if (c.inode === inode && c.device === pci) seen.add(c.kind);
-        }
-        if (r.cpuMappers.some((m) => m.pid === child.pid && m.inodes.includes(inode!))) {
-          seen.add("mapped");
-        }
+  let refreshes = 0;
+  /** Reads refreshes until `seen` says one shows what it waits for. */
+  const until = async (what: string, seen: (r: WatchRefresh) => boolean) => {
+    const deadline = Date.now() + 90_000; // TCG under load scans /proc slowly
+    for (;;) {
+      assert.ok(Date.now() < deadline, `no refresh showed ${what} in 90 s`);
+      const nl = buffered.indexOf("\n");
+      if (nl < 0) {
+        const { value, done } = await lines.read();
+        assert.ok(!done, "the watch ended on its own");
+        buffered += value;
+        continue;
       }
+      const r = JSON.parse(buffered.slice(0, nl)) as WatchRefresh;
+      buffered = buffered.slice(nl + 1);
+      assert.equal(r.refresh, ++refreshes, "one object per refresh, in order");
+      if (seen(r)) return r;
     }
+  };
+  try {
+    await until("the first refresh", () => true);
+    await work.step("frame = alloc NV12 640x480 --fill pattern --name watch-json");
+    await work.step("att = attach frame");
+    const attached = await until(
+      "the attachment",
+      (r) =>
+        r.changes.some((c) =>
+          c.kind === "attached" && c.device === pci &&
+          r.buffers.find((b) => b.inode === c.inode)?.name === "watch-json"
+        ),
+    );
+    const inode = attached.buffers.find((b) => b.name === "watch-json")!.inode;
+    await work.step("const acc = frame.cpuAccess({ read: true })");
+    await until(
+      "the CPU mapping",
+      (r) => r.cpuMappers.some((m) => m.pid === work.child.pid && m.inodes.includes(inode)),
+    );
+    await work.step("detach att");
+    await until(
+      "the detach",
+      (r) => r.changes.some((c) => c.kind === "detached" && c.device === pci && c.inode === inode),
+    );
+    await work.end();
+    await until(
+      "the frame gone",
+      (r) => r.changes.some((c) => c.kind === "gone" && c.inode === inode),
+    );
   } finally {
     watch.kill("SIGINT");
-    stop(child);
-    await child.status;
+    work.kill();
+    await work.child.status;
   }
-  const status = await watch.status;
-  assert.equal(status.code, 0, "SIGINT ends the watch with exit 0");
+  assert.equal((await watch.status).code, 0, "SIGINT ends the watch with exit 0");
   await lines.cancel();
-  await watch.stderr.cancel();
 });
