@@ -117,7 +117,10 @@ export function metisInfoText(info: MetisInfo): string {
     }; transfers complete through poll(), no fences)`,
     `attaches  ${info.pci ?? "platform device"}`,
     `card      hw gen ${p.hwGen}, ${p.aicoreCount} AI cores, ${p.pveCoreCount} PVE cores`,
-    ...info.resources.ddr.map((d) => `card DDR  0x${d.base.toString(16)} +${d.size}`),
+    // the driver reports a fixed array of areas; unused ones are empty
+    ...info.resources.ddr.filter((d) => d.size > 0n).map((d) =>
+      `card DDR  0x${d.base.toString(16)} +${d.size}`
+    ),
     "limits    one attached buffer per open file, one transfer at a time",
   ].join("\n");
 }
