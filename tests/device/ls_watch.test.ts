@@ -85,8 +85,14 @@ function tmux(...args: string[]): string {
 }
 
 /** Captures the pane until `pattern` shows (the view redraws every 0.2 s); returns the screen. */
-async function paneShows(session: string, pattern: RegExp, what: string): Promise<string> {
-  const deadline = Date.now() + 90_000; // TCG under load starts a deno process in seconds
+async function paneShows(
+  session: string,
+  pattern: RegExp,
+  what: string,
+  seconds = 180,
+): Promise<string> {
+  // a refresh scans every process's fds and maps: seconds in a loaded TCG guest
+  const deadline = Date.now() + seconds * 1000;
   let screen = "";
   while (Date.now() < deadline) {
     screen = tmux("capture-pane", "-p", "-t", session);
@@ -94,7 +100,7 @@ async function paneShows(session: string, pattern: RegExp, what: string): Promis
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(
-    `the pane did not show ${what} within 90 s (${pattern}); last screen:\n${screen}`,
+    `the pane did not show ${what} within ${seconds} s (${pattern}); last screen:\n${screen}`,
   );
 }
 
@@ -125,7 +131,8 @@ Deno.test("axl ls --watch in tmux shows a workload's frame gain and lose the car
       `cd ${REPO} && ${DENO} run --allow-all ${AXL} ls --watch --interval 0.2; echo axl-ls-exit=$?`,
       "Enter",
     );
-    await paneShows(session, /^axl ls --watch {2}refresh \d+/m, "the view");
+    // deno starts in tens of seconds in a loaded TCG guest
+    await paneShows(session, /^axl ls --watch {2}refresh \d+/m, "the view", 300);
     work = new Workload();
     await work.step("frame = alloc NV12 640x480 --fill pattern --name watch-frame");
     await work.step("att = attach frame");
@@ -176,7 +183,7 @@ Deno.test("axl ls --watch --json streams one refresh per line with the workload'
   let buffered = "";
   let refreshes = 0;
   /** Reads refreshes until `seen` says one shows what it waits for, within `seconds`. */
-  const until = async (what: string, seen: (r: WatchRefresh) => boolean, seconds = 90) => {
+  const until = async (what: string, seen: (r: WatchRefresh) => boolean, seconds = 180) => {
     // TCG under load starts deno and scans /proc slowly
     const deadline = Date.now() + seconds * 1000;
     for (;;) {
