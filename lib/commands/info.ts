@@ -4,6 +4,9 @@
  * @module
  */
 import type { DeviceInfo } from "../core/device.ts";
+import type { MetisDevice } from "../core/metis/device.ts";
+import type { MetisNodeName } from "../core/metis/node.ts";
+import type { MetisProperties, MetisResources } from "../core/metis/queries.ts";
 import { ExitCode } from "./exit_code.ts";
 import type { CommandSpec } from "./spec.ts";
 
@@ -23,7 +26,7 @@ export const infoSpec: CommandSpec = {
     json: { type: "boolean", description: "print JSON", only: "cli" },
   },
   details: "Opens the session's device (AXL_DEVICE or /dev/axl, or the shell's --device)\n" +
-    "on first use. 'this file' counts the imports and jobs this session holds.",
+    "on first use; on a Metis session, the node's properties and card memory. 'this file' counts the imports and jobs this session holds.",
   cli: {
     details: `Opens the NPU device node (default: $AXL_DEVICE or /dev/axl) and prints what the
 driver reports: ABI version, engine (metis or metis-sim), the device imports attach
@@ -56,5 +59,68 @@ export function infoText(info: DeviceInfo): string {
     `caps      ${info.caps.join(" ") || "-"}`,
     `limits    ${info.maxImports} imports, ${info.maxJobs} jobs per open file`,
     `this file ${info.fileImports} imports, ${info.fileJobs} jobs in flight`,
+  ].join("\n");
+}
+
+/** What `info` shows about a Metis node. */
+export interface MetisInfo {
+  /** Node path. */
+  path: string;
+  /** `metis` (Axelera's metis.ko) or `axl-metis` (axl.ko's simulator node). */
+  driver: MetisNodeName["driver"];
+  /** The PCI function as bufinfo names an attached device (function 0), if on PCI. */
+  pci?: string;
+  /** GET_DEV_PROPERTY. */
+  properties: MetisProperties;
+  /** GET_RESOURCE_INFO. */
+  resources: MetisResources;
+}
+
+/** The {@linkcode MetisInfo} of an open node. */
+export function metisInfo(dev: MetisDevice): MetisInfo {
+  const pci = dev.node.pci;
+  return {
+    path: dev.path,
+    driver: dev.node.driver,
+    ...(pci
+      ? {
+        pci: `${pci.domain.toString(16).padStart(4, "0")}:${
+          pci.bus.toString(16).padStart(2, "0")
+        }:${pci.slot.toString(16).padStart(2, "0")}.0`,
+      }
+      : {}),
+    properties: dev.properties(),
+    resources: dev.resources(),
+  };
+}
+
+/**
+ * Text of a Metis node's info, as `info` prints it on a Metis session.
+ *
+ * @example
+ * ```ts
+ * import { metisInfoText } from "./info.ts";
+ * const text = metisInfoText({
+ *   path: "/dev/axl-metis-0-0-3", driver: "axl-metis", pci: "0000:00:03.0",
+ *   properties: { hwGen: 0, aicoreCount: 4, pveCoreCount: 0, pesGroup: -1 },
+ *   resources: { l2: { base: 0n, size: 0n }, ddr: [{ base: 0n, size: 1048576n }] },
+ * });
+ * if (!text.includes("card DDR  0x0 +1048576")) throw new Error(text);
+ * ```
+ */
+export function metisInfoText(info: MetisInfo): string {
+  const p = info.properties;
+  return [
+    `device    ${info.path}`,
+    `driver    ${info.driver} (${
+      info.driver === "metis" ? "Axelera's metis.ko" : "axl.ko's node with metis.ko's ABI"
+    }; transfers complete through poll(), no fences)`,
+    `attaches  ${info.pci ?? "platform device"}`,
+    `card      hw gen ${p.hwGen}, ${p.aicoreCount} AI cores, ${p.pveCoreCount} PVE cores`,
+    // the driver reports a fixed array of areas; unused ones are empty
+    ...info.resources.ddr.filter((d) => d.size > 0n).map((d) =>
+      `card DDR  0x${d.base.toString(16)} +${d.size}`
+    ),
+    "limits    one attached buffer per open file, one transfer at a time",
   ].join("\n");
 }

@@ -19,6 +19,7 @@ import { command as release } from "./commands/release.ts";
 import { command as run } from "./commands/run.ts";
 import { command as sleep } from "./commands/sleep.ts";
 import { command as submit } from "./commands/submit.ts";
+import { command as transfer } from "./commands/transfer.ts";
 import { command as trace } from "./commands/trace.ts";
 import { command as vars } from "./commands/vars.ts";
 import { command as verify } from "./commands/verify.ts";
@@ -33,6 +34,7 @@ export const SHELL_COMMANDS: readonly ShellCommand[] = [
   ls,
   importCmd,
   submit,
+  transfer,
   wait,
   release,
   produce,

@@ -5,6 +5,8 @@
  *
  * @module
  */
+import { MetisDevice } from "../core/metis/device.ts";
+import { MetisAttachment, MetisTransfer } from "./metis_objects.ts";
 import { Device, Import, Job } from "../core/device.ts";
 import { DmaBuf } from "../core/dmabuf.ts";
 import { AxlError } from "../core/errors.ts";
@@ -97,8 +99,17 @@ export function summarize(value: unknown, session?: Session): string | undefined
     return `${head("job")} seqno ${value.seqno} import ${value.input.handle} → result inode ` +
       `${value.result.inode} fence ${state}`;
   }
-  if (value instanceof Device) {
+  if (value instanceof Device || value instanceof MetisDevice) {
     return `${head("device")} ${value.path}${value.closed ? " (closed)" : ""}`;
+  }
+  if (value instanceof MetisAttachment) {
+    return `${head("import")} inode ${value.inode} attached to ${value.path}` +
+      (value.live ? "" : " (detached)");
+  }
+  if (value instanceof MetisTransfer) {
+    const t = value.toJSON();
+    return `${head("job")} transfer ${t.direction} card 0x${value.card.toString(16)} inode ` +
+      `${t.inode} (${t.state})`;
   }
   if (kind === "frame") {
     const f = value as Frame;
@@ -168,8 +179,14 @@ export function toPlain(value: unknown, session?: Session, depth = 6): unknown {
       closed: value.fence.closed,
     });
   }
-  if (value instanceof Device) {
+  if (value instanceof Device || value instanceof MetisDevice) {
     return withId({ kind: "device", path: value.path, closed: value.closed });
+  }
+  if (value instanceof MetisAttachment) {
+    return withId({ kind: "import", ...value.toJSON() });
+  }
+  if (value instanceof MetisTransfer) {
+    return withId({ kind: "job", ...toPlain(value.toJSON()) as Record<string, unknown> });
   }
   if (value instanceof Error) return errorData(value);
   const kind = session?.kindOf(value);

@@ -7,6 +7,10 @@
  */
 import { Device, Import, Job } from "../core/device.ts";
 import { DmaBuf } from "../core/dmabuf.ts";
+import { AxlError } from "../core/errors.ts";
+import { MetisDevice } from "../core/metis/device.ts";
+import { parseNodeName } from "../core/metis/node.ts";
+import { CardLedger, MetisAttachment, MetisTransfer } from "./metis_objects.ts";
 import type { Frame } from "../frames/frame.ts";
 import type { FrameLayout } from "../formats/layout.ts";
 import type { PixelFormat } from "../core/pixel_format.ts";
@@ -60,9 +64,43 @@ export interface BufferMeta {
   reference?: ReferenceResult;
 }
 
+/** Which driver a session drives: axl.ko's `/dev/axl`, or a node with metis.ko's ABI. */
+export type SessionDriver = "axl" | "metis";
+
+/** What `--device` takes to open the first Metis node (`AXL_METIS_DEVICE` or discovered). */
+export const METIS_DEVICE_WORD = "metis";
+
+/**
+ * The driver a device argument selects: `metis` or a `metis-*`/`axl-metis-*` node path
+ * is a Metis node, anything else (or nothing) axl.ko.
+ *
+ * @example
+ * ```ts
+ * import { driverFor } from "./session.ts";
+ * if (driverFor("/dev/axl-metis-0-0-3") !== "metis" || driverFor(undefined) !== "axl") {
+ *   throw new Error("unexpected");
+ * }
+ * ```
+ */
+export function driverFor(device: string | undefined): SessionDriver {
+  if (device === METIS_DEVICE_WORD) return "metis";
+  return device !== undefined && parseNodeName(device) ? "metis" : "axl";
+}
+
+function envDevice(): string | undefined {
+  try {
+    return Deno.env.get("AXL_DEVICE") || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Options of {@linkcode Session}. */
 export interface SessionOptions {
-  /** Device node (default: `AXL_DEVICE` or /dev/axl). */
+  /**
+   * Device node (default: `AXL_DEVICE` or /dev/axl): a Metis node (`/dev/metis-*`,
+   * `/dev/axl-metis-*`, or `metis` for the first one) makes a Metis session.
+   */
   device?: string;
   /** Default heap for allocations (default `system`). */
   heap?: string;
@@ -81,6 +119,8 @@ function isProducer(v: object): v is Producer {
   return typeof p.next === "function" && typeof p.recycle === "function" &&
     typeof p.close === "function" && typeof p.name === "string";
 }
+
+const EOPNOTSUPP = 95;
 
 function isFrame(v: object): v is Frame {
   const f = v as Partial<Frame>;
@@ -106,8 +146,13 @@ export class Session {
   readonly evaluator: Evaluator;
   /** Default heap for allocations. */
   readonly heap: string;
+  /** The driver this session drives (see {@linkcode driverFor}). */
+  readonly driver: SessionDriver;
+  /** The bytes this session's transfers put on the card (Metis sessions). */
+  readonly card: CardLedger = new CardLedger();
   readonly #devicePath: string | undefined;
   #device: Device | undefined;
+  #metis: MetisDevice | undefined;
   #nextVar = 1;
   #nextId = 1;
   readonly #objects: Tracked[] = [];
@@ -122,10 +167,11 @@ export class Session {
   constructor(options: SessionOptions = {}) {
     this.evaluator = new Evaluator();
     this.heap = options.heap ?? "system";
-    this.#devicePath = options.device;
+    this.#devicePath = options.device ?? envDevice();
+    this.driver = driverFor(this.#devicePath);
     installModules(this.scope);
     Object.defineProperty(this.scope, "dev", {
-      get: () => this.device(),
+      get: () => this.driver === "metis" ? this.metis() : this.device(),
       enumerable: true,
       configurable: true,
     });
@@ -144,15 +190,49 @@ export class Session {
 
   /** True once the device has been opened. */
   get deviceOpen(): boolean {
-    return this.#device !== undefined && !this.#device.closed;
+    const dev = this.driver === "metis" ? this.#metis : this.#device;
+    return dev !== undefined && !dev.closed;
   }
 
-  /** The session's device, opened on first use and tracked. */
-  device(): Device {
+  /**
+   * The session's axl.ko device, opened on first use and tracked. On a Metis session
+   * throws, saying why: `what` (e.g. `submit`) needs axl.ko's jobs and fences.
+   */
+  device(what = "this command"): Device {
+    if (this.driver === "metis") {
+      throw new AxlError(`${what} (${this.#devicePath})`, EOPNOTSUPP, {
+        code: "EOPNOTSUPP",
+        detail: "this session drives a Metis node (metis.ko's ABI), which has no jobs, " +
+          "fences or engine results",
+        hint: "use 'attach', 'transfer' and 'wait' here; start 'axl shell' without " +
+          "--device NODE (or with --device /dev/axl) for axl.ko",
+      });
+    }
     if (this.#device && !this.#device.closed) return this.#device;
     this.#device = Device.open(this.#devicePath);
     this.track("device", this.#device, "device");
     return this.#device;
+  }
+
+  /**
+   * The session's Metis node, opened on first use and tracked. On an axl.ko session
+   * throws, saying how to start a Metis one.
+   */
+  metis(what = "this command"): MetisDevice {
+    if (this.driver !== "metis") {
+      throw new AxlError(`${what} (${this.#devicePath ?? "/dev/axl"})`, EOPNOTSUPP, {
+        code: "EOPNOTSUPP",
+        detail: "this session drives axl.ko, which moves frames by jobs, not by card " +
+          "memory transfers",
+        hint: "start 'axl shell --device metis' (or --device /dev/metis-*, " +
+          "/dev/axl-metis-*) for a Metis node; here use 'import', 'submit' and 'wait'",
+      });
+    }
+    if (this.#metis && !this.#metis.closed) return this.#metis;
+    const target = this.#devicePath === METIS_DEVICE_WORD ? undefined : this.#devicePath;
+    this.#metis = MetisDevice.open(target);
+    this.track("device", this.#metis, "device");
+    return this.#metis;
   }
 
   /** The next `$N` name that {@linkcode Session.bind} will use. */
@@ -216,9 +296,9 @@ export class Session {
   kindOf(value: unknown): ObjectKind | undefined {
     if (typeof value !== "object" || value === null) return undefined;
     if (value instanceof DmaBuf) return "buffer";
-    if (value instanceof Import) return "import";
-    if (value instanceof Job) return "job";
-    if (value instanceof Device) return "device";
+    if (value instanceof Import || value instanceof MetisAttachment) return "import";
+    if (value instanceof Job || value instanceof MetisTransfer) return "job";
+    if (value instanceof Device || value instanceof MetisDevice) return "device";
     if (isFrame(value)) return "frame";
     if (isProducer(value)) return "producer";
     const s = value as Partial<Stoppable>;
@@ -234,11 +314,14 @@ export class Session {
       case "buffer":
         return !(o as DmaBuf).closed;
       case "import":
+        if (o instanceof MetisAttachment) return o.live;
         return !(o as Import).released && !(o as Import).device.closed;
       case "job":
+        // a transfer holds nothing once finished; it stays listed until released
+        if (o instanceof MetisTransfer) return true;
         return !(o as Job).fence.closed;
       case "device":
-        return !(o as Device).closed;
+        return !(o as Device | MetisDevice).closed;
       case "trace":
         return !(o as Stoppable).stopped;
       default:
@@ -300,8 +383,8 @@ export class Session {
       if (d && "value" in d && d.value !== this) visit(d.value, 1);
     }
     for (const t of [...this.#objects]) {
-      if (t.kind !== "device" || !this.isLive(t)) continue;
-      const dev = t.object as Device;
+      if (!(t.object instanceof Device) || !this.isLive(t)) continue;
+      const dev = t.object;
       for (const imp of dev.imports) this.track("import", imp, origin);
       for (const job of dev.jobs) this.track("job", job, origin);
     }
@@ -328,6 +411,13 @@ export class Session {
         return `${tag}: recycled to its producer`;
       }
       case "job": {
+        if (o instanceof MetisTransfer) {
+          await o.promise.catch(() => undefined);
+          this.#done.add(o);
+          return `${tag} ${o.direction} card 0x${o.card.toString(16)}: ${
+            o.done ? "finished" : "failed"
+          }`;
+        }
         const job = o as Job;
         if (!job.fence.closed && job.fence.info().status === "active") {
           // Closing an unsignalled fence is allowed; the driver still signals it.
@@ -337,6 +427,10 @@ export class Session {
         return `${tag} seqno ${job.seqno}: fence closed`;
       }
       case "import": {
+        if (o instanceof MetisAttachment) {
+          o.detach();
+          return `${tag} inode ${o.inode}: detached from ${o.path}`;
+        }
         const imp = o as Import;
         if (imp.device.closed) return `${tag}: already released with its device`;
         imp.release();
@@ -357,9 +451,10 @@ export class Session {
         return `${tag} inode ${buf.inode}: closed`;
       }
       case "device": {
-        const dev = o as Device;
+        const dev = o as Device | MetisDevice;
         dev.close();
         if (dev === this.#device) this.#device = undefined;
+        if (dev === this.#metis) this.#metis = undefined;
         return `${tag} ${dev.path}: closed`;
       }
     }

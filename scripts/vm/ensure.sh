@@ -86,9 +86,10 @@ initramfs_modules() {
 # root and dtb (arm64 only).
 kernel_x86_64() {
 	local flavour abi key vmlinux
-	# GStreamer: the device tests' third-party pipelines (the guest runs the host's root).
+	# The guest runs the host's root: GStreamer for the device tests' third-party pipelines,
+	# tmux for the ls --watch device test (it drives the view in a tmux pane).
 	local tools=(qemu-system-x86 qemu-system-data busybox-static cpio zstd xz-utils kmod linux-perf bc
-		gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good)
+		gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good tmux)
 	((module)) && tools+=(make gcc)
 	vm_apt_install "${tools[@]}"
 

@@ -48,7 +48,13 @@ const shellSpec: CommandSpec = {
       description: "one JSON object per input ({n, line, input, kind, ok, code,\n" +
         'names, value | error}) and a final {"kind":"end", ...}',
     },
-    device: DEVICE_OPTION,
+    device: {
+      ...DEVICE_OPTION,
+      arg: "PATH|metis",
+      description: "device node (default: $AXL_DEVICE or /dev/axl); a Metis node\n" +
+        "(/dev/metis-*, /dev/axl-metis-*, or 'metis' for $AXL_METIS_DEVICE or the first\n" +
+        "one) makes a Metis session",
+    },
     heap: {
       type: "string",
       kind: "heap",
@@ -61,7 +67,7 @@ const shellSpec: CommandSpec = {
   details: "",
   cli: {
     usage: [
-      "axl shell [-f FILE | < FILE] [--keep-going] [--json] [--device PATH]",
+      "axl shell [-f FILE | < FILE] [--keep-going] [--json] [--device PATH|metis]",
       "          [--heap NAME] [--no-history] [--no-echo]",
     ],
     details: `On a terminal: an interactive shell. Lines are commands (info, doctor, heaps, alloc,
@@ -75,7 +81,12 @@ Type 'help' inside for the commands.
 
 With -f FILE, or with stdin not a terminal, the lines run non-interactively:
 each input is echoed as 'axl> input' before its output, the run stops at the
-first failing input, everything is released, and the exit status says how it went.`,
+first failing input, everything is released, and the exit status says how it went.
+
+A session drives one driver, chosen by --device (or $AXL_DEVICE): axl.ko's
+/dev/axl (import, submit, wait on fences), or a node with Axelera's metis.ko ABI
+(attach, transfer to and from card memory, wait on poll(); submit is refused, as
+metis.ko has no jobs or fences): axl shell --device metis`,
     exits: [
       [ExitCode.Ok, "ok"],
       [ExitCode.Fail, "an input failed (an operation, a result check, JavaScript threw)"],

@@ -267,3 +267,98 @@ Deno.test("verify runs the I1–I4 check on the session's device and binds resul
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+const METIS_SESSION = `${REPO}tests/device/fixtures/readme-session-metis.axl`;
+
+Deno.test("shell --device metis -f readme-session-metis.axl: a frame to card memory and back, bytes checked", async () => {
+  const r = await finish(shell(["--device", "metis", "-f", METIS_SESSION, "--json"]));
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const rs = records(r.stdout);
+  for (const x of rs) assert.equal(x.code, 0, JSON.stringify(x));
+
+  const info = byInput(rs, "info").value;
+  assert.match(info.path, /^\/dev\/(axl-)?metis-/);
+  const frame = byInput(rs, "frame = alloc NV12 640x480 --fill pattern").value;
+  const att = byInput(rs, "att = attach frame").value;
+  assert.deepEqual([att.node, att.inode, att.attached], [info.path, frame.inode, true]);
+
+  // While attached, bufinfo lists the card's PCI function among the frame's devices.
+  const listed = byInput(rs, "ls").value.buffers.find((b: { inode: number }) =>
+    b.inode === frame.inode
+  );
+  assert.ok(listed?.attached.includes(info.pci), JSON.stringify(listed));
+
+  const sent = byInput(rs, "wait t").value;
+  assert.deepEqual([sent.direction, sent.size], ["to-card", frame.size]);
+  assert.equal(sent.matches, undefined);
+  // The zeroed frame came back holding the pattern: every byte compared, none differs.
+  const back = byInput(rs, "r = wait t2").value;
+  assert.equal(back.direction, "from-card");
+  assert.deepEqual([back.check.bytes, back.check.firstMismatch, back.matches], [
+    sent.size,
+    -1,
+    true,
+  ]);
+
+  // The trace saw both transfers, and every import released: per attach one through the
+  // node and one by the backend's segment probe through /dev/axl (same PCI function).
+  const trace = byInput(rs, "trace stop").value;
+  const counts = JSON.stringify(trace.counts);
+  assert.equal(trace.counts.axl_metis_xfer, 2, counts);
+  assert.equal(trace.counts.axl_dmabuf_import, 4, counts);
+  assert.equal(trace.counts.axl_dmabuf_release, 4, counts);
+  const xfers = trace.events.filter((e: { name: string }) => e.name === "axl_metis_xfer");
+  assert.deepEqual(
+    xfers.map((e: { fields: Record<string, string> }) => [
+      Number(e.fields.inode),
+      e.fields.dir,
+      Number(e.fields.moved),
+    ]),
+    [[frame.inode, "write", frame.size], [
+      byInput(rs, "back = alloc NV12 640x480 --fill zero")
+        .value.inode,
+      "read",
+      frame.size,
+    ]],
+  );
+
+  // After the detaches nothing is attached to the frames any more.
+  const after = rs.filter((x) => x.input === "ls").at(-1)!.value.buffers
+    .filter((b: { inode: number }) => b.inode === frame.inode);
+  assert.deepEqual(after.flatMap((b: { attached: string[] }) => b.attached), []);
+
+  const end = rs.at(-1)!;
+  assert.deepEqual(end.releaseErrors, []);
+  assert.ok(
+    end.released!.some((l) => l.includes(`device ${info.path}: closed`)),
+    end.released!.join(),
+  );
+});
+
+Deno.test("shell --device metis prints the Metis session for people and refuses what metis.ko cannot do", async () => {
+  const r = await finish(shell(["--device", "metis", "-f", METIS_SESSION]));
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  console.log(r.stdout + r.stderr); // the README's transcript comes from here
+  assert.match(r.stdout, /^bytes {5}\d+ match what went to card 0x0$/m);
+  assert.match(r.stdout, /^driver {4}axl-metis \(axl\.ko's node with metis\.ko's ABI;/m);
+
+  const refused = await finish(shell(
+    ["--device", "metis", "--json", "--keep-going"],
+    [
+      "a = alloc 4096",
+      "b = alloc 4096",
+      "attach a",
+      "attach b",
+      "submit",
+      "import a --width 64",
+    ].join("\n") + "\n",
+  ));
+  const rs = records(refused.stdout);
+  assert.match(byInput(rs, "attach b").error!.message, /EBUSY.*one buffer per open file/s);
+  assert.match(byInput(rs, "submit").error!.message, /poll\(\).*no dma_fence/s);
+  assert.match(byInput(rs, "import a --width 64").error!.message, /does not apply on a Metis/);
+
+  // and the other way round: an axl.ko session has no card memory
+  const axl = await finish(shell(["--json", "--keep-going"], "a = alloc 4096\ntransfer to-card\n"));
+  assert.match(byInput(records(axl.stdout), "transfer to-card").error!.message, /--device metis/);
+});

@@ -16,14 +16,17 @@ import {
   planeLines,
 } from "../../core/import_layout.ts";
 import { parseCount } from "../args.ts";
-import { type ShellCommand } from "../command.ts";
-import { UsageError } from "../../commands/spec.ts";
+import { type CommandOutcome, type ShellCommand } from "../command.ts";
+import { type ParsedArgs, UsageError } from "../../commands/spec.ts";
+import type { Session } from "../session.ts";
 import { resolveOrLatest } from "../resolve.ts";
+import { MetisAttachment } from "../metis_objects.ts";
 
 /** The `import` command. */
 export const command: ShellCommand = {
   name: "import",
-  summary: "import a buffer or frame into the NPU (attach + IOMMU map); value: the Import",
+  aliases: ["attach"],
+  summary: "import (attach + IOMMU map) a buffer or frame into the NPU; value: the Import",
   positionals: [{ name: "BUFFER|FRAME", kind: "buffer", optional: true }],
   options: {
     format: {
@@ -70,10 +73,14 @@ export const command: ShellCommand = {
     "describe planes one by one (an NvBufSurface: --pitches 2048,2048 --offsets 0,2228224\n" +
     "for NV12 1920x1080); a missing list follows the other (packed pitches, planes back to\n" +
     "back). The import holds an attachment (see 'ls': two devices while a camera also\n" +
-    "holds it) until 'release'.",
+    "holds it) until 'release'.\n" +
+    "On a Metis session (axl shell --device metis) it is metis.ko's DMA_ATTACH of the\n" +
+    "whole buffer, one per open file ('detach' before attaching another); the layout\n" +
+    "flags do not apply, and a buffer the card would not see as one DMA segment is refused.",
   run(ctx, args) {
     if (args.positionals.length > 1) throw new UsageError("import: one buffer or frame at a time");
     const target = resolveOrLatest(ctx.session, args.positionals[0], ["buffer", "frame"], "import");
+    if (ctx.session.driver === "metis") return attachToMetis(ctx.session, target, args);
     const v = args.values as Record<string, string | undefined>;
     let buf: DmaBuf;
     let layout: ImportGeometry | undefined;
@@ -134,6 +141,25 @@ export const command: ShellCommand = {
     return Promise.resolve({ value: imp });
   },
 };
+
+/** The Metis form of `import`: DMA_ATTACH of the whole buffer to the session's node. */
+function attachToMetis(
+  session: Session,
+  target: unknown,
+  args: ParsedArgs,
+): Promise<CommandOutcome> {
+  const layoutFlags = Object.keys(args.values).filter((k) => args.values[k] !== undefined);
+  if (layoutFlags.length) {
+    throw new UsageError(
+      `attach: --${layoutFlags[0]} does not apply on a Metis node: metis.ko attaches the ` +
+        "whole buffer, without a layout",
+    );
+  }
+  const buf = session.kindOf(target) === "frame" ? (target as Frame).buffer : target as DmaBuf;
+  const attachment = new MetisAttachment(session.metis("attach"), buf);
+  session.track("import", attachment, `attach ${args.positionals.join(" ")}`.trim());
+  return Promise.resolve({ value: attachment });
+}
 
 function parseList(text: string, what: string): number[] {
   return text.split(",").map((t) => parseCount(t, what));

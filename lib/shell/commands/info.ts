@@ -4,7 +4,7 @@
  * @module
  */
 import { Device } from "../../core/device.ts";
-import { infoSpec, infoText } from "../../commands/info.ts";
+import { infoSpec, infoText, metisInfo, metisInfoText } from "../../commands/info.ts";
 import { stringOption } from "../../commands/spec.ts";
 import type { ShellCommand } from "../command.ts";
 
@@ -17,6 +17,10 @@ export const command: ShellCommand = {
       using dev = Device.open(path);
       const info = dev.info();
       return Promise.resolve({ value: info, text: infoText(info) });
+    }
+    if (ctx.session.driver === "metis") {
+      const info = metisInfo(ctx.session.metis("info"));
+      return Promise.resolve({ value: info, text: metisInfoText(info) });
     }
     const info = ctx.session.device().info();
     return Promise.resolve({ value: info, text: infoText(info) });

@@ -1,36 +1,39 @@
 /**
- * `ls`: dma-bufs with their attached devices, fd refs and map refs — of this process,
- * or system-wide with --all (the view of Android's dmabuf_dump).
+ * `ls` in the shell (lib/commands/ls.ts): dma-bufs with their attached devices, fd refs
+ * and map refs — of this process, or system-wide with --all — once or with --watch.
  *
  * @module
  */
-import { parseCount } from "../args.ts";
+import { lsSpec } from "../../commands/ls.ts";
+import { UsageError } from "../../commands/spec.ts";
 import { type ShellCommand } from "../command.ts";
 import { listDmaBufs, listingText } from "../dmabuf_listing.ts";
+import { type LsFlags, lsFlags, watchDmaBufs } from "../dmabuf_watch.ts";
 
 /** The `ls` command. */
 export const command: ShellCommand = {
-  name: "ls",
-  summary: "list dma-bufs: attached devices (bufinfo), fd refs and map refs",
-  positionals: [],
-  options: {
-    all: { type: "boolean", short: "a", description: "every process and every buffer in bufinfo" },
-    pid: {
-      type: "string",
-      kind: "number",
-      arg: "PID",
-      description: "one process instead of this one",
-    },
-  },
-  details: "Attachments come from debugfs dma_buf/bufinfo (root, debugfs mounted) and exist\n" +
-    "only while a buffer is imported: a frame held by the camera and imported by the NPU\n" +
-    "shows two devices. Map refs are CPU mappings (/proc/PID/maps '/dmabuf:' lines).",
-  async run(_ctx, args) {
-    const pid = args.values.pid as string | undefined;
-    const listing = await listDmaBufs({
-      all: args.values.all === true,
-      ...(pid === undefined ? {} : { pids: [parseCount(pid, "ls: --pid")] }),
+  ...lsSpec,
+  async run(ctx, args) {
+    const flags: LsFlags = lsFlags(args, "ls");
+    if (!flags.watch) {
+      if (flags.intervalMs !== undefined || flags.count !== undefined) {
+        throw new UsageError("ls: --interval and --count go with --watch");
+      }
+      const listing = await listDmaBufs(flags.list);
+      return { value: listing, text: listingText(listing) };
+    }
+    const out = Deno.stdout;
+    const enc = new TextEncoder();
+    const refreshes = await watchDmaBufs({
+      // a watch is of the system, as top is: --pid narrows it
+      list: { ...flags.list, all: flags.list.pids === undefined },
+      intervalMs: flags.intervalMs ?? 1000,
+      ...(flags.count === undefined ? {} : { count: flags.count }),
+      json: false,
+      terminal: out.isTerminal(),
+      signal: ctx.signal,
+      write: (text) => void out.writeSync(enc.encode(text)),
     });
-    return { value: listing, text: listingText(listing) };
+    return { value: { refreshes }, text: `ls --watch: ${refreshes} refresh(es)` };
   },
 };

@@ -13,14 +13,16 @@ import { ExitCode } from "../../commands/exit_code.ts";
 /** The `release` command. */
 export const command: ShellCommand = {
   name: "release",
-  aliases: ["free"],
-  summary: "release imports, close buffers/jobs/producers, recycle frames, stop traces",
+  aliases: ["free", "detach"],
+  summary: "release imports (detach on Metis), close buffers/jobs/producers, recycle frames, " +
+    "stop traces",
   positionals: [{ name: "OBJECT", kind: "object", variadic: true, optional: true }],
   options: {
     all: { type: "boolean", short: "a", description: "everything the session holds (as on exit)" },
   },
   details: "An import whose job has not been waited for cannot be released: 'wait' first\n" +
-    "(or release the job). With --all, jobs go first, then imports, then the rest.",
+    "(or release the job); a Metis attachment cannot be detached while a transfer on it\n" +
+    "is in flight ('wait' first). With --all, jobs go first, then imports, then the rest.",
   async run(ctx, args) {
     const s = ctx.session;
     if (args.values.all) {

@@ -33,10 +33,13 @@ export const command: ShellCommand = {
       description: "engine-side job timeout in ms (default 0: the driver's)",
     },
   },
-  details: "Returns at once: the job runs on the engine and signals its fence. The import\n" +
+  details: "Not on a Metis session: metis.ko has no jobs or fences ('transfer' there).\n" +
+    "Returns at once: the job runs on the engine and signals its fence. The import\n" +
     "cannot be released until the job has been waited for (or released).",
   run(ctx, args) {
     if (args.positionals.length > 1) throw new UsageError("submit: one import at a time");
+    // metis.ko has no jobs: the backend says why and what to use instead
+    if (ctx.session.driver === "metis") ctx.session.metis("submit").submit();
     const imp = resolveOrLatest(ctx.session, args.positionals[0], ["import"], "submit") as Import;
     const v = args.values as Record<string, string | undefined>;
     let result: DmaBuf;

@@ -6,6 +6,7 @@
  * @module
  */
 import type { EngineResult, Job, JobDone } from "../../core/device.ts";
+import type { TransferDone } from "../../core/metis/device.ts";
 import type { ReferenceResult } from "../../frames/reference.ts";
 import { abortable } from "../abortable.ts";
 import { parseCount } from "../args.ts";
@@ -14,6 +15,9 @@ import { UsageError } from "../../commands/spec.ts";
 import { ExitCode } from "../../commands/exit_code.ts";
 import { formatNs } from "../render.ts";
 import { resolveOrLatest } from "../resolve.ts";
+import type { Session } from "../session.ts";
+import { compareBytes, MetisTransfer, readBytes, type TransferCheck } from "../metis_objects.ts";
+import type { CommandOutcome } from "../command.ts";
 
 /** The value of `wait`. */
 export interface WaitResult {
@@ -42,8 +46,8 @@ function hex(n: number): string {
 /** The `wait` command. */
 export const command: ShellCommand = {
   name: "wait",
-  summary: "wait for a job's fence and read its result; checks it against the reference",
-  positionals: [{ name: "JOB", kind: "job", optional: true }],
+  summary: "wait for a job's fence (or a Metis transfer's poll) and check its result",
+  positionals: [{ name: "JOB|TRANSFER", kind: "job", optional: true }],
   options: {
     timeout: {
       type: "string",
@@ -54,12 +58,19 @@ export const command: ShellCommand = {
   },
   details: "Latency is the fence's signal timestamp minus the driver's submit time. The\n" +
     "result is read once through a bracketed CPU mapping of the result buffer. Exit\n" +
-    "status 1 when the job failed or the result differs from the reference.",
+    "status 1 when the job failed or the result differs from the reference.\n" +
+    "On a Metis session it waits for a transfer (poll() on the node's file); a from-card\n" +
+    "transfer's bytes are compared with what this session's transfers put at that card\n" +
+    "address (exit status 1 when they differ).",
   async run(ctx, args) {
     if (args.positionals.length > 1) throw new UsageError("wait: one job at a time");
-    const job = resolveOrLatest(ctx.session, args.positionals[0], ["job"], "wait") as Job;
+    const target = resolveOrLatest(ctx.session, args.positionals[0], ["job"], "wait");
     const v = args.values as Record<string, string | undefined>;
     const timeout = v.timeout === undefined ? 10_000 : parseCount(v.timeout, "wait: --timeout");
+    if (target instanceof MetisTransfer) {
+      return waitTransfer(ctx.session, target, await abortable(target.promise, ctx.signal));
+    }
+    const job = target as Job;
     const done: JobDone = job.done ?? await abortable(job.wait(timeout), ctx.signal);
     const result = job.readResult();
     const out: WaitResult = {
@@ -92,3 +103,52 @@ export const command: ShellCommand = {
     return { value: out, text: lines.join("\n"), code };
   },
 };
+
+/** The value of `wait` on a Metis transfer. */
+export interface TransferWaitResult {
+  /** Which way it copied. */
+  direction: string;
+  /** Card address. */
+  card: bigint;
+  /** Bytes copied. */
+  size: number;
+  /** From the ioctl to the poll() completion, ns. */
+  elapsedNs: bigint;
+  /** For a from-card transfer of bytes this session put on the card: how they compare. */
+  check?: TransferCheck;
+  /** Whether the bytes match (absent without a check). */
+  matches?: boolean;
+}
+
+function waitTransfer(
+  session: Session,
+  t: MetisTransfer,
+  done: TransferDone,
+): CommandOutcome {
+  const out: TransferWaitResult = {
+    direction: done.direction,
+    card: done.card,
+    size: done.size,
+    elapsedNs: done.elapsedNs,
+  };
+  const where = `card 0x${done.card.toString(16)}`;
+  const lines = [
+    `transfer ${done.direction} ${where}: ${done.size} bytes in ${formatNs(done.elapsedNs)}`,
+  ];
+  const want = done.direction === "from-card" ? session.card.read(done.card, done.size) : undefined;
+  if (want) {
+    const got = readBytes(t.attachment.buffer, done.offset, done.size);
+    out.check = compareBytes(got, want);
+    out.matches = out.check.firstMismatch < 0;
+    lines.push(
+      out.matches
+        ? `bytes     ${out.check.bytes} match what went to ${where}`
+        : `bytes     MISMATCH at byte ${out.check.firstMismatch} of what went to ${where}`,
+    );
+  }
+  return {
+    value: out,
+    text: lines.join("\n"),
+    code: out.matches === false ? ExitCode.Fail : ExitCode.Ok,
+  };
+}

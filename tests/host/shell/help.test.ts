@@ -127,6 +127,7 @@ Deno.test("help lists every shell command in order with its summary", async () =
     "ls",
     "import",
     "submit",
+    "transfer",
     "wait",
     "release",
     "produce",
@@ -142,11 +143,11 @@ Deno.test("help lists every shell command in order with its summary", async () =
   ]);
   assert.match(
     r.out,
-    /^ {2}verify {3}prove the zero-copy path \(I1–I4\) on the builtin workload; value: result\.json$/m,
+    /^ {2}verify {4}prove the zero-copy path \(I1–I4\) on the builtin workload; value: result\.json$/m,
   );
   assert.match(
     r.out,
-    /^ {2}run {6}run the builtin workload \(N frames import\/submit\/wait\/release\); value: the report$/m,
+    /^ {2}run {7}run the builtin workload \(N frames import\/submit\/wait\/release\); value: the report$/m,
   );
   assert.ok(r.out.endsWith("help COMMAND shows its options."));
 });

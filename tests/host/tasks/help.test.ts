@@ -166,6 +166,16 @@ const HELP: Record<string, HelpFacts> = {
       "3 the device could not be opened",
     ],
   },
+  ls: {
+    flags: ["--all", "-a", "--pid", "--watch", "-w", "--interval", "--count", "--json"],
+    facts: [
+      "axl ls --watch [--interval S] [--count N] [--json]",
+      "one JSON object per refresh (NDJSON)",
+      "Ctrl-C ends the view, puts the terminal back and exits 0",
+      "0 ok (also after Ctrl-C ends --watch)",
+      "3 bad usage",
+    ],
+  },
   heaps: {
     flags: ["--json"],
     facts: [
@@ -227,6 +237,7 @@ Deno.test("axl --help lists every command in order, with the exit codes", async 
       "  shell   the device shell: commands and JavaScript, interactive or from a session file",
       "  doctor  check kernel config, heaps, CMA, tracing, perf, the NPU link and the driver ABI",
       "  info    show the NPU driver's ABI, engine, attach device and limits",
+      "  ls      list dma-bufs: attached devices (bufinfo), fd refs and map refs",
       "  heaps   list the DMA heaps under /dev/dma_heap",
       "  caps    explain whether GStreamer caps negotiate, in which memory, and why not",
       "",
