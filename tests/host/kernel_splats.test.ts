@@ -3,7 +3,7 @@
 // kernel logs of the rig's guests (see tests/fixtures/dmesg/README.md).
 import assert from "node:assert/strict";
 
-const root = new URL("../../..", import.meta.url).pathname;
+const root = new URL("../..", import.meta.url).pathname;
 const fixture = (name: string) => `${root}tests/fixtures/dmesg/${name}`;
 
 /** Runs kernel_splats on `file`; the lines it counts as splats and as benign. */
