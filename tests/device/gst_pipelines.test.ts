@@ -14,11 +14,16 @@ const FRAMES = 60;
 // Both ends agree on this: vivid's webcam input gives it, its HDMI output takes it.
 const CAPS = "video/x-raw,format=YUY2,width=640,height=360";
 
+// The arm64 guest's root (scripts/vm/arm64/root.sh) carries no GStreamer: these tests run in
+// the x86_64 guest, whose root is the host's, where the rig installs it (scripts/vm/ensure.sh);
+// on arm64 they are reported as ignored.
+const ON_X86_64 = Deno.build.arch === "x86_64";
+
 // vivid's capture and output nodes both belong to the platform device vivid.0.
-const cap = videoNode("vivid-000-vid-cap");
-const out = videoNode("vivid-000-vid-out");
-pairVivid(cap, out);
-const gstEnv = await gstreamerEnv();
+const cap = ON_X86_64 ? videoNode("vivid-000-vid-cap") : "";
+const out = ON_X86_64 ? videoNode("vivid-000-vid-out") : "";
+if (ON_X86_64) pairVivid(cap, out);
+const gstEnv = ON_X86_64 ? await gstreamerEnv() : {};
 
 /** A pipeline from vivid.0's capture to `sink`, FRAMES frames, capture io-mode `io`. */
 function pipeline(io: string, sink: string[], frames = FRAMES): string[] {
@@ -81,7 +86,10 @@ async function verify(name: string, args: string[]): Promise<VerifyResult & { co
   return { ...r, code };
 }
 
-Deno.test("verify -- gst pipeline, vivid's capture exports, its output imports: one device, said so", async () => {
+Deno.test({
+  name: "verify -- gst pipeline, vivid's capture exports, its output imports: one device, said so",
+  ignore: !ON_X86_64,
+}, async () => {
   const r = await verify("zero-copy", [
     "--frames",
     String(FRAMES),
@@ -108,7 +116,10 @@ Deno.test("verify -- gst pipeline, vivid's capture exports, its output imports: 
   assert.notEqual(r.axl.status, "PASS");
 });
 
-Deno.test("verify -- gst pipeline made to copy (mmap at both ends): FAIL naming the copy", async () => {
+Deno.test({
+  name: "verify -- gst pipeline made to copy (mmap at both ends): FAIL naming the copy",
+  ignore: !ON_X86_64,
+}, async () => {
   const r = await verify("copy", [
     "--frames",
     String(FRAMES),
@@ -122,7 +133,10 @@ Deno.test("verify -- gst pipeline made to copy (mmap at both ends): FAIL naming 
   assert.equal(r.axl.status, "FAIL");
 });
 
-Deno.test("verify -- gst pipeline where nothing imports: not PASS, I1 and I3 say why", async () => {
+Deno.test({
+  name: "verify -- gst pipeline where nothing imports: not PASS, I1 and I3 say why",
+  ignore: !ON_X86_64,
+}, async () => {
   const r = await verify("no-importer", [
     "--frames",
     String(FRAMES),
@@ -135,7 +149,10 @@ Deno.test("verify -- gst pipeline where nothing imports: not PASS, I1 and I3 say
   assert.notEqual(r.axl.invariants.I3.status, "PASS", r.axl.invariants.I3.summary);
 });
 
-Deno.test("verify --pid on a gst pipeline already running: observed, left alone", async () => {
+Deno.test({
+  name: "verify --pid on a gst pipeline already running: observed, left alone",
+  ignore: !ON_X86_64,
+}, async () => {
   const argv = pipeline("dmabuf", v4l2sink(out, "dmabuf-import"), 100000);
   const gst = new Deno.Command(argv[0]!, { args: argv.slice(1), stdin: "null", env: gstEnv })
     .spawn();

@@ -83,7 +83,7 @@ function oldShim(dir: string, api: number): string {
   return path;
 }
 
-Deno.test("openCandidate() of a stale build names it, its API and the rebuild command", () => {
+Deno.test("openCandidate() of a stale build (a library cc builds here) names it, its API and the rebuild command", () => {
   const dir = Deno.makeTempDirSync({ prefix: "axl-stale-shim-" });
   try {
     const path = oldShim(dir, 2);

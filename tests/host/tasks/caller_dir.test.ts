@@ -5,12 +5,23 @@ import { dirname } from "node:path";
 
 const root = new URL("../../..", import.meta.url).pathname;
 
+/**
+ * The environment of a user's shell: no INIT_CWD (`deno task` keeps one it inherits, and this
+ * test may itself run under `deno task test`), and this `deno` first on PATH, which
+ * scripts/verify.sh runs.
+ */
+function callerEnv(): Record<string, string> {
+  const env = Deno.env.toObject();
+  delete env.INIT_CWD;
+  return { ...env, NO_COLOR: "1", PATH: `${dirname(Deno.execPath())}:${env.PATH ?? ""}` };
+}
+
 async function task(cwd: string, ...args: string[]) {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["task", "--quiet", "--config", `${root}deno.json`, ...args],
     cwd,
-    // scripts/verify.sh runs the `deno` on PATH: this one.
-    env: { NO_COLOR: "1", PATH: `${dirname(Deno.execPath())}:${Deno.env.get("PATH")}` },
+    env: callerEnv(),
+    clearEnv: true,
     stdin: "null",
   }).output();
   const text = new TextDecoder();
