@@ -25,7 +25,7 @@ import {
   sysfsStatsPresent,
 } from "../trace/capture/sysfs_stats.ts";
 import type { Environment, TraceSetup, WorkloadRecord } from "./judge.ts";
-import type { RunningWorkload, WorkloadSpec } from "./workload.ts";
+import type { RunningWorkload, WorkloadOutcome, WorkloadSpec } from "./workload.ts";
 import { PerfCapture } from "./_perf_capture.ts";
 import { type DrainSummary, TraceDrain } from "../trace/capture/trace_drain.ts";
 import { stopOnSignal } from "./_interrupt.ts";
@@ -165,15 +165,7 @@ export async function captureRun(
   o: CaptureOptions,
 ): Promise<{ capture: Capture; files: CaptureFiles }> {
   const say = o.onProgress ?? (() => {});
-  await Deno.mkdir(o.artifacts, { recursive: true });
-  const files: CaptureFiles = {
-    dir: o.artifacts,
-    trace: join(o.artifacts, "trace.txt"),
-    stats: join(o.artifacts, "per_cpu_stats.txt"),
-    bufinfo: join(o.artifacts, "bufinfo_samples.txt"),
-    capture: join(o.artifacts, "capture.json"),
-  };
-  await Deno.writeTextFile(files.bufinfo, "");
+  const files = await artifactFiles(o.artifacts);
   const graph = o.graph ?? true;
   const stream = o.stream ?? true;
   const bufferSizeKb = o.bufferSizeKb ??
@@ -187,20 +179,7 @@ export async function captureRun(
   const probes: ProbeSetup = o.probes === false
     ? { unavailable: "not requested (--no-probes)" }
     : installDmabufProbes(tracefs, `axl_kp_${Deno.pid}`);
-  let session: TraceSession;
-  try {
-    session = TraceSession.open({
-      bufferSizeKb,
-      graphFunctions: graph ? undefined : false,
-      tracefs,
-      // Ctrl-C stops the workload and the run is judged (stopOnSignal below).
-      handleSignals: false,
-      ...("events" in probes ? { events: [...VERIFY_EVENTS, `axl_kp_${Deno.pid}:*`] } : {}),
-    });
-  } catch (e) {
-    if ("events" in probes) removeDmabufProbes(tracefs, `axl_kp_${Deno.pid}`);
-    throw e;
-  }
+  const session = openSession(tracefs, bufferSizeKb, graph, probes);
   const notes: string[] = [...session.info.notes];
   if ("unavailable" in probes) notes.push(`no dma-buf kprobe events: ${probes.unavailable}`);
   const tmp = await Deno.makeTempDir({ prefix: "axl-verify-" });
@@ -217,16 +196,10 @@ export async function captureRun(
   );
   try {
     const env = await probeEnvironment(session.info.tracefs);
-    const sampler = new BufinfoSampler({
-      intervalMs: o.bufinfoIntervalMs ?? 20,
-      rawOutput: files.bufinfo,
-    });
-    let bufinfoUnavailable: string | undefined;
-    try {
-      await sampler.probe();
-    } catch (e) {
-      bufinfoUnavailable = (e as Error).message;
-    }
+    const { sampler, bufinfoUnavailable } = await openSampler(
+      o.bufinfoIntervalMs ?? 20,
+      files.bufinfo,
+    );
     const perf = await PerfCapture.probe({
       enabled: o.perf !== false,
       data: join(tmp, "perf.data"),
@@ -254,14 +227,8 @@ export async function captureRun(
       : await sampler.stop();
     await perf.stop(o.artifacts);
     session.stop();
-    let drained: DrainSummary | undefined;
-    if (drain) {
-      drained = await drain.finish();
-      drain = undefined;
-      say(`trace drained: ${drained.bytes} bytes in ${drained.ms} ms`);
-    } else {
-      await Deno.writeFile(files.trace, await session.readTrace());
-    }
+    const drained = await collectTrace(drain, session, files.trace, say);
+    drain = undefined;
     const loss = await saveStats(session, files.stats, notes);
     const setup = session.info;
     await session.close();
@@ -272,20 +239,7 @@ export async function captureRun(
     const record: CaptureRecord = {
       headline: o.headline,
       setup,
-      workload: {
-        kind: o.workload.kind,
-        description: o.workload.description,
-        pids: running.pids,
-        framesSubmitted: outcome.framesSubmitted,
-        exitCode: outcome.exitCode,
-        mapRefs: seen.mapRefs,
-        ...(seen.v4l2.length ? { v4l2Devices: seen.v4l2 } : {}),
-        sysfs: seen.sysfs,
-        ...(outcome.frames ? { frames: outcome.frames } : {}),
-        ...(outcome.stderrTail ? { stderrTail: outcome.stderrTail } : {}),
-        ...(outcome.exitSignal ? { exitSignal: outcome.exitSignal } : {}),
-        ...(outcome.stopped ? { stopped: true } : {}),
-      },
+      workload: workloadRecord(o.workload, running.pids, outcome, seen),
       environment: {
         ...env,
         device: o.device?.name ?? "",
@@ -315,6 +269,95 @@ export async function captureRun(
       await Deno.remove(tmp, { recursive: true }).catch(() => {});
     }
   }
+}
+
+/** The bufinfo sampler, or why debugfs' bufinfo cannot be sampled here. */
+async function openSampler(
+  intervalMs: number,
+  rawOutput: string,
+): Promise<{ sampler: BufinfoSampler; bufinfoUnavailable?: string }> {
+  const sampler = new BufinfoSampler({ intervalMs, rawOutput });
+  try {
+    await sampler.probe();
+    return { sampler };
+  } catch (e) {
+    return { sampler, bufinfoUnavailable: (e as Error).message };
+  }
+}
+
+/** The trace into `output`: the rest of the drain, or the whole buffer read once at the end. */
+async function collectTrace(
+  drain: TraceDrain | undefined,
+  session: TraceSession,
+  output: string,
+  say: (message: string) => void,
+): Promise<DrainSummary | undefined> {
+  if (!drain) {
+    await Deno.writeFile(output, await session.readTrace());
+    return undefined;
+  }
+  const drained = await drain.finish();
+  say(`trace drained: ${drained.bytes} bytes in ${drained.ms} ms`);
+  return drained;
+}
+
+/** The artifacts directory, created, with an empty bufinfo file for the sampler to append to. */
+async function artifactFiles(dir: string): Promise<CaptureFiles> {
+  await Deno.mkdir(dir, { recursive: true });
+  const files: CaptureFiles = {
+    dir,
+    trace: join(dir, "trace.txt"),
+    stats: join(dir, "per_cpu_stats.txt"),
+    bufinfo: join(dir, "bufinfo_samples.txt"),
+    capture: join(dir, "capture.json"),
+  };
+  await Deno.writeTextFile(files.bufinfo, "");
+  return files;
+}
+
+/** The trace session of a capture; the probe events go again when it cannot open. */
+function openSession(
+  tracefs: string,
+  bufferSizeKb: number,
+  graph: boolean,
+  probes: ProbeSetup,
+): TraceSession {
+  try {
+    return TraceSession.open({
+      bufferSizeKb,
+      graphFunctions: graph ? undefined : false,
+      tracefs,
+      // Ctrl-C stops the workload and the run is judged (captureRun's stopOnSignal).
+      handleSignals: false,
+      ...("events" in probes ? { events: [...VERIFY_EVENTS, `axl_kp_${Deno.pid}:*`] } : {}),
+    });
+  } catch (e) {
+    if ("events" in probes) removeDmabufProbes(tracefs, `axl_kp_${Deno.pid}`);
+    throw e;
+  }
+}
+
+/** What capture.json says of the workload: what it was, how it ended, what it held. */
+function workloadRecord(
+  spec: WorkloadSpec,
+  pids: number[],
+  outcome: WorkloadOutcome,
+  seen: Watched,
+): CaptureRecord["workload"] {
+  return {
+    kind: spec.kind,
+    description: spec.description,
+    pids,
+    framesSubmitted: outcome.framesSubmitted,
+    exitCode: outcome.exitCode,
+    mapRefs: seen.mapRefs,
+    ...(seen.v4l2.length ? { v4l2Devices: seen.v4l2 } : {}),
+    sysfs: seen.sysfs,
+    ...(outcome.frames ? { frames: outcome.frames } : {}),
+    ...(outcome.stderrTail ? { stderrTail: outcome.stderrTail } : {}),
+    ...(outcome.exitSignal ? { exitSignal: outcome.exitSignal } : {}),
+    ...(outcome.stopped ? { stopped: true } : {}),
+  };
 }
 
 /** What {@linkcode watchWorkload} saw of the workload's processes. */
