@@ -185,11 +185,14 @@ export function pidWorkload(pid: number, o: PidWorkloadOptions = {}): WorkloadSp
     expectedFrames: o.expectedFrames ?? o.frames ?? 300,
     pidsBeforeStart: [pid],
     start() {
-      const timers: Array<ReturnType<typeof setTimeout>> = [];
+      // One pending poll and one deadline at a time: a watch of hours keeps no list of timers.
+      let pollTimer: ReturnType<typeof setTimeout> | undefined;
+      let endTimer: ReturnType<typeof setTimeout> | undefined;
       let finish: (stopped: boolean) => void = () => {};
       const done = new Promise<WorkloadOutcome>((resolve) => {
         finish = (stopped) => {
-          timers.forEach(clearTimeout);
+          clearTimeout(pollTimer);
+          clearTimeout(endTimer);
           resolve({
             exitCode: null,
             framesSubmitted: o.frames ?? null,
@@ -197,10 +200,10 @@ export function pidWorkload(pid: number, o: PidWorkloadOptions = {}): WorkloadSp
           });
         };
       });
-      if (durationMs !== undefined) timers.push(setTimeout(() => finish(false), durationMs));
+      if (durationMs !== undefined) endTimer = setTimeout(() => finish(false), durationMs);
       const poll = () => {
         if (!alive(pid)) return finish(false);
-        timers.push(setTimeout(poll, o.pollMs ?? 100));
+        pollTimer = setTimeout(poll, o.pollMs ?? 100);
       };
       poll();
       return { pids: [pid], done, stop: () => finish(true) };
