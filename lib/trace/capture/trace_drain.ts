@@ -16,6 +16,8 @@
  * @module
  */
 
+import { parsePerCpuStats } from "../parse/per_cpu_stats.ts";
+
 /** Options of {@linkcode TraceDrain.start}. */
 export interface TraceDrainOptions {
   /** The tracefs directory that records (an instance, or the mount point). */
@@ -151,8 +153,8 @@ function unreadEntries(dir: string): number {
   let n = 0;
   for (const e of Deno.readDirSync(`${dir}/per_cpu`)) {
     if (!/^cpu\d+$/.test(e.name)) continue;
-    const m = /^entries:\s*(\d+)/m.exec(Deno.readTextFileSync(`${dir}/per_cpu/${e.name}/stats`));
-    n += m ? Number(m[1]) : 0;
+    const stats = `${dir}/per_cpu/${e.name}/stats`;
+    n += parsePerCpuStats(Deno.readTextFileSync(stats), stats).entries;
   }
   return n;
 }
