@@ -9,7 +9,10 @@ import { AxlError } from "../core/errors.ts";
 import { HeapProducer } from "../frames/producers/heap_producer.ts";
 import type { Producer } from "../frames/producers/producer.ts";
 import { listCaptureDevices, V4l2Producer } from "../frames/producers/v4l2_producer.ts";
+import type { MetisDevice } from "../core/metis/device.ts";
+import { prepareMetisWorkload } from "../frames/metis_workload.ts";
 import { builtinWorkload } from "../verify/builtin_workload.ts";
+import { metisBuiltinWorkload } from "../verify/metis_builtin_workload.ts";
 import type { VerifyRunOptions } from "../verify/run.ts";
 import type { WorkloadSpec } from "../verify/workload.ts";
 import type { FrameSize } from "./options.ts";
@@ -65,8 +68,8 @@ export interface BuiltinRun {
   headline: string;
   /** The NPU it runs on, for result.json. */
   device: NonNullable<VerifyRunOptions["device"]>;
-  /** The axl device as bufinfo names it (the default importer). */
-  axlDevice: string;
+  /** The axl device as bufinfo names it (the default importer); undefined: look it up. */
+  axlDevice: string | undefined;
 }
 
 /**
@@ -100,6 +103,51 @@ export function builtinRun(
     headline: verifyHeadline(info),
     device: { name: `${info.engine} ${info.device}`, simulated: info.caps.includes("simulated") },
     axlDevice: info.device,
+  };
+}
+
+/**
+ * The builtin workload of `plan` on a Metis node (`--device /dev/metis-*` or
+ * `/dev/axl-metis-*`): each frame attached, copied to card memory and detached. Every buffer
+ * the producer lists is attached once here, before any capture, so that the layout check
+ * (which on the simulator maps the buffer through `/dev/axl`) stays out of the run's trace.
+ * Dispose it to free what it allocated; `card` and `producer` stay the caller's.
+ *
+ * @example
+ * ```ts ignore
+ * using run = metisRun(plan, MetisDevice.open("/dev/axl-metis-0-0-2"), producer);
+ * ```
+ */
+export function metisRun(
+  plan: VerifyPlan,
+  card: MetisDevice,
+  producer: Producer,
+  heap?: string,
+): BuiltinRun & Disposable {
+  const { frames, mode } = plan;
+  const work = prepareMetisWorkload({
+    card,
+    producer,
+    frames,
+    mode,
+    timeoutMs: jobTimeoutMs(plan.size),
+    ...(heap !== undefined ? { heap } : {}),
+  });
+  const simulated = card.node.driver === "axl-metis";
+  const name = `${simulated ? "metis-sim" : "Metis"} ${card.path}`;
+  return {
+    workload: metisBuiltinWorkload(work, {
+      frames,
+      mode,
+      label: `builtin Metis workload, ${frames} frames, ${mode}, producer ${producer.name}`,
+    }),
+    headline: simulated
+      ? `axl verify: no NPU here: builtin workload against the SIMULATED device (${name}, ${Deno.osRelease()})`
+      : `axl verify: builtin workload on ${name}`,
+    device: { name, simulated },
+    // the default importer: the function axl.ko (simulator) or metis.ko is bound to
+    axlDevice: undefined,
+    [Symbol.dispose]: () => work[Symbol.dispose](),
   };
 }
 

@@ -41,3 +41,13 @@ const CLOCK_PROCESS_CPUTIME_ID = 2;
 export function processCpuTimeNs(): number {
   return Number(shim().symbols.axl_shim_clock_ns(CLOCK_PROCESS_CPUTIME_ID));
 }
+
+const CLOCK_MONOTONIC = 1;
+
+/**
+ * CLOCK_MONOTONIC in ns: the clock of fence, V4L2 and trace timestamps, so user-space times
+ * line up with the kernel's.
+ */
+export function monotonicNs(): number {
+  return Number(shim().symbols.axl_shim_clock_ns(CLOCK_MONOTONIC));
+}

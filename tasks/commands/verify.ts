@@ -19,6 +19,7 @@ import {
   type BuiltinRun,
   builtinRun,
   couldNotRun,
+  metisRun,
   openVerifyProducer,
 } from "../../lib/commands/verify_builtin.ts";
 import { type ExternalRun, externalRun } from "../../lib/commands/verify_workload.ts";
@@ -29,6 +30,8 @@ import {
   UsageError,
 } from "../../lib/commands/spec.ts";
 import { Device } from "../../lib/core/device.ts";
+import { MetisDevice } from "../../lib/core/metis/device.ts";
+import { parseNodeName } from "../../lib/core/metis/node.ts";
 import { replayVerify, runVerify } from "../../lib/verify/run.ts";
 import { printJson } from "../_cli.ts";
 
@@ -78,7 +81,12 @@ async function verify(args: ParsedArgs): Promise<number> {
     if (external) {
       run = external;
     } else {
-      const dev = stack.use(Device.open(stringOption(args, "device")));
+      const node = stringOption(args, "device");
+      // a Metis node (metis.ko's ABI) runs the Metis builtin; anything else is axl.ko's
+      const card = node !== undefined && parseNodeName(node)
+        ? stack.use(MetisDevice.open(node))
+        : undefined;
+      const dev = card ? undefined : stack.use(Device.open(node));
       const kind = stringOption(args, "producer") ?? "auto";
       const producer = stack.use(
         openVerifyProducer(
@@ -89,7 +97,7 @@ async function verify(args: ParsedArgs): Promise<number> {
           plan.mode === "copy",
         ),
       );
-      run = builtinRun(plan, dev, producer);
+      run = card ? stack.use(metisRun(plan, card, producer)) : builtinRun(plan, dev!, producer);
     }
     console.log(run.headline);
     const tty = Deno.stderr.isTerminal();

@@ -138,6 +138,11 @@ export class HeapProducer implements Producer {
     return Promise.resolve({ ...this.#layout, buffer, sequence });
   }
 
+  /** The buffers of the ring, in order (empty once closed). */
+  buffers(): readonly DmaBuf[] {
+    return this.#buffers;
+  }
+
   /** Nothing to do: the ring reuses buffers in order. */
   recycle(_frame: Frame): void {}
 

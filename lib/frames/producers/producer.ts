@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { DmaBuf } from "../../core/dmabuf.ts";
 import type { Frame } from "../frame.ts";
 
 /** A source of frames in dma-bufs. */
@@ -15,6 +16,11 @@ export interface Producer extends Disposable {
    * {@linkcode Producer.recycle} once the consumer is done with it.
    */
   next(): Promise<Frame>;
+  /**
+   * Every buffer frames will come in, when they are fixed from the start (a ring, a camera's
+   * queue): a consumer can check them once before frames flow. Absent: not known ahead.
+   */
+  buffers?(): readonly DmaBuf[];
   /** Returns a frame's buffer to the producer (a camera re-queues it). */
   recycle(frame: Frame): void;
   /** Stops and frees every buffer. Idempotent. */

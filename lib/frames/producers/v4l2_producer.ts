@@ -163,6 +163,11 @@ export class V4l2Producer implements Producer {
     };
   }
 
+  /** The buffers queued to the camera, by V4L2 index (empty once closed). */
+  buffers(): readonly DmaBuf[] {
+    return this.#closed ? [] : this.#buffers;
+  }
+
   /** Queues the frame's buffer back to the camera. */
   recycle(frame: Frame): void {
     const i = this.#buffers.indexOf(frame.buffer);
