@@ -1,6 +1,6 @@
 /**
  * `verify` in the shell (lib/commands/verify.ts): the builtin workload on the session's
- * device, frames from a session producer or one opened for the run, or a command or
+ * device (on a Metis session, the Metis builtin: attach, transfer, detach), frames from a session producer or one opened for the run, or a command or
  * `--pid` workload (`verify_workload.ts`); the value is result.json. Ctrl-C stops the
  * frames (or the command; a pid is left alone) and the run is judged on what was captured.
  *
@@ -21,6 +21,7 @@ import {
   type BuiltinRun,
   builtinRun,
   couldNotRun,
+  metisRun,
   openVerifyProducer,
 } from "../../commands/verify_builtin.ts";
 import { externalRun } from "../../commands/verify_workload.ts";
@@ -63,10 +64,15 @@ export const command: ShellCommand = {
     if (external) {
       return await judged(plan, external.workload, external.headline, ctx);
     }
-    const device = ctx.session.device();
-    const { producer, owned } = producerFor(ctx.session, args, plan.size, plan.mode === "copy");
+    const session = ctx.session;
+    // a Metis session runs the Metis builtin on its node; an axl.ko one the job loop
+    const card = session.driver === "metis" ? session.metis("verify") : undefined;
+    const device = card ? undefined : session.device();
+    const { producer, owned } = producerFor(session, args, plan.size, plan.mode === "copy");
     try {
-      const run = builtinRun(plan, device, producer, ctx.session.heap);
+      using run = card
+        ? metisRun(plan, card, producer, session.heap)
+        : { ...builtinRun(plan, device!, producer, session.heap), [Symbol.dispose]() {} };
       return await judged(plan, run.workload, run.headline, ctx, run);
     } finally {
       if (owned) producer.close();
