@@ -203,7 +203,7 @@ async function transferFrame(
   const { card } = o;
   card.attach(input);
   report.attaches++;
-  let failed = true;
+  let stat: MetisFrameStat;
   try {
     const bytes = Math.min(frame.size, input.size);
     const startNs = monotonicNs();
@@ -215,8 +215,7 @@ async function transferFrame(
     });
     const endNs = monotonicNs();
     report.transfers++;
-    failed = false;
-    return {
+    stat = {
       index,
       inode: input.inode,
       frameInode: frame.buffer.inode,
@@ -225,14 +224,16 @@ async function transferFrame(
       bytes,
       cpuNs: 0,
     };
-  } finally {
+  } catch (err) {
+    // A failed transfer may still be in flight, so detach can fail (EBUSY): the transfer's
+    // error is the one to see, and closing the card ends both.
     try {
       card.detach();
       report.detaches++;
-    } catch (err) {
-      // a transfer that failed may still be in flight (EBUSY): its error is the one to see,
-      // and closing the card ends the transfer and the attachment
-      if (!failed) throw err;
-    }
+    } catch { /* see above */ }
+    throw err;
   }
+  card.detach();
+  report.detaches++;
+  return stat;
 }
