@@ -10,6 +10,7 @@ import { parseNodeName, sameDevice } from "../../lib/core/metis/node.ts";
 import { listPci, METIS_SIM_DRIVER } from "../../lib/doctor/pci.ts";
 import { systemAt } from "../../lib/doctor/system.ts";
 import { listCaptureDevices } from "../../lib/frames/producers/v4l2_producer.ts";
+import { judgeArtifacts } from "../../lib/verify/replay.ts";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
@@ -32,7 +33,7 @@ function metisTarget(): { node: string; pci: string } {
 async function verifyMetis(
   name: string,
   extra: string[],
-): Promise<{ code: number; result: VerifyResult; stdout: string }> {
+): Promise<{ code: number; result: VerifyResult; stdout: string; dir: string }> {
   const { node, pci } = metisTarget();
   const dir = `${results}/verify-metis-${name}`;
   const out = await new Deno.Command(Deno.execPath(), {
@@ -59,14 +60,14 @@ async function verifyMetis(
   const stderr = new TextDecoder().decode(out.stderr);
   console.log(`verify metis ${name} (exit ${out.code}):\n${stdout}${stderr}`);
   const result = JSON.parse(await Deno.readTextFile(`${dir}/result.json`)) as VerifyResult;
-  return { code: out.code, result, stdout };
+  return { code: out.code, result, stdout, dir };
 }
 
 Deno.test("axl verify --device <Metis node> --evidence generic: vivid frames PASS I1–I4 from kprobes", async () => {
   const vivid = listCaptureDevices().find((c) => c.driver === "vivid");
   assert.ok(vivid, "vivid capture device present (scripts/vm/run.sh --vivid)");
   const { pci } = metisTarget();
-  const { code, result, stdout } = await verifyMetis("zero-copy", [
+  const { code, result, stdout, dir } = await verifyMetis("zero-copy", [
     "--producer",
     "v4l2",
     "--camera",
@@ -98,7 +99,11 @@ Deno.test("axl verify --device <Metis node> --evidence generic: vivid frames PAS
     i1.multi_attach.some((m) =>
       m.devices.includes(pci) && m.devices.some((d) => d.startsWith("vivid"))
     ),
-  );
+  ); // The same run judged from our tracepoints (the simulator's node fires them): the same count.
+  const ours = await judgeArtifacts(dir, { evidence: "auto" });
+  assert.equal(ours.axl.evidence?.source, "axl-tracepoints");
+  assert.equal(ours.axl.status, "PASS", ours.axl.invariants.I3.summary);
+  assert.equal(ours.detail.imports, 60);
 });
 
 Deno.test("axl verify --device <Metis node> --mode copy: FAIL on I4 naming the copy routine", async () => {
