@@ -46,8 +46,9 @@ tracefs is restored afterwards, also on errors and Ctrl-C. Needs root.
 Workload (one of):
   (default)      the builtin workload on the NPU device; where the device is
                  simulated (metis-sim) this is said on the first line. On a
-                 Metis node (--device /dev/metis-*, /dev/axl-metis-*) each
-                 frame is attached, copied to card memory and detached
+                 Metis node (--device /dev/metis-*, /dev/axl-metis-*; without
+                 /dev/axl the first one) each frame is attached, copied to
+                 card memory and detached
   -- COMMAND...  run a command, e.g. a GStreamer pipeline; Ctrl-C stops it
                  (SIGTERM) and the run is judged on what was captured
   --config FILE  the same from JSON {"command": [argv...], "frames": N,

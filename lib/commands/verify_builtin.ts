@@ -9,7 +9,10 @@ import { AxlError } from "../core/errors.ts";
 import { HeapProducer } from "../frames/producers/heap_producer.ts";
 import type { Producer } from "../frames/producers/producer.ts";
 import { listCaptureDevices, V4l2Producer } from "../frames/producers/v4l2_producer.ts";
+import { devicePaths } from "../core/device.ts";
 import type { MetisDevice } from "../core/metis/device.ts";
+import { metisNodes, parseNodeName } from "../core/metis/node.ts";
+import { pathExists } from "../core/path_exists.ts";
 import { prepareMetisWorkload } from "../frames/metis_workload.ts";
 import { builtinWorkload } from "../verify/builtin_workload.ts";
 import { metisBuiltinWorkload } from "../verify/metis_builtin_workload.ts";
@@ -104,6 +107,25 @@ export function builtinRun(
     device: { name: `${info.engine} ${info.device}`, simulated: info.caps.includes("simulated") },
     axlDevice: info.device,
   };
+}
+
+/**
+ * The Metis node a builtin run goes to, or undefined for axl.ko's device: `device` (from
+ * `--device`, else `$AXL_DEVICE`) when it is a Metis node's path; with neither given and no
+ * `/dev/axl`, the first Metis node present (a board with Axelera's metis.ko only).
+ *
+ * @example
+ * ```ts
+ * import { verifyMetisNode } from "./verify_builtin.ts";
+ * if (verifyMetisNode("/dev/axl-metis-0-0-2") !== "/dev/axl-metis-0-0-2") throw new Error();
+ * if (verifyMetisNode("/dev/axl") !== undefined) throw new Error();
+ * ```
+ */
+export function verifyMetisNode(device: string | undefined): string | undefined {
+  const target = device ?? devicePaths()[0];
+  if (target !== undefined && parseNodeName(target)) return target;
+  if (device !== undefined || devicePaths().some(pathExists)) return undefined;
+  return metisNodes()[0];
 }
 
 /**

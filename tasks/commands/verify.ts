@@ -21,6 +21,7 @@ import {
   couldNotRun,
   metisRun,
   openVerifyProducer,
+  verifyMetisNode,
 } from "../../lib/commands/verify_builtin.ts";
 import { type ExternalRun, externalRun } from "../../lib/commands/verify_workload.ts";
 import {
@@ -31,7 +32,6 @@ import {
 } from "../../lib/commands/spec.ts";
 import { Device } from "../../lib/core/device.ts";
 import { MetisDevice } from "../../lib/core/metis/device.ts";
-import { parseNodeName } from "../../lib/core/metis/node.ts";
 import { replayVerify, runVerify } from "../../lib/verify/run.ts";
 import { printJson } from "../_cli.ts";
 
@@ -83,9 +83,8 @@ async function verify(args: ParsedArgs): Promise<number> {
     } else {
       const node = stringOption(args, "device");
       // a Metis node (metis.ko's ABI) runs the Metis builtin; anything else is axl.ko's
-      const card = node !== undefined && parseNodeName(node)
-        ? stack.use(MetisDevice.open(node))
-        : undefined;
+      const metisNode = verifyMetisNode(node);
+      const card = metisNode ? stack.use(MetisDevice.open(metisNode)) : undefined;
       const dev = card ? undefined : stack.use(Device.open(node));
       const kind = stringOption(args, "producer") ?? "auto";
       const producer = stack.use(
