@@ -2,7 +2,8 @@
 // the VM rig), judged through the generic evidence path only: kprobes on the dma-buf
 // functions filtered to the node's PCI function, never our axl:* tracepoints. vivid writes
 // the frames (a heap exports them, vivid.0 and the card attach them); the copy control
-// stages each heap frame with a CPU copy and must FAIL I4 naming the copy routine.
+// stages each heap frame with a CPU copy and must FAIL I4 naming the copy routine; the shell's
+// verify on a Metis session runs the same workload.
 // Artifacts go to $AXL_RESULTS/verify-metis-<case>/ when the rig provides it.
 import assert from "node:assert/strict";
 import { MetisDevice } from "../../lib/core/metis/device.ts";
@@ -16,6 +17,7 @@ import type { VerifyResult } from "../../lib/verify/schema.ts";
 const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-verify-metis-test-" });
 const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
+const SHELL = new URL("../../tasks/commands/shell.ts", import.meta.url).pathname;
 
 /** The simulator's Metis node and the PCI function behind it, as bufinfo names it. */
 function metisTarget(): { node: string; pci: string } {
@@ -130,4 +132,26 @@ Deno.test("axl verify --device <Metis node> --mode copy: FAIL on I4 naming the c
   // the staging buffer is still imported once per frame: the count is right, the copy is not
   assert.equal(a.invariants.I3.status, "PASS", a.invariants.I3.summary);
   assert.equal(a.evidence?.source, "kprobes");
+});
+
+Deno.test("verify in a shell session on the Metis node runs the Metis builtin: PASS from kprobes", async () => {
+  const { node, pci } = metisTarget();
+  const dir = `${results}/verify-metis-shell`;
+  const script = await Deno.makeTempFile({ suffix: ".axl" });
+  await Deno.writeTextFile(
+    script,
+    `verify --importer ${pci} --evidence generic --frames 30 --artifacts ${dir}\n`,
+  );
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-check", "--allow-all", SHELL, "--device", node, "-f", script],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  console.log(`verify metis shell (exit ${out.code}):\n${text}`);
+  const a = (JSON.parse(await Deno.readTextFile(`${dir}/result.json`)) as VerifyResult).axl;
+  assert.equal(a.workload.kind, "builtin-metis-zero-copy");
+  assert.equal(a.evidence?.source, "kprobes");
+  assert.equal(a.status, "PASS", Object.values(a.invariants).map((i) => i.summary).join("; "));
+  assert.equal(out.code, 0);
 });
