@@ -1,8 +1,9 @@
 /**
  * `verify` in the shell (lib/commands/verify.ts): the builtin workload on the session's
- * device (on a Metis session, the Metis builtin: attach, transfer, detach), frames from a session producer or one opened for the run, or a command or
- * `--pid` workload (`verify_workload.ts`); the value is result.json. Ctrl-C stops the
- * frames (or the command; a pid is left alone) and the run is judged on what was captured.
+ * device (on a Metis session the Metis builtin: attach, transfer, detach), frames from a
+ * session producer or one opened for the run, or a command or `--pid` workload
+ * (`verify_workload.ts`); the value is result.json. Ctrl-C stops the frames (or the
+ * command; a pid is left alone) and the run is judged on what was captured.
  *
  * @module
  */
