@@ -606,28 +606,36 @@ static int call_column(const struct line *l, long *n0_out, long *n1_out)
 }
 
 /* ------------------------------------------------------------------------------------ */
-/* The state: call counts per function, in a table the caller's buffer holds.             */
+/* The state, in a buffer the caller holds: call counts per function, and event names by  */
+/* number, so that TypeScript looks a name up by its number instead of by its bytes.      */
 
-struct call_entry {
+struct name_entry {
 	uint8_t len;
 	char name[AXL_TRACE_SCAN_NAME_MAX];
 	double count; /* calls after the first, which was reported */
 };
 
+struct name_table {
+	uint32_t used;
+	uint32_t reserved;
+	struct name_entry entries[AXL_TRACE_SCAN_FUNCS];
+	uint16_t slots[2 * AXL_TRACE_SCAN_FUNCS]; /* entry index + 1 by hash, 0 when free */
+};
+
 struct scan_state {
 	uint32_t magic;
-	uint32_t used;
-	struct call_entry entries[AXL_TRACE_SCAN_FUNCS];
-	uint16_t slots[2 * AXL_TRACE_SCAN_FUNCS]; /* entry index + 1 by hash, 0 when free */
+	uint32_t reserved;
+	struct name_table calls;
+	struct name_table events;
 };
 
 #define STATE_MAGIC 0x61786c73u
 
-_Static_assert(offsetof(struct call_entry, count) == AXL_TRACE_SCAN_COUNT_OFFSET,
+_Static_assert(offsetof(struct name_entry, count) == AXL_TRACE_SCAN_COUNT_OFFSET,
 	       "the call table layout is read by lib/core/trace_scan.ts");
-_Static_assert(sizeof(struct call_entry) == AXL_TRACE_SCAN_ENTRY_BYTES,
+_Static_assert(sizeof(struct name_entry) == AXL_TRACE_SCAN_ENTRY_BYTES,
 	       "the call table layout is read by lib/core/trace_scan.ts");
-_Static_assert(offsetof(struct scan_state, entries) == AXL_TRACE_SCAN_ENTRIES_OFFSET,
+_Static_assert(offsetof(struct scan_state, calls.entries) == AXL_TRACE_SCAN_ENTRIES_OFFSET,
 	       "the call table layout is read by lib/core/trace_scan.ts");
 
 int32_t axl_trace_scan_state_bytes(void)
@@ -635,37 +643,49 @@ int32_t axl_trace_scan_state_bytes(void)
 	return (int32_t)sizeof(struct scan_state);
 }
 
-/* Counts a call of [n0, n1): 1 when counted here, 0 when the caller must count it (the
- * first call of a function, or no room in the table). */
-static int count_call(struct scan_state *s, const uint8_t *name, long len)
+/* The entry of @name in @t, added when new (*@fresh set); -1 when too long or no room. */
+static long name_index(struct name_table *t, const uint8_t *name, long len, int *fresh)
 {
 	uint32_t h;
 	unsigned mask = 2 * AXL_TRACE_SCAN_FUNCS - 1, slot;
+	struct name_entry *e;
 
+	*fresh = 0;
 	if (len >= AXL_TRACE_SCAN_NAME_MAX || len < 1)
-		return 0;
-	/* A few bytes are enough: function names differ early, late or in length. */
+		return -1;
+	/* A few bytes are enough: names differ early, late or in length. */
 	h = (uint32_t)len * 0x9e3779b1u ^ (uint32_t)name[0] << 16 ^ (uint32_t)name[len - 1] << 8 ^
 	    name[len / 2] ^ (uint32_t)name[len / 4] << 4 ^ (uint32_t)name[3 * len / 4] << 12;
 	h ^= h >> 13;
-	for (slot = h & mask; s->slots[slot]; slot = (slot + 1) & mask) {
-		struct call_entry *e = &s->entries[s->slots[slot] - 1];
-
-		if (e->len == len && !memcmp(e->name, name, (size_t)len)) {
-			e->count++;
-			return 1;
-		}
+	for (slot = h & mask; t->slots[slot]; slot = (slot + 1) & mask) {
+		e = &t->entries[t->slots[slot] - 1];
+		if (e->len == len && !memcmp(e->name, name, (size_t)len))
+			return t->slots[slot] - 1;
 	}
-	if (s->used < AXL_TRACE_SCAN_FUNCS) {
-		struct call_entry *e = &s->entries[s->used++];
+	/* At most half the slots are used: the probe above always ends at a free one. */
+	if (t->used >= AXL_TRACE_SCAN_FUNCS)
+		return -1;
+	e = &t->entries[t->used++];
+	e->len = (uint8_t)len;
+	memcpy(e->name, name, (size_t)len);
+	e->name[len] = 0;
+	e->count = 0;
+	t->slots[slot] = (uint16_t)t->used;
+	*fresh = 1;
+	return t->used - 1;
+}
 
-		e->len = (uint8_t)len;
-		memcpy(e->name, name, (size_t)len);
-		e->name[len] = 0;
-		e->count = 0;
-		s->slots[slot] = (uint16_t)s->used;
-	}
-	return 0;
+/* Counts a call of @name: 1 when counted here, 0 when the caller must count it (the first
+ * call of a function, or no room in the table). */
+static int count_call(struct scan_state *s, const uint8_t *name, long len)
+{
+	int fresh;
+	long i = name_index(&s->calls, name, len, &fresh);
+
+	if (i < 0 || fresh)
+		return 0;
+	s->calls.entries[i].count++;
+	return 1;
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -749,6 +769,8 @@ static uint32_t scan_one(struct scan_state *s, const struct line *l, int ascii, 
 	if (blank_line(l))
 		return 0;
 	if (scan_event_line(l, &e)) {
+		int fresh;
+
 		out[0] = AXL_TRACE_SCAN_EVENT;
 		out[1] = line;
 		out[2] = (double)e.name0;
@@ -756,9 +778,10 @@ static uint32_t scan_one(struct scan_state *s, const struct line *l, int ascii, 
 		out[4] = e.ts;
 		out[5] = e.pid;
 		out[6] = e.fields;
+		out[7] = (double)name_index(&s->events, l->u + e.name0, e.name1 - e.name0, &fresh);
 		for (int i = 0; i < 4 * e.fields; i++)
-			out[7 + i] = (double)e.spans[i];
-		return 7 + 4 * (uint32_t)e.fields;
+			out[8 + i] = (double)e.spans[i];
+		return 8 + 4 * (uint32_t)e.fields;
 	}
 other:
 	out[0] = AXL_TRACE_SCAN_OTHER;

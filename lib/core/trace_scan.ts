@@ -12,11 +12,11 @@ import { shim } from "./_shim.ts";
 export const SCAN_OTHER = 1, SCAN_CALL = 2, SCAN_EVENT = 3;
 
 /** Longest record in words: an event with the most fields C reads. */
-const RECORD_MAX = 7 + 4 * 16;
+const RECORD_MAX = 8 + 4 * 16;
 /** Records held per call: a 1 MiB chunk of events rarely fills it, and a full one only means another call. */
 const OUT_WORDS = 256 * 1024;
 // The call table's layout in the state buffer (checked by _Static_assert in trace_scan.c).
-const FUNCS = 256, ENTRIES_OFFSET = 8, ENTRY_BYTES = 72, COUNT_OFFSET = 64;
+const FUNCS = 256, USED_OFFSET = 8, ENTRIES_OFFSET = 16, ENTRY_BYTES = 72, COUNT_OFFSET = 64;
 
 /**
  * One scan of a trace: the C scanner's state (the call table) and the record buffer it
@@ -27,7 +27,8 @@ const FUNCS = 256, ENTRIES_OFFSET = 8, ENTRY_BYTES = 72, COUNT_OFFSET = 64;
  * - {@linkcode SCAN_CALL}: start, end of the function name of an entry or leaf call that C
  *   did not count (its first, or no room in the table);
  * - {@linkcode SCAN_EVENT}: name start, name end, ts (ns, NaN when none), pid (NaN when
- *   none), field count, then key start, key end, value start, value end per field.
+ *   none), field count, the name's number (the same for the same name during a scan; -1 when
+ *   C has no room for it), then key start, key end, value start, value end per field.
  *
  * @example
  * ```ts
@@ -74,7 +75,7 @@ export class TraceChunkScanner {
   /** The calls C counted, per function (beyond the first, which came as a record). */
   counted(): Map<string, number> {
     const view = new DataView(this.#state.buffer);
-    const used = view.getUint32(4, true);
+    const used = view.getUint32(USED_OFFSET, true);
     const out = new Map<string, number>();
     const decoder = new TextDecoder();
     for (let i = 0; i < Math.min(used, FUNCS); i++) {

@@ -59,7 +59,7 @@ class ChunkEvent implements ScannedEvent {
     this.ts = out[at + 4]!;
     this.pid = out[at + 5]!;
     this.#fields = out[at + 6]!;
-    this.#at = at + 7;
+    this.#at = at + 8;
   }
 
   has(key: string): boolean {
@@ -144,6 +144,8 @@ export async function scanFtraceChunks(
     },
   });
   const names = new Interned();
+  // Event names by the number C gives them.
+  const eventNames: string[] = [];
   const event = new ChunkEvent();
   let buf = new Uint8Array(SCAN_CHUNK_BYTES + 1);
   let filled = 0, lines = 0, started = false;
@@ -162,10 +164,15 @@ export async function scanFtraceChunks(
         onCalls(names.get(undefined, buf, a, b), 1);
         at += 4;
       } else if (kind === SCAN_EVENT) {
-        const fields = out[at + 6]!;
-        event.point(buf, base, out, at, names.get(undefined, buf, a, b));
+        const fields = out[at + 6]!, number = out[at + 7]!;
+        let name = eventNames[number];
+        if (name === undefined) {
+          name = names.get(undefined, buf, a, b);
+          if (number >= 0) eventNames[number] = name;
+        }
+        event.point(buf, base, out, at, name);
         if (!onEvent(event)) parseEventLine(base, at, line);
-        at += 7 + 4 * fields;
+        at += 8 + 4 * fields;
       } else {
         parseLine(a, b, line);
         at += 4;

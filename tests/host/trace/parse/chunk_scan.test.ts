@@ -149,6 +149,8 @@ Deno.test("the C scanner agrees on lines longer than its buffer and on more call
   await both(() => stream([enc.encode(`${long}\n${IMPORT}\n${long}`)]), "3 MB lines");
   const calls = Array.from({ length: 600 }, (_, i) => LEAF.replace("dma_buf_dynamic", `f${i}`));
   await both(() => [[...calls, ...calls, LEAF, LEAF].join("\n")], "600 functions");
+  const events = Array.from({ length: 600 }, (_, i) => SUBMIT.replace("axl_job_submit", `e${i}`));
+  await both(() => [[...events, ...events, SUBMIT].join("\n")], "600 event names");
 });
 
 /** A little random damage to every line of a captured trace: bytes changed, cut, doubled. */
