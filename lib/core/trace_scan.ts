@@ -65,7 +65,9 @@ export class TraceChunkScanner {
   scan(text: Uint8Array<ArrayBuffer>, len: number): number {
     // C trusts the length: it must not reach past the buffer.
     if (!Number.isInteger(len) || len < 0 || len > text.length) {
-      throw new RangeError(`TraceChunkScanner.scan(): length ${len} is not within 0..${text.length}`);
+      throw new RangeError(
+        `TraceChunkScanner.scan(): length ${len} is not within 0..${text.length}`,
+      );
     }
     const n = this.#scan(this.#state, text, len, this.out, this.out.length);
     if (n < 0) throw new RangeError(`axl_trace_scan: invalid arguments (${n})`);

@@ -145,7 +145,9 @@ Deno.test("the C scanner agrees on odd lines, CRLF, a byte-order mark and a last
 
 Deno.test("the C scanner agrees on lines longer than its buffer and on more calls than its table", async () => {
   const enc = new TextEncoder();
-  const long = `  x-1 [000] ..... 1.000000: axl_job_submit: context=1 seqno=1 pad=${"x".repeat(3e6)}`;
+  const long = `  x-1 [000] ..... 1.000000: axl_job_submit: context=1 seqno=1 pad=${
+    "x".repeat(3e6)
+  }`;
   await both(() => stream([enc.encode(`${long}\n${IMPORT}\n${long}`)]), "3 MB lines");
   const calls = Array.from({ length: 600 }, (_, i) => LEAF.replace("dma_buf_dynamic", `f${i}`));
   await both(() => [[...calls, ...calls, LEAF, LEAF].join("\n")], "600 functions");
@@ -157,7 +159,7 @@ Deno.test("the C scanner agrees on lines longer than its buffer and on more call
 function damaged(lines: string[], seed: number): string {
   let s = seed;
   const rand = (n: number) => (s = (s * 1103515245 + 12345) & 0x7fffffff) % n;
-  const alphabet = " 0123456789-|:;=.()[]{}*/\"\\#!+xa\t\u00e9";
+  const alphabet = ' 0123456789-|:;=.()[]{}*/"\\#!+xa\t\u00e9';
   return lines.map((l) => {
     if (l.length === 0 || rand(3) !== 0) return l;
     const at = rand(l.length);
@@ -205,4 +207,28 @@ Deno.test("the C scanner reads random and truncated bytes without failing", () =
     assert.ok(words >= 2 && words <= scanner.out.length);
   }
   assert.throws(() => scanner.scan(new Uint8Array(4), 5), RangeError);
+});
+
+Deno.test("readTraceFacts() where the shim cannot be loaded fails with the loader's error", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const script = `${dir}/read.ts`;
+    const facts = new URL("lib/verify/trace_facts.ts", root).href;
+    await Deno.writeTextFile(
+      script,
+      `import { readTraceFacts } from "${facts}";\nawait readTraceFacts(["CPU:0 [LOST 1 EVENTS]\\n"]);\n`,
+    );
+    // No --allow-ffi: dlopen is refused, as on a machine where the library cannot load.
+    const r = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--no-check", "--allow-read", "--allow-env", script],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const err = new TextDecoder().decode(r.stderr);
+    assert.notEqual(r.code, 0);
+    assert.match(err, /ShimLoadError: cannot load libaxl_shim\.so; tried:/);
+    assert.match(err, /AXL_SHIM/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
