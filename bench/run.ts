@@ -27,7 +27,7 @@ import type { CallResult } from "./ffi_calls.ts";
 import type { FrameLoopVmResults, MeasuredRun } from "./frame_loop_vm.ts";
 import type { OverheadRun } from "./verify_overhead.ts";
 import { generateTrace, parseSize } from "./trace_gen.ts";
-import { judgeDir, type Stage, type StageResult } from "./trace_analysis.ts";
+import { judgeDir, type Stage, type StageResult, STAGES } from "./trace_analysis.ts";
 import { measureStartup, type StartupResult } from "./startup.ts";
 import { runSoakVm, soakLines } from "./soak_vm.ts";
 
@@ -339,20 +339,8 @@ async function traceSection(sizes: number[], quick: boolean, keep: boolean): Pro
     try {
       await grepOnce(file); // page cache warm for everyone
       const reps = quick || big ? 1 : 3;
-      const stages: Stage[] = big
-        ? ["c-lines", "read", "split", "scan", "c-scan", "facts-ts", "facts", "judge"]
-        : [
-          "c-lines",
-          "read",
-          "split",
-          "lines",
-          "parse",
-          "scan",
-          "c-scan",
-          "facts-ts",
-          "facts",
-          "judge",
-        ];
+      // At 1 GB, not the stages that make a string or a record per line.
+      const stages: Stage[] = STAGES.filter((s) => !big || (s !== "lines" && s !== "parse"));
       const repeated = new Set<Stage>(["c-lines", "c-scan", "facts-ts", "facts", "judge"]);
       const grepRuns: { count: number; cpuMs: number; wallMs: number }[] = [];
       const pythonRuns: PythonRun[] = [];

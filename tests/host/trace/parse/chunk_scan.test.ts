@@ -6,6 +6,8 @@ import { readTraceFacts, type TraceFacts } from "../../../../lib/verify/trace_fa
 import { TraceChunkScanner } from "../../../../lib/core/trace_scan.ts";
 import type { LineSource } from "../../../../lib/trace/parse/lines.ts";
 import { generateTrace } from "../../../../bench/trace_gen.ts";
+import { mulberry32 } from "../../_rng.ts";
+import { cut, stream } from "../_chunks.ts";
 
 const root = new URL("../../../../", import.meta.url);
 
@@ -43,23 +45,6 @@ async function both(source: () => LineSource | Promise<LineSource>, what: string
   return c;
 }
 
-/** `bytes` cut into pieces of random sizes up to `max`. */
-function cut(bytes: Uint8Array, max: number, seed: number): Uint8Array[] {
-  let s = seed;
-  const rand = () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
-  const out: Uint8Array[] = [];
-  for (let i = 0; i < bytes.length;) {
-    const n = 1 + Math.floor(rand() * max);
-    out.push(bytes.slice(i, i + n));
-    i += n;
-  }
-  return out;
-}
-
-async function* stream(chunks: Uint8Array[]): AsyncGenerator<Uint8Array> {
-  for (const c of chunks) yield c;
-}
-
 Deno.test("the C scanner gives the TypeScript scanner's facts on every captured trace", async () => {
   const files = await capturedTraces();
   assert.ok(files.length >= 15, `${files.length} traces`);
@@ -67,7 +52,7 @@ Deno.test("the C scanner gives the TypeScript scanner's facts on every captured 
     const facts = await both(() => Deno.open(path), path);
     const bytes = await Deno.readFile(path);
     // Cut anywhere, as a pipe delivers it.
-    await both(() => stream(cut(bytes, 700, bytes.length)), `${path} in pieces`);
+    await both(() => stream(cut(bytes, mulberry32(bytes.length), 700)), `${path} in pieces`);
     assert.ok(facts.unparsed + Object.keys(facts.eventCounts).length > 0 || bytes.length < 200);
   }
 });
@@ -209,7 +194,7 @@ Deno.test("the C scanner reads random and truncated bytes without failing", () =
   assert.throws(() => scanner.scan(new Uint8Array(4), 5), RangeError);
 });
 
-Deno.test("readTraceFacts() where the shim cannot be loaded fails with the loader's error", async () => {
+Deno.test("readTraceFacts() under deno run without --allow-ffi fails with the loader's error", async () => {
   const dir = await Deno.makeTempDir();
   try {
     const script = `${dir}/read.ts`;
