@@ -10,9 +10,15 @@
  *   buffer, UTF-8 decoding, line splitting), nothing done per line;
  * - `lines`: `readFileLines` (UTF-8 decoding, line splitting, a string per line);
  * - `parse`: `parseFtrace` (every line parsed into a record);
- * - `scan`: `scanFtrace()` as `readTraceFacts()` drives it (call lines counted from their call
- *   column, events scanned in place) with nothing folded: the scanner's share of `facts`;
- * - `facts`: `readTraceFacts()`, verify's streaming trace fold;
+ * - `scan`: `scanFtrace()`, the TypeScript scanner, as `readTraceFacts({ scanner: "typescript" })`
+ *   drives it (call lines counted from their call column, events scanned in place) with nothing
+ *   folded;
+ * - `c-scan`: `scanFtraceChunks()`, the shim's C scanner over whole chunks, as `readTraceFacts()`
+ *   drives it (calls counted in C, events handed over as records) with nothing folded: the
+ *   scanner's share of `facts`;
+ * - `facts-ts`: `readTraceFacts({ scanner: "typescript" })`, the fold over the TypeScript scanner
+ *   (the reference the C scanner is tested against);
+ * - `facts`: `readTraceFacts()`, verify's streaming trace fold over the C scanner;
  * - `judge`: `judgeArtifacts()`, verify's whole analysis of an artifacts directory (trace
  *   facts, frame join, bufinfo samples, invariants, latency statistics) — the function
  *   `axl verify` judges its capture with, and replays too. The directory is
@@ -29,6 +35,7 @@ import { join } from "node:path";
 import { forEachLine, readFileLines } from "../lib/trace/parse/lines.ts";
 import { parseFtrace, scanFtrace } from "../lib/trace/parse/ftrace.ts";
 import { readTraceFacts } from "../lib/verify/trace_facts.ts";
+import { scanFtraceChunks } from "../lib/trace/parse/chunk_scan.ts";
 import { judgeArtifacts } from "../lib/verify/replay.ts";
 import { peakRssBytes } from "./_stats.ts";
 
@@ -40,6 +47,8 @@ export const STAGES = [
   "lines",
   "parse",
   "scan",
+  "c-scan",
+  "facts-ts",
   "facts",
   "judge",
 ] as const;
@@ -162,9 +171,24 @@ async function run(stage: Stage, path: string): Promise<Omit<StageResult, "peakR
       counts.records = records;
       break;
     }
+    case "c-scan": {
+      using file = await Deno.open(path);
+      let calls = 0, events = 0, records = 0;
+      counts.lines = await scanFtraceChunks(file, () => records++, {
+        strict: false,
+        onCalls: (_func, n) => calls += n,
+        onEvent: () => (events++, true),
+      });
+      counts.calls = calls;
+      counts.events = events;
+      counts.records = records;
+      break;
+    }
+    case "facts-ts":
     case "facts": {
       using file = await Deno.open(path);
-      const facts = await readTraceFacts(file, { strict: false });
+      const scanner = stage === "facts" ? "c" : "typescript";
+      const facts = await readTraceFacts(file, { strict: false, scanner });
       // Folded traces fill the streaming frame join, not the per-event lists.
       counts.imports = facts.join?.imports ?? 0;
       counts.submits = facts.join?.submits ?? 0;

@@ -129,6 +129,11 @@ export const symbols = {
   axl_shim_argus_acquire_fd: { parameters: ["i32", "i32", "buffer"], result: "i32" },
   // int32_t axl_shim_argus_close(int32_t session);
   axl_shim_argus_close: { parameters: ["i32"], result: "i32" },
+
+  // int32_t axl_trace_scan_state_bytes(void);
+  axl_trace_scan_state_bytes: { parameters: [], result: "i32" },
+  // int32_t axl_trace_scan(uint8_t *state, const uint8_t *text, uint32_t len, double *out, uint32_t out_len);
+  axl_trace_scan: { parameters: ["buffer", "buffer", "u32", "buffer", "u32"], result: "i32" },
 } as const satisfies Deno.ForeignLibraryInterface;
 
 /** The loaded shim's functions. */

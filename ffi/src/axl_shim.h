@@ -83,4 +83,21 @@ int32_t axl_shim_argus_open(uint32_t sensor, uint32_t width, uint32_t height);
 int32_t axl_shim_argus_acquire_fd(int32_t session, int32_t timeout_ms, uint64_t *out);
 int32_t axl_shim_argus_close(int32_t session);
 
+/* Trace scanning (trace_scan.c); the record and state layouts are read by
+ * lib/core/trace_scan.ts. */
+#define AXL_TRACE_SCAN_OTHER 1 /* kind, line, start, end: a line for the TypeScript parser */
+#define AXL_TRACE_SCAN_CALL 2 /* kind, line, name start, name end: a call counted by the caller */
+#define AXL_TRACE_SCAN_EVENT 3 /* kind, line, name start, end, ts, pid, fields, name number,
+				    * then 4 spans per field */
+#define AXL_TRACE_SCAN_MAX_FIELDS 16
+#define AXL_TRACE_SCAN_RECORD_MAX (8 + 4 * AXL_TRACE_SCAN_MAX_FIELDS)
+#define AXL_TRACE_SCAN_FUNCS 256
+#define AXL_TRACE_SCAN_NAME_MAX 63
+#define AXL_TRACE_SCAN_ENTRIES_OFFSET 16
+#define AXL_TRACE_SCAN_ENTRY_BYTES 72
+#define AXL_TRACE_SCAN_COUNT_OFFSET 64
+int32_t axl_trace_scan_state_bytes(void);
+int32_t axl_trace_scan(uint8_t *state, const uint8_t *text, uint32_t len, double *out,
+		       uint32_t out_len);
+
 #endif /* AXL_SHIM_H */

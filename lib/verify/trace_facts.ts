@@ -14,6 +14,7 @@ import {
 } from "../trace/parse/ftrace.ts";
 import { fieldInt, type ScannedEvent } from "../trace/parse/scanned_event.ts";
 import type { LineSource } from "../trace/parse/lines.ts";
+import { scanFtraceChunks } from "../trace/parse/chunk_scan.ts";
 import { FrameJoin, type FrameJoinOptions } from "./frames.ts";
 import type { AxlBufferEvent, AxlJobEvent, FenceLife } from "./trace_events.ts";
 import { DmabufProbeFacts } from "./evidence/dmabuf_probes.ts";
@@ -254,13 +255,23 @@ export async function collectTraceFacts(
 }
 
 /** Options of {@linkcode readTraceFacts}. */
-export interface ReadTraceFactsOptions extends FtraceParseOptions, FrameJoinOptions {}
+export interface ReadTraceFactsOptions extends FtraceParseOptions, FrameJoinOptions {
+  /**
+   * `"c"` (default): the shim's chunk scanner (`scanFtraceChunks()`), which needs
+   * `libaxl_shim.so`; `"typescript"`: the same reading in TypeScript only (`scanFtrace()`),
+   * slower, kept as the reference the C scanner is tested against.
+   */
+  scanner?: "c" | "typescript";
+  /** The C scanner's record buffer in words (tests: a small one takes the refill path). */
+  recordWords?: number;
+}
 
 /**
- * Reads trace text straight into facts: the fast way through a big trace. Lines are scanned a
- * chunk at a time without an `await` per line, and function_graph call lines are only counted
- * per function from their call column (see `scanFtrace()`'s `onCall`); every other line is
- * parsed. Lines not understood are counted (`unparsed`) unless `strict` is set.
+ * Reads trace text straight into facts: the fast way through a big trace. Chunks are scanned
+ * in C by the shim (`scanFtraceChunks()`; ShimLoadError when it cannot be loaded), which
+ * counts function_graph call lines per function from their call column and hands over only
+ * events and the lines it leaves to the parser. Lines not understood are counted
+ * (`unparsed`) unless `strict` is set.
  *
  * @example
  * ```ts
@@ -279,16 +290,30 @@ export async function readTraceFacts(
   const facts = emptyTraceFacts();
   facts.join = new FrameJoin(options);
   const calls = facts.graphCalls;
-  await scanFtrace(source, (r) => addRecord(facts, r), {
+  const onRecord = (r: FtraceRecord) => addRecord(facts, r);
+  const parse = {
     ...(options.source !== undefined ? { source: options.source } : {}),
     strict: options.strict ?? false,
-    onCall: (func) => {
-      if (func !== undefined) calls[func] = (calls[func] ?? 0) + 1;
-    },
-    onEvent: (view) => {
+    onEvent: (view: ScannedEvent) => {
       addEventView(facts, view);
       return true;
     },
-  });
+  };
+  if ((options.scanner ?? "c") === "c") {
+    await scanFtraceChunks(source, onRecord, {
+      ...parse,
+      ...(options.recordWords !== undefined ? { recordWords: options.recordWords } : {}),
+      onCalls: (func, count) => {
+        calls[func] = (calls[func] ?? 0) + count;
+      },
+    });
+  } else {
+    await scanFtrace(source, onRecord, {
+      ...parse,
+      onCall: (func) => {
+        if (func !== undefined) calls[func] = (calls[func] ?? 0) + 1;
+      },
+    });
+  }
   return facts;
 }

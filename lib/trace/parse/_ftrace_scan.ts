@@ -138,8 +138,11 @@ export class Interned {
     this.#limit = limit;
   }
 
-  /** The string of `s[a..b)`, whose bytes are `u[a..b)` (not empty). */
-  get(s: string, u: Uint8Array, a: number, b: number): string {
+  /**
+   * The string of `s[a..b)`, whose bytes are `u[a..b)` (not empty); without `s`, the bytes
+   * are decoded when the string is new.
+   */
+  get(s: string | undefined, u: Uint8Array, a: number, b: number): string {
     const len = b - a, h = hashOf(u, a, b);
     const mask = this.#slots.length - 1, pool = this.#pool;
     let slot = h & mask;
@@ -151,7 +154,8 @@ export class Interned {
       if (i === len) return this.#strings[k - 1]!;
     }
     // A property key is internalized: the string no longer points into the chunk it came from.
-    const text = Object.keys({ [s.slice(a, b)]: 0 })[0]!;
+    const raw = s === undefined ? utf8.decode(u.subarray(a, b)) : s.slice(a, b);
+    const text = Object.keys({ [raw]: 0 })[0]!;
     if (this.#strings.length < this.#limit) this.#add(text, u, a, b, slot);
     return text;
   }
@@ -181,6 +185,8 @@ export class Interned {
     }
   }
 }
+
+const utf8 = new TextDecoder();
 
 /** What {@linkcode scanInto} found: a line it leaves to the regular expressions, a line it read, a blank line. */
 export const NOT_READ = 0, READ = 1, BLANK = 2;

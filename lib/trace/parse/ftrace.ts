@@ -124,29 +124,59 @@ export async function scanFtrace(
   onRecord: (record: FtraceRecord) => void,
   options: FtraceScanOptions = {},
 ): Promise<number> {
+  return await forEachLine(source, ftraceLineVisitor(onRecord, options));
+}
+
+/**
+ * What {@linkcode scanFtrace} does with each line, as a {@linkcode LineVisitor}: call lines to
+ * `onCall`, events the scanner reads to `onEvent`, everything else parsed into a record. A
+ * line is read the same way whatever its neighbours: a line that is all ASCII is scanned
+ * even when the text around it is not.
+ *
+ * @example
+ * ```ts
+ * import { ftraceLineVisitor } from "./ftrace.ts";
+ * const kinds: string[] = [];
+ * const visit = ftraceLineVisitor((r) => kinds.push(r.kind));
+ * visit("CPU:0 [LOST 2 EVENTS]", 0, 21, 1, undefined);
+ * if (kinds.join() !== "lost") throw new Error(kinds.join());
+ * ```
+ */
+export function ftraceLineVisitor(
+  onRecord: (record: FtraceRecord) => void,
+  options: FtraceScanOptions = {},
+): LineVisitor {
   const { onCall, onEvent } = options;
   const names = new Interned();
   const view = new LineView();
-  return await forEachLine(source, (text, start, end, line, bytes) => {
-    if (bytes !== undefined) {
-      if (onCall !== undefined) {
-        const call = callColumn(text, bytes, start, end, names);
-        if (call === CALL_EXIT) return onCall(undefined, "exit");
-        if (call !== NOT_A_CALL) return onCall(names.last, CALL_KINDS[call]!);
-      }
-      const found = scanInto(view, text, bytes, start, end, line);
-      if (found === BLANK) return;
-      if (found === READ) {
-        const event = view.kind === EVENT_LINE || view.kind === GRAPH_EVENT;
-        if (!(event && onEvent !== undefined && onEvent(view))) onRecord(viewRecord(view));
+  return (text, start, end, line, bytes) => {
+    if (bytes === undefined) {
+      // Text around the line that is not all ASCII: the line itself may still be.
+      text = start === 0 && end === text.length ? text : text.slice(start, end);
+      start = 0;
+      end = text.length;
+      bytes = asciiBytes(text);
+      if (bytes === undefined) {
+        const rec = parseLineGeneral(text, line, options);
+        if (rec !== undefined) onRecord(rec);
         return;
       }
     }
-    const rec = bytes !== undefined
-      ? parseLineGeneral(text.slice(start, end), line, options)
-      : parseSpan(text, start, end, line, undefined, options);
+    if (onCall !== undefined) {
+      const call = callColumn(text, bytes, start, end, names);
+      if (call === CALL_EXIT) return onCall(undefined, "exit");
+      if (call !== NOT_A_CALL) return onCall(names.last, CALL_KINDS[call]!);
+    }
+    const found = scanInto(view, text, bytes, start, end, line);
+    if (found === BLANK) return;
+    if (found === READ) {
+      const event = view.kind === EVENT_LINE || view.kind === GRAPH_EVENT;
+      if (!(event && onEvent !== undefined && onEvent(view))) onRecord(viewRecord(view));
+      return;
+    }
+    const rec = parseLineGeneral(text.slice(start, end), line, options);
     if (rec !== undefined) onRecord(rec);
-  });
+  };
 }
 
 /**

@@ -11,20 +11,7 @@ import {
 import { parseFtrace, parseFtraceLine, scanFtrace } from "../../../../lib/trace/parse/ftrace.ts";
 import { fixtureText, KERNELS } from "../_fixtures.ts";
 import { mulberry32 } from "../../_rng.ts";
-
-function cut(bytes: Uint8Array, rand: () => number, max: number): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (let i = 0; i < bytes.length;) {
-    const n = 1 + Math.floor(rand() * max);
-    out.push(bytes.slice(i, i + n));
-    i += n;
-  }
-  return out;
-}
-
-async function* stream(chunks: Uint8Array[]): AsyncGenerator<Uint8Array> {
-  yield* chunks;
-}
+import { cut, stream } from "../_chunks.ts";
 
 function splitAll(chunks: (Uint8Array | string)[]): { lines: string[]; aligned: boolean } {
   const s = new LineSplitter();

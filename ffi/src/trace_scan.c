@@ -1,0 +1,834 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The trace scanner in C: reads a chunk of ftrace text (function_graph or event lines) and
+ * hands TypeScript only what the trace fold needs.
+ *
+ * - function_graph call lines ("f() {", "f();") are recognised from their call column, as
+ *   callColumn() of lib/trace/parse/_ftrace_scan.ts does, and counted per function in the
+ *   caller's state buffer; only the first call of each function is reported, so that the
+ *   fold creates its counters in line order. Exits ("}") are skipped.
+ * - event lines and function_graph "/ * name: body * /" comments that scanInto() of that file
+ *   would read are reported as an event record: name, time, pid and the key=value spans.
+ * - blank lines and separator rules are skipped.
+ * - every other line (headers, markers, lost events, context switches, anything unusual or
+ *   not ASCII) is reported as a line for the TypeScript parser to decide.
+ *
+ * This file mirrors the TypeScript scanner rule for rule; where it cannot be sure of giving
+ * the same answer (a number too big for a double, too many fields, bytes past the line's end)
+ * it reports the line as "other" instead. The text is untrusted: every read goes through
+ * at(), which answers -1 outside the line and its terminator.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "axl_shim.h"
+
+#define SPACE ' '
+#define NS_EXACT_LIMIT (1ULL << 53) /* integers a double holds exactly */
+
+enum { C_PRINTABLE = 1, C_DIGIT = 2, C_KEY_START = 4, C_KEY = 8, C_FUNC = 16 };
+
+/* The line being scanned: bytes u[a..b), u[b] its '\n' (or the '\r' of "\r\n"). */
+struct line {
+	const uint8_t *u;
+	long a, b;
+};
+
+static inline int at(const struct line *l, long i)
+{
+	return i >= l->a && i <= l->b ? l->u[i] : -1;
+}
+
+/* Character classes of bytes, filled once (a table read per character). */
+static uint8_t classes[256];
+
+static void fill_classes(void)
+{
+	for (int c = 33; c <= 126; c++) {
+		uint8_t k = C_PRINTABLE;
+
+		if (c >= '0' && c <= '9')
+			k |= C_DIGIT | C_KEY | C_FUNC;
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_')
+			k |= C_KEY_START | C_KEY | C_FUNC;
+		if (c == '.')
+			k |= C_KEY | C_FUNC;
+		if (c == '$')
+			k |= C_FUNC;
+		classes[c] = k;
+	}
+}
+
+static inline int cls(int c)
+{
+	return c < 0 ? 0 : classes[c];
+}
+
+static inline int printable(int c) { return cls(c) & C_PRINTABLE; }
+static inline int digit(int c) { return c >= '0' && c <= '9'; }
+static inline int func_char(int c) { return cls(c) & C_FUNC; }
+/* A character a regular expression might take for whitespace. */
+static inline int odd(int c) { return c != SPACE && !printable(c); }
+static int duration_mark(int c)
+{
+	return c == '!' || c == '#' || c == '*' || c == '@' || c == '$' || c == '+';
+}
+
+static long skip_spaces(const struct line *l, long i, long b)
+{
+	while (i < b && at(l, i) == SPACE)
+		i++;
+	return i;
+}
+
+static long skip_digits(const struct line *l, long i, long b)
+{
+	while (i < b && digit(at(l, i)))
+		i++;
+	return i;
+}
+
+/* Index of the first @c in [i, b), or -1. */
+static long find(const struct line *l, int c, long i, long b)
+{
+	const uint8_t *p;
+
+	if (i >= b)
+		return -1;
+	p = memchr(l->u + i, c, (size_t)(b - i));
+	return p ? p - l->u : -1;
+}
+
+/* Digits [a, b) as a number; -1 when longer than 15 digits (as the TypeScript scanner). */
+static int64_t digits_value(const struct line *l, long a, long b)
+{
+	int64_t v = 0;
+
+	if (b - a > 15)
+		return -1;
+	for (long i = a; i < b; i++)
+		v = v * 10 + (at(l, i) - '0');
+	return v;
+}
+
+/* seconds.fraction as ns (fraction cut to 9 digits); -1 when a double would not be exact. */
+static int64_t timestamp_value(const struct line *l, long a, long dot, long end)
+{
+	int64_t sec = digits_value(l, a, dot), frac = 0;
+	long last = end < dot + 10 ? end : dot + 10;
+
+	if (sec < 0)
+		return -1;
+	if (dot == end)
+		return (uint64_t)sec < NS_EXACT_LIMIT ? sec : -1;
+	if ((uint64_t)sec >= NS_EXACT_LIMIT / 1000000000ULL)
+		return -1;
+	for (long i = dot + 1; i < last; i++)
+		frac = frac * 10 + (at(l, i) - '0');
+	for (long i = last - dot - 1; i < 9; i++)
+		frac *= 10;
+	if ((uint64_t)(sec * 1000000000LL + frac) >= NS_EXACT_LIMIT)
+		return -1;
+	return sec * 1000000000LL + frac;
+}
+
+static int plain(const struct line *l, long a, long b)
+{
+	for (long i = a; i < b; i++)
+		if (at(l, i) != SPACE && !printable(at(l, i)))
+			return 0;
+	return 1;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* What a scanned event is reported with.                                                 */
+
+struct event {
+	long name0, name1;
+	double ts, pid;
+	int fields;
+	long spans[4 * AXL_TRACE_SCAN_MAX_FIELDS];
+};
+
+static int cpu_column_at(const struct line *l, long i, long b)
+{
+	long k = i + 1;
+
+	while (k < b && digit(at(l, k)))
+		k++;
+	return k - i - 1 >= 3 && k < b && at(l, k) == ']';
+}
+
+/* End of a quoted value at @v0: -1 when not quoted, -2 when unsure (as quotedEnd()). */
+static long quoted_end(const struct line *l, long v0, long b)
+{
+	if (at(l, v0) != '"')
+		return -1;
+	for (long k = v0 + 1; k < b; k++) {
+		int c = at(l, k);
+
+		if (c == '"')
+			return k + 1;
+		if (c == '\\') {
+			if (k + 1 >= b)
+				return -1;
+			k++;
+			if (at(l, k) != SPACE && !printable(at(l, k)))
+				return -2;
+		} else if (c != SPACE && !printable(c)) {
+			return -2;
+		}
+	}
+	return -1;
+}
+
+/* The key=value pairs of [a, b), as scanFieldsInto(); 0 when it would not read them. */
+static int scan_fields(const struct line *l, struct event *e, long a, long b)
+{
+	int n = 0;
+	long i = a, key_at = -1;
+
+	while (i < b) {
+		int c = at(l, i), k = cls(c);
+
+		if (k & C_KEY) {
+			if (key_at == -1 && (k & C_KEY_START))
+				key_at = i;
+			i++;
+			continue;
+		}
+		if (c == '=' && key_at != -1) {
+			long v0 = i + 1, v1 = quoted_end(l, v0, b);
+			int quoted;
+
+			if (v1 == -2)
+				return 0;
+			if (v1 == -1) {
+				v1 = v0;
+				while (v1 < b && printable(at(l, v1)))
+					v1++;
+				if (v1 < b && at(l, v1) != SPACE)
+					return 0;
+			}
+			if (n == AXL_TRACE_SCAN_MAX_FIELDS)
+				return 0; /* more than a record holds: TypeScript reads it */
+			quoted = v1 - v0 >= 2 && at(l, v0) == '"' && at(l, v1 - 1) == '"';
+			e->spans[4 * n] = key_at;
+			e->spans[4 * n + 1] = i;
+			e->spans[4 * n + 2] = quoted ? v0 + 1 : v0;
+			e->spans[4 * n + 3] = quoted ? v1 - 1 : v1;
+			n++;
+			i = v1;
+			key_at = -1;
+			continue;
+		}
+		if (c != SPACE && !(k & C_PRINTABLE))
+			return 0;
+		if (c == '[' && cpu_column_at(l, i, b))
+			return 0;
+		key_at = -1;
+		i++;
+	}
+	e->fields = n;
+	return 1;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* function_graph lines: only "/ * name: body * /" comments are read here.               */
+
+/* "[mark] N[.N] us" filling [a, bar) exactly (durationValue() >= 0). */
+static int duration_ok(const struct line *l, long a, long bar)
+{
+	long k = a, int0, int1, frac1;
+
+	if (duration_mark(at(l, k)))
+		k = skip_spaces(l, k + 1, bar);
+	int0 = k;
+	int1 = skip_digits(l, k, bar);
+	if (int1 == int0)
+		return 0;
+	frac1 = int1;
+	if (at(l, int1) == '.') {
+		frac1 = skip_digits(l, int1 + 1, bar);
+		if (frac1 == int1 + 1)
+			return 0;
+	}
+	k = skip_spaces(l, frac1, bar);
+	return at(l, k) == 'u' && at(l, k + 1) == 's' && skip_spaces(l, k + 2, bar) == bar;
+}
+
+/* `^\s*(?:[!#*@$+ ]?\s*\d+(?:\.\d+)?\s*us\s*)?\|` at @i (durationCellThenBar()). */
+static int duration_cell_then_bar(const struct line *l, long i, long b)
+{
+	long k = skip_spaces(l, i, b), e;
+
+	if (at(l, k) == '|')
+		return 1;
+	if (duration_mark(at(l, k)))
+		k = skip_spaces(l, k + 1, b);
+	e = skip_digits(l, k, b);
+	if (e == k)
+		return 0;
+	k = e;
+	if (at(l, k) == '.') {
+		k = skip_digits(l, k + 1, b);
+		if (k == e + 1)
+			return 0;
+	}
+	k = skip_spaces(l, k, b);
+	if (at(l, k) != 'u' || at(l, k + 1) != 's')
+		return 0;
+	return at(l, skip_spaces(l, k + 2, b)) == '|';
+}
+
+static int graph_comment(const struct line *l, struct event *e, long c0, long j)
+{
+	long n0, n, k, end;
+
+	if (j - c0 < 4 || at(l, c0 + 1) != '*')
+		return 0;
+	if (at(l, j - 2) != '*' || at(l, j - 1) != '/')
+		return 0;
+	n0 = skip_spaces(l, c0 + 2, j);
+	n = n0;
+	while (n < j && printable(at(l, n)) && at(l, n) != ':')
+		n++;
+	if (n == n0 || at(l, n) != ':' || n >= j - 2)
+		return 0;
+	k = n + 1;
+	if (at(l, k) == SPACE && k < j - 2)
+		k++;
+	end = j - 2;
+	while (end > k && at(l, end - 1) == SPACE)
+		end--;
+	if (!scan_fields(l, e, k, end))
+		return 0;
+	e->name0 = n0;
+	e->name1 = n;
+	return 1;
+}
+
+/* The funcgraph-proc column "  task-pid  |" at @rest: where the duration starts (@rest when
+ * there is no such column), or -1 to give up. */
+static long graph_task(const struct line *l, struct event *e, long rest, long b)
+{
+	long t0 = skip_spaces(l, rest, b);
+
+	if (at(l, t0) == '-')
+		return -1;
+	for (long d = find(l, '-', t0 + 1, b); d != -1; d = find(l, '-', d + 1, b)) {
+		long x = skip_digits(l, d + 1, b), f;
+		int64_t pid;
+
+		if (x == d + 1)
+			continue;
+		if (at(l, x) != SPACE) {
+			if (odd(at(l, x)))
+				return -1;
+			continue;
+		}
+		f = skip_spaces(l, x, b);
+		if (at(l, f) != '|') {
+			if (odd(at(l, f)))
+				return -1;
+			continue;
+		}
+		if (!plain(l, t0, d))
+			return -1;
+		pid = digits_value(l, d + 1, x);
+		if (pid < 0)
+			return -1;
+		e->pid = (double)pid;
+		return f + 1;
+	}
+	return rest;
+}
+
+static int scan_graph(const struct line *l, struct event *e, long i, long b, long j)
+{
+	long q = skip_digits(l, i, b), cpu0 = i, cpu1 = q, rest, from, bar2, d0, c0;
+
+	if (at(l, q) != ')') {
+		long ts_end = q, k;
+		int64_t ts;
+
+		if (at(l, q) == '.') {
+			ts_end = skip_digits(l, q + 1, b);
+			if (ts_end == q + 1)
+				return 0;
+		}
+		k = ts_end;
+		if (at(l, k) != SPACE)
+			return 0;
+		k = skip_spaces(l, k, b);
+		if (at(l, k) != '|' || at(l, k + 1) != SPACE)
+			return 0;
+		cpu0 = skip_spaces(l, k + 1, b);
+		cpu1 = skip_digits(l, cpu0, b);
+		if (cpu1 == cpu0 || at(l, cpu1) != ')')
+			return 0;
+		ts = timestamp_value(l, i, q, ts_end);
+		if (ts < 0)
+			return 0;
+		e->ts = (double)ts;
+	}
+	if (digits_value(l, cpu0, cpu1) < 0)
+		return 0;
+	rest = cpu1 + 1;
+	if (find(l, '|', rest, b) == -1)
+		return 0; /* a context switch: TypeScript reads it */
+	from = rest;
+	if (at(l, rest) == SPACE) {
+		from = graph_task(l, e, rest, b);
+		if (from < 0)
+			return 0;
+	}
+	if (isnan(e->pid) && !duration_cell_then_bar(l, rest, b))
+		return 0;
+	bar2 = find(l, '|', from, b);
+	if (bar2 == -1)
+		return 0;
+	d0 = skip_spaces(l, from, bar2);
+	if (d0 < bar2 && !duration_ok(l, d0, bar2))
+		return 0;
+	c0 = skip_spaces(l, bar2 + 1, b);
+	if (c0 >= j || at(l, c0) != '/')
+		return 0; /* a call line the call column did not take: TypeScript reads it */
+	return graph_comment(l, e, c0, j);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* event lines                                                                            */
+
+/* End of `\d+(\.\d+)?` at @t when a ':' follows (the ':'), else -1. */
+static long timestamp_end(const struct line *l, long t, long b)
+{
+	long e = skip_digits(l, t, b), f;
+
+	if (e == t)
+		return -1;
+	if (at(l, e) == ':')
+		return e;
+	if (at(l, e) != '.')
+		return -1;
+	f = skip_digits(l, e + 1, b);
+	return f > e + 1 && at(l, f) == ':' ? f : -1;
+}
+
+static int event_tail(const struct line *l, struct event *e, long f, long b, long j)
+{
+	long t = f, ts_end = timestamp_end(l, t, b), dot, n0, n;
+	int64_t ts;
+
+	if (ts_end < 0) {
+		long g = f;
+
+		while (g < b && at(l, g) != SPACE) {
+			int c = at(l, g);
+
+			if (!printable(c) || c == ':')
+				return 0;
+			g++;
+		}
+		t = skip_spaces(l, g, b);
+		ts_end = timestamp_end(l, t, b);
+		if (ts_end < 0)
+			return 0;
+	}
+	dot = t;
+	while (dot < ts_end && at(l, dot) != '.')
+		dot++;
+	ts = timestamp_value(l, t, dot, ts_end);
+	if (ts < 0)
+		return 0;
+	e->ts = (double)ts;
+	if (at(l, ts_end + 1) != SPACE)
+		return 0;
+	n0 = skip_spaces(l, ts_end + 1, b);
+	n = n0;
+	while (n < b && printable(at(l, n)) && at(l, n) != ':')
+		n++;
+	if (n == n0 || at(l, n) != ':')
+		return 0;
+	e->fields = 0;
+	if (n + 1 < b) {
+		long b0;
+
+		if (at(l, n + 1) != SPACE)
+			return 0;
+		b0 = skip_spaces(l, n + 2, b);
+		if (b0 < j && !scan_fields(l, e, b0, j))
+			return 0;
+	}
+	e->name0 = n0;
+	e->name1 = n;
+	return 1;
+}
+
+/* The "(tgid) " column after "-pid ": where the CPU column should start, 0 to try the next
+ * dash, -1 to give up (as scanEvent()). */
+static long tgid_column(const struct line *l, long k, long b)
+{
+	long g = skip_spaces(l, k + 1, b), h = skip_digits(l, g, b);
+	int digits = h > g;
+
+	if (!digits)
+		while (h < b && at(l, h) == '-')
+			h++;
+	if (odd(at(l, g)) || odd(at(l, h + 1)))
+		return -1;
+	if (h == g || at(l, h) != ')' || at(l, h + 1) != SPACE)
+		return 0;
+	if (digits && digits_value(l, g, h) < 0)
+		return -1;
+	return skip_spaces(l, h + 1, b);
+}
+
+static int scan_event(const struct line *l, struct event *e, long t0, long b, long j)
+{
+	for (long d = find(l, '-', t0 + 1, b); d != -1; d = find(l, '-', d + 1, b)) {
+		long x = skip_digits(l, d + 1, b), k, c0, c1, t1;
+		int64_t pid;
+
+		if (x == d + 1)
+			continue;
+		if (at(l, x) != SPACE) {
+			if (odd(at(l, x)))
+				return 0;
+			continue;
+		}
+		k = skip_spaces(l, x, b);
+		if (at(l, k) == '(') {
+			k = tgid_column(l, k, b);
+			if (k < 0)
+				return 0;
+			if (k == 0)
+				continue;
+		}
+		if (odd(at(l, k)))
+			return 0;
+		if (at(l, k) != '[')
+			continue;
+		c0 = k + 1;
+		c1 = skip_digits(l, c0, b);
+		if (odd(at(l, c1 + 1)))
+			return 0;
+		if (c1 == c0 || at(l, c1) != ']' || at(l, c1 + 1) != SPACE)
+			continue;
+		t1 = d;
+		while (at(l, t1 - 1) == SPACE)
+			t1--;
+		if (!plain(l, t0, t1))
+			return 0;
+		pid = digits_value(l, d + 1, x);
+		if (pid < 0 || digits_value(l, c0, c1) < 0)
+			return 0;
+		e->pid = (double)pid;
+		return event_tail(l, e, skip_spaces(l, c1 + 1, b), b, j);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* call lines, from their call column (callColumn())                                      */
+
+enum { NOT_A_CALL, CALL_ENTRY, CALL_LEAF, CALL_EXIT };
+
+static int bar_before(const struct line *l, long a, long k)
+{
+	if (at(l, k) != SPACE)
+		return 0;
+	while (k > a && at(l, k) == SPACE)
+		k--;
+	return k > a && at(l, k) == '|';
+}
+
+/* Exit lines "} / * name * /" read backwards; an event comment fails within a few bytes. */
+static int named_exit(const struct line *l, long a, long b)
+{
+	long k = b - 3, n1;
+
+	if (at(l, b - 2) != '*')
+		return NOT_A_CALL;
+	while (k > a && at(l, k) == SPACE)
+		k--;
+	n1 = k;
+	while (k > a && func_char(at(l, k)))
+		k--;
+	if (k == n1)
+		return NOT_A_CALL;
+	while (k > a && at(l, k) == SPACE)
+		k--;
+	if (at(l, k) != '*' || at(l, k - 1) != '/')
+		return NOT_A_CALL;
+	k -= 2;
+	while (k > a && at(l, k) == SPACE)
+		k--;
+	return at(l, k) == '}' && bar_before(l, a, k - 1) ? CALL_EXIT : NOT_A_CALL;
+}
+
+static int call_column(const struct line *l, long *n0_out, long *n1_out)
+{
+	long a = l->a, b = l->b, end, n0;
+	int last, kind;
+
+	if (b - a < 6 || !digit(at(l, skip_spaces(l, a, b))))
+		return NOT_A_CALL;
+	last = at(l, b - 1);
+	if (last == '{') {
+		if (at(l, b - 2) != SPACE || at(l, b - 3) != ')' || at(l, b - 4) != '(')
+			return NOT_A_CALL;
+		end = b - 4;
+		kind = CALL_ENTRY;
+	} else if (last == ';') {
+		if (at(l, b - 2) != ')' || at(l, b - 3) != '(')
+			return NOT_A_CALL;
+		end = b - 3;
+		kind = CALL_LEAF;
+	} else if (last == '}') {
+		return bar_before(l, a, b - 2) ? CALL_EXIT : NOT_A_CALL;
+	} else if (last == '/') {
+		return named_exit(l, a, b);
+	} else {
+		return NOT_A_CALL;
+	}
+	n0 = end;
+	while (n0 > a && func_char(at(l, n0 - 1)))
+		n0--;
+	if (n0 == end || !bar_before(l, a, n0 - 1))
+		return NOT_A_CALL;
+	*n0_out = n0;
+	*n1_out = end;
+	return kind;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* The state, in a buffer the caller holds: call counts per function, and event names by  */
+/* number, so that TypeScript looks a name up by its number instead of by its bytes.      */
+
+struct name_entry {
+	uint8_t len;
+	char name[AXL_TRACE_SCAN_NAME_MAX];
+	double count; /* calls after the first, which was reported */
+};
+
+struct name_table {
+	uint32_t used;
+	uint32_t reserved;
+	struct name_entry entries[AXL_TRACE_SCAN_FUNCS];
+	uint16_t slots[2 * AXL_TRACE_SCAN_FUNCS]; /* entry index + 1 by hash, 0 when free */
+};
+
+struct scan_state {
+	uint32_t magic;
+	uint32_t reserved;
+	struct name_table calls;
+	struct name_table events;
+};
+
+#define STATE_MAGIC 0x61786c73u
+
+_Static_assert(offsetof(struct name_entry, count) == AXL_TRACE_SCAN_COUNT_OFFSET,
+	       "the call table layout is read by lib/core/trace_scan.ts");
+_Static_assert(sizeof(struct name_entry) == AXL_TRACE_SCAN_ENTRY_BYTES,
+	       "the call table layout is read by lib/core/trace_scan.ts");
+_Static_assert(offsetof(struct scan_state, calls.entries) == AXL_TRACE_SCAN_ENTRIES_OFFSET,
+	       "the call table layout is read by lib/core/trace_scan.ts");
+
+int32_t axl_trace_scan_state_bytes(void)
+{
+	return (int32_t)sizeof(struct scan_state);
+}
+
+/* The entry of @name in @t, added when new (*@fresh set); -1 when too long or no room. */
+static long name_index(struct name_table *t, const uint8_t *name, long len, int *fresh)
+{
+	uint32_t h;
+	unsigned mask = 2 * AXL_TRACE_SCAN_FUNCS - 1, slot;
+	struct name_entry *e;
+
+	*fresh = 0;
+	if (len >= AXL_TRACE_SCAN_NAME_MAX || len < 1)
+		return -1;
+	/* A few bytes are enough: names differ early, late or in length. */
+	h = (uint32_t)len * 0x9e3779b1u ^ (uint32_t)name[0] << 16 ^ (uint32_t)name[len - 1] << 8 ^
+	    name[len / 2] ^ (uint32_t)name[len / 4] << 4 ^ (uint32_t)name[3 * len / 4] << 12;
+	h ^= h >> 13;
+	for (slot = h & mask; t->slots[slot]; slot = (slot + 1) & mask) {
+		e = &t->entries[t->slots[slot] - 1];
+		if (e->len == len && !memcmp(e->name, name, (size_t)len))
+			return t->slots[slot] - 1;
+	}
+	/* At most half the slots are used: the probe above always ends at a free one. */
+	if (t->used >= AXL_TRACE_SCAN_FUNCS)
+		return -1;
+	e = &t->entries[t->used++];
+	e->len = (uint8_t)len;
+	memcpy(e->name, name, (size_t)len);
+	e->name[len] = 0;
+	e->count = 0;
+	t->slots[slot] = (uint16_t)t->used;
+	*fresh = 1;
+	return t->used - 1;
+}
+
+/* Counts a call of @name: 1 when counted here, 0 when the caller must count it (the first
+ * call of a function, or no room in the table). */
+static int count_call(struct scan_state *s, const uint8_t *name, long len)
+{
+	int fresh;
+	long i = name_index(&s->calls, name, len, &fresh);
+
+	if (i < 0 || fresh)
+		return 0;
+	s->calls.entries[i].count++;
+	return 1;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* One line, then whole chunks.                                                           */
+
+/* Whether @p[0..n) is all ASCII: eight bytes at a time. */
+static int ascii_only(const uint8_t *p, size_t n)
+{
+	uint64_t any = 0, w;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, p + i, 8);
+		any |= w;
+	}
+	for (; i < n; i++)
+		any |= p[i];
+	return !(any & 0x8080808080808080ULL);
+}
+
+/* scanInto()'s answer for an event: 1 (read into @e), 0 (not read, or not an event). */
+static int scan_event_line(const struct line *l, struct event *e)
+{
+	long i = skip_spaces(l, l->a, l->b), j = l->b;
+	int first;
+
+	if (i == l->b)
+		return 0;
+	while (at(l, j - 1) == SPACE)
+		j--;
+	first = at(l, i);
+	if (!printable(first) || !printable(at(l, j - 1)) || first == '-' || first == '#')
+		return 0;
+	if (first == 'C' && at(l, i + 1) == 'P' && at(l, i + 2) == 'U')
+		return 0;
+	e->ts = NAN;
+	e->pid = NAN;
+	e->fields = 0;
+	return digit(first) ? scan_graph(l, e, i, l->b, j) : scan_event(l, e, i, l->b, j);
+}
+
+/* Blank lines and separator rules, which the parser skips. */
+static int blank_line(const struct line *l)
+{
+	long i = skip_spaces(l, l->a, l->b), j = l->b;
+
+	if (i == l->b)
+		return 1;
+	while (at(l, j - 1) == SPACE)
+		j--;
+	if (at(l, i) != '-' || j - i < 4)
+		return 0;
+	for (long k = i; k < j; k++)
+		if (at(l, k) != '-')
+			return 0;
+	return 1;
+}
+
+/* Writes one line's record at @out; returns the words written. */
+static uint32_t scan_one(struct scan_state *s, const struct line *l, int ascii, double line,
+			 double *out)
+{
+	struct event e;
+	long n0 = 0, n1 = 0;
+	int call;
+
+	if (!ascii && !ascii_only(l->u + l->a, (size_t)(l->b - l->a)))
+		goto other;
+	call = call_column(l, &n0, &n1);
+	if (call == CALL_EXIT)
+		return 0;
+	if (call != NOT_A_CALL) {
+		if (count_call(s, l->u + n0, n1 - n0))
+			return 0;
+		out[0] = AXL_TRACE_SCAN_CALL;
+		out[1] = line;
+		out[2] = (double)n0;
+		out[3] = (double)n1;
+		return 4;
+	}
+	if (blank_line(l))
+		return 0;
+	if (scan_event_line(l, &e)) {
+		int fresh;
+
+		out[0] = AXL_TRACE_SCAN_EVENT;
+		out[1] = line;
+		out[2] = (double)e.name0;
+		out[3] = (double)e.name1;
+		out[4] = e.ts;
+		out[5] = e.pid;
+		out[6] = e.fields;
+		out[7] = (double)name_index(&s->events, l->u + e.name0, e.name1 - e.name0, &fresh);
+		for (int i = 0; i < 4 * e.fields; i++)
+			out[8 + i] = (double)e.spans[i];
+		return 8 + 4 * (uint32_t)e.fields;
+	}
+other:
+	out[0] = AXL_TRACE_SCAN_OTHER;
+	out[1] = line;
+	out[2] = (double)l->a;
+	out[3] = (double)l->b;
+	return 4;
+}
+
+/*
+ * Scans the lines of @text[0..@len) that end in '\n' (a '\r' before it is not part of the
+ * line). Records go to @out from out[2] on: out[0] is the words written, out[1] the lines
+ * read. Stops early when @out could not hold another record. Returns the bytes read (up to
+ * and including the last newline read), or -EINVAL.
+ */
+int32_t axl_trace_scan(uint8_t *state, const uint8_t *text, uint32_t len, double *out,
+		       uint32_t out_len)
+{
+	struct scan_state *s = (struct scan_state *)(void *)state;
+	uint32_t used = 2, lines = 0;
+	long pos = 0;
+	int ascii;
+
+	if (!state || !out || (!text && len) || out_len < 2 + AXL_TRACE_SCAN_RECORD_MAX ||
+	    len > INT32_MAX)
+		return -EINVAL;
+	if (s->magic != STATE_MAGIC) {
+		memset(s, 0, sizeof(*s));
+		s->magic = STATE_MAGIC;
+	}
+	if (!classes['a'])
+		fill_classes();
+	ascii = ascii_only(text, len);
+	while (pos < (long)len && used + AXL_TRACE_SCAN_RECORD_MAX <= out_len) {
+		const uint8_t *nl = memchr(text + pos, '\n', len - (size_t)pos);
+		struct line l = { text, pos, 0 };
+
+		if (!nl)
+			break;
+		l.b = nl - text;
+		if (l.b > pos && text[l.b - 1] == '\r')
+			l.b--;
+		used += scan_one(s, &l, ascii, lines, out + used);
+		lines++;
+		pos = nl - text + 1;
+	}
+	out[0] = used;
+	out[1] = lines;
+	return (int32_t)pos;
+}

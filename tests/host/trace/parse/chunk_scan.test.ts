@@ -1,0 +1,219 @@
+// The C chunk scanner (ffi/src/trace_scan.c through scanFtraceChunks) against the TypeScript
+// scanner it mirrors: the same facts, to the order of their keys, on every captured trace,
+// on generated ones, on odd lines and on random damage; and no crash on random bytes.
+import assert from "node:assert/strict";
+import { readTraceFacts, type TraceFacts } from "../../../../lib/verify/trace_facts.ts";
+import { TraceChunkScanner } from "../../../../lib/core/trace_scan.ts";
+import type { LineSource } from "../../../../lib/trace/parse/lines.ts";
+import { generateTrace } from "../../../../bench/trace_gen.ts";
+import { mulberry32 } from "../../_rng.ts";
+import { cut, stream } from "../_chunks.ts";
+
+const root = new URL("../../../../", import.meta.url);
+
+/** Every captured trace: the fixtures of each kernel and the benchmark's template. */
+async function capturedTraces(): Promise<string[]> {
+  const out = [new URL("bench/fixtures/axl-frames-6.12-std.trace", root).pathname];
+  const walk = async (dir: URL): Promise<void> => {
+    for await (const e of Deno.readDir(dir)) {
+      if (e.isDirectory) await walk(new URL(`${e.name}/`, dir));
+      else if (e.name.endsWith(".trace") || e.name === "trace.txt") {
+        out.push(new URL(e.name, dir).pathname);
+      }
+    }
+  };
+  await walk(new URL("tests/fixtures/trace/", root));
+  return out.sort();
+}
+
+/** Facts as plain data: frames instead of the join, and the order keys were first seen. */
+function plainFacts(f: TraceFacts): Record<string, unknown> {
+  const { join, ...rest } = f;
+  return {
+    ...rest,
+    frames: join?.frames(),
+    joinCounts: join && [join.imports, join.releases, join.submits, join.completes],
+    graphOrder: Object.keys(f.graphCalls),
+    eventOrder: Object.keys(f.eventCounts),
+  };
+}
+
+async function both(source: () => LineSource | Promise<LineSource>, what: string) {
+  const c = await readTraceFacts(await source(), { scanner: "c" });
+  const ts = await readTraceFacts(await source(), { scanner: "typescript" });
+  assert.deepEqual(plainFacts(c), plainFacts(ts), what);
+  return c;
+}
+
+Deno.test("the C scanner gives the TypeScript scanner's facts on every captured trace", async () => {
+  const files = await capturedTraces();
+  assert.ok(files.length >= 15, `${files.length} traces`);
+  for (const path of files) {
+    const facts = await both(() => Deno.open(path), path);
+    const bytes = await Deno.readFile(path);
+    // Cut anywhere, as a pipe delivers it.
+    await both(() => stream(cut(bytes, mulberry32(bytes.length), 700)), `${path} in pieces`);
+    assert.ok(facts.unparsed + Object.keys(facts.eventCounts).length > 0 || bytes.length < 200);
+  }
+});
+
+Deno.test("the C scanner gives the TypeScript scanner's facts on a generated trace", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const gen = await generateTrace(`${dir}/t.trace`, 3e6);
+    const facts = await both(() => Deno.open(gen.path), "generated");
+    // A record buffer for a few events: C stops early and is called again, many times a chunk.
+    const small = await readTraceFacts(await Deno.open(gen.path), { recordWords: 100 });
+    assert.deepEqual(plainFacts(small), plainFacts(facts), "small record buffer");
+    assert.equal(facts.join?.submits, gen.frames);
+    assert.ok(Object.values(facts.graphCalls).reduce((a, b) => a + b, 0) > gen.frames);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+const IMPORT = "   41.620275 |   0)    deno-186    |               |  " +
+  "/* axl_dmabuf_import: handle=1 inode=1 exporter=system iova=0xfff80000 size=462848 */";
+const SUBMIT = "  x-1 [000] ..... 1.000000: axl_job_submit: context=1 seqno=1 handle=1 inode=1";
+const CALL = "   41.616164 |   0)    deno-186    |               |  dma_buf_attach() {";
+const LEAF = "   41.616193 |   0)    deno-186    | ! 329.882 us  |    dma_buf_dynamic_attach();";
+const EXIT = "   41.616534 |   0)    deno-186    | ! 388.680 us  |  } /* dma_buf_attach */";
+
+/** Lines that take the unusual paths: each one alone and all together. */
+const ODD_LINES = [
+  "# tracer: function_graph",
+  "CPU:1 [LOST 12 EVENTS]",
+  "CPU:0 [LOST EVENTS]",
+  "##### CPU 2 buffer started ####",
+  " ------------------------------------------",
+  " 0)    deno-186    =>   kworker-55  ",
+  "",
+  "   ",
+  IMPORT,
+  SUBMIT,
+  CALL,
+  LEAF,
+  EXIT,
+  " 1) + 24.815 us   |  }",
+  " 1)               |  /* dma_fence_signaled: context=1 seqno=1 */",
+  " 1)               |  dma_buf_attach()  {",
+  "  x-1 (  12) [000] ..... 1.000001: axl_job_complete: context=1 seqno=1 status=0",
+  "  x-1 ( ---) [000] ..... 1.000002: dma_fence_destroy: context=1 seqno=1",
+  "  x-1 [000] ..... 99999999999.000000: axl_job_submit: context=2 seqno=2",
+  "  x-1 [000] ..... 1.0000019999: dma_fence_signaled: context=2 seqno=2",
+  `  x-1 [000] ..... 1.5: many: ${Array.from({ length: 20 }, (_, i) => `k${i}=${i}`).join(" ")}`,
+  '  x-1 [000] ..... 1.6: quoted: name="a b" q="\\"x\\"" seqno=0x1f',
+  "  x-1 [000] ..... 1.7: tab:\tcontext=1",
+  "  tâsk-1 [000] ..... 1.8: axl_dmabuf_release: handle=1 inode=1",
+  `${SUBMIT} x-2 [001] ..... 1.9: merged: a=1`,
+  `${" ".repeat(4)}3.0 |   1)   a-1   |   |  ${"f".repeat(80)}();`,
+  "\u00a0 1) | f();",
+  "garbage that is not a trace line",
+  "   41.6 |   0)    deno-186    |               |  /* not an event */",
+];
+
+Deno.test("the C scanner agrees on odd lines, CRLF, a byte-order mark and a last line without newline", async () => {
+  const enc = new TextEncoder();
+  for (const line of ODD_LINES) {
+    for (const end of ["\n", "\r\n", ""]) {
+      await both(() => [line + end], JSON.stringify(line + end));
+      await both(() => stream([enc.encode(line + end)]), `bytes ${JSON.stringify(line + end)}`);
+    }
+  }
+  const all = ODD_LINES.join("\n");
+  const facts = await both(() => stream([enc.encode(`\ufeff${all}`)]), "all, with a BOM");
+  assert.equal(facts.lostEvents, 12);
+  assert.equal(facts.lostUnknown, 1);
+  assert.ok(facts.unparsed >= 2);
+  await both(() => [all + "\r\n" + all], "all, twice");
+});
+
+Deno.test("the C scanner agrees on lines longer than its buffer and on more calls than its table", async () => {
+  const enc = new TextEncoder();
+  const long = `  x-1 [000] ..... 1.000000: axl_job_submit: context=1 seqno=1 pad=${
+    "x".repeat(3e6)
+  }`;
+  await both(() => stream([enc.encode(`${long}\n${IMPORT}\n${long}`)]), "3 MB lines");
+  const calls = Array.from({ length: 600 }, (_, i) => LEAF.replace("dma_buf_dynamic", `f${i}`));
+  await both(() => [[...calls, ...calls, LEAF, LEAF].join("\n")], "600 functions");
+  const events = Array.from({ length: 600 }, (_, i) => SUBMIT.replace("axl_job_submit", `e${i}`));
+  await both(() => [[...events, ...events, SUBMIT].join("\n")], "600 event names");
+});
+
+/** A little random damage to every line of a captured trace: bytes changed, cut, doubled. */
+function damaged(lines: string[], seed: number): string {
+  let s = seed;
+  const rand = (n: number) => (s = (s * 1103515245 + 12345) & 0x7fffffff) % n;
+  const alphabet = ' 0123456789-|:;=.()[]{}*/"\\#!+xa\t\u00e9';
+  return lines.map((l) => {
+    if (l.length === 0 || rand(3) !== 0) return l;
+    const at = rand(l.length);
+    switch (rand(4)) {
+      case 0:
+        return l.slice(0, at) + alphabet[rand(alphabet.length)] + l.slice(at + 1);
+      case 1:
+        return l.slice(0, at);
+      case 2:
+        return l.slice(at);
+      default:
+        return l.slice(0, at) + l.slice(at - rand(8));
+    }
+  }).join("\n");
+}
+
+Deno.test("the C scanner agrees with the TypeScript one on damaged traces", async () => {
+  const files = await capturedTraces();
+  for (const [k, path] of files.entries()) {
+    const lines = (await Deno.readTextFile(path)).split("\n").slice(0, 4000);
+    for (let seed = 1; seed <= 3; seed++) {
+      const text = damaged(lines, seed * 7919 + k);
+      await both(() => [text], `${path} damaged (seed ${seed})`);
+    }
+  }
+});
+
+Deno.test("the C scanner reads random and truncated bytes without failing", () => {
+  const scanner = new TraceChunkScanner();
+  let s = 42;
+  const rand = (n: number) => (s = (s * 1103515245 + 12345) & 0x7fffffff) % n;
+  const sample = new TextEncoder().encode([IMPORT, SUBMIT, CALL, LEAF, EXIT].join("\n") + "\n");
+  for (let round = 0; round < 2000; round++) {
+    const len = rand(400);
+    const bytes = new Uint8Array(len);
+    for (let i = 0; i < len; i++) {
+      bytes[i] = rand(4) === 0 ? rand(256) : sample[rand(sample.length)]!;
+    }
+    // Truncated: the length given may stop anywhere, also right after a byte C looks past.
+    const upTo = rand(len + 1);
+    const n = scanner.scan(bytes, upTo);
+    assert.ok(n >= 0 && n <= upTo, `read ${n} of ${upTo}`);
+    assert.ok(n === 0 || bytes[n - 1] === 10);
+    const words = scanner.out[0]!;
+    assert.ok(words >= 2 && words <= scanner.out.length);
+  }
+  assert.throws(() => scanner.scan(new Uint8Array(4), 5), RangeError);
+});
+
+Deno.test("readTraceFacts() under deno run without --allow-ffi fails with the loader's error", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const script = `${dir}/read.ts`;
+    const facts = new URL("lib/verify/trace_facts.ts", root).href;
+    await Deno.writeTextFile(
+      script,
+      `import { readTraceFacts } from "${facts}";\nawait readTraceFacts(["CPU:0 [LOST 1 EVENTS]\\n"]);\n`,
+    );
+    // No --allow-ffi: dlopen is refused, as on a machine where the library cannot load.
+    const r = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--no-check", "--allow-read", "--allow-env", script],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const err = new TextDecoder().decode(r.stderr);
+    assert.notEqual(r.code, 0);
+    assert.match(err, /ShimLoadError: cannot load libaxl_shim\.so; tried:/);
+    assert.match(err, /AXL_SHIM/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
