@@ -120,7 +120,7 @@ export function judgeImporterAccounting(
     return verdict(
       "FAIL",
       `${who} mapped frame buffers ${counts.imports} times for ${framesSubmitted} frames submitted`,
-      diagnosis("imports-ne-frames", `${counts.imports} maps, ${framesSubmitted} frames`),
+      diagnosis("maps-ne-frames", `${counts.imports} maps, ${framesSubmitted} frames`),
     );
   }
   if (counts.releases !== counts.imports || counts.unreleased > 0) {
