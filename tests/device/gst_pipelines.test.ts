@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
 import { pairVivid, videoNode } from "./verify/_vivid_pipeline.ts";
+import { gstreamerEnv } from "./verify/_gstreamer_env.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-gst-test-" });
@@ -23,7 +24,13 @@ const ON_X86_64 = Deno.build.arch === "x86_64";
 const cap = ON_X86_64 ? videoNode("vivid-000-vid-cap") : "";
 const out = ON_X86_64 ? videoNode("vivid-000-vid-out") : "";
 if (ON_X86_64) pairVivid(cap, out);
-const gstEnv = ON_X86_64 ? await gstreamerEnv() : {};
+const gstEnv = ON_X86_64
+  ? await gstreamerEnv(
+    ["coreelements", "video4linux2"],
+    "v4l2src",
+    "gstreamer1.0-tools and gstreamer1.0-plugins-good",
+  )
+  : {};
 
 /** A pipeline from vivid.0's capture to `sink`, FRAMES frames, capture io-mode `io`. */
 function pipeline(io: string, sink: string[], frames = FRAMES): string[] {
@@ -174,29 +181,3 @@ Deno.test({
     await gst.status;
   }
 });
-
-/**
- * GStreamer's environment for the pipelines: only the plugins they use, and a registry in a
- * temporary directory (the guest's home is read-only, and scanning every installed plugin
- * for each gst-launch takes a minute under TCG). Built once here.
- */
-async function gstreamerEnv(): Promise<Record<string, string>> {
-  const dir = await Deno.makeTempDir({ prefix: "axl-gst-" });
-  const system = `/usr/lib/${Deno.build.arch}-linux-gnu/gstreamer-1.0`;
-  await Deno.mkdir(`${dir}/plugins`);
-  for (const p of ["coreelements", "video4linux2"]) {
-    await Deno.symlink(`${system}/libgst${p}.so`, `${dir}/plugins/libgst${p}.so`);
-  }
-  const env = {
-    GST_PLUGIN_SYSTEM_PATH_1_0: `${dir}/plugins`,
-    GST_REGISTRY_1_0: `${dir}/registry.bin`,
-  };
-  const inspect = await new Deno.Command("gst-inspect-1.0", { args: ["v4l2src"], env }).output();
-  if (!inspect.success) {
-    throw new Error(
-      `gst-inspect-1.0 v4l2src failed: ${new TextDecoder().decode(inspect.stderr)} ` +
-        "(install gstreamer1.0-tools and gstreamer1.0-plugins-good)",
-    );
-  }
-  return env;
-}
