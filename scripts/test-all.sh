@@ -84,7 +84,7 @@ if [[ ${1:-} != --host-only ]]; then
 		not_run+=("$missing")
 	fi
 	# 1800 s like arm64: the soak device test adds minutes under TCG on a busy machine.
-	part vm bash scripts/vm/run.sh --vivid --env AXL_EXPECT_VIVID=1 --timeout 1800 \
+	part vm bash scripts/vm/run.sh --vivid --vkms --env AXL_EXPECT_VIVID=1 --timeout 1800 \
 		--results "${rig_results[vm]}" -- bash tests/device/run-suite.sh
 fi
 

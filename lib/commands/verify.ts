@@ -40,6 +40,8 @@ judges four invariants:
   I2 its exporter is in the accepted set
   I3 imports equal frames submitted and releases balance (counted from the
      axl tracepoints, else kprobes on the dma-buf functions, else bufinfo)
+     or, from the kprobes, the importer held one mapping of every buffer of
+     its frames' exporter (each mapped and unmapped once; kmssink does this)
   I4 no CPU copy routine at or above the threshold (default 1% self)
 tracefs is restored afterwards, also on errors and Ctrl-C. Needs root.
 

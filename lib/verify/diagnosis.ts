@@ -39,6 +39,18 @@ export const FAILURE_MODES = {
       "import each frame exactly once before AXL_IOCTL_SUBMIT; compare with the workload's frame count",
     source: "DESIGN Corrections 4",
   },
+  "maps-ne-frames": {
+    invariant: "I3",
+    symptom: "the importer's maps of frame buffers differ from frames submitted",
+    cause:
+      "a frame was queued to the importer twice (a GStreamer video sink shows its preroll frame, " +
+      "then shows it again once playing), frames were dropped before it (a sink on the clock " +
+      "drops late frames), or it kept a buffer mapped across frames (vb2 maps a dma-buf only " +
+      "when a queue slot gets another one)",
+    fix: "make the importer take each frame once (a GStreamer video sink: sync=false " +
+      "show-preroll-frame=false) and give --frames the count it takes",
+    source: "issue 13 (61 maps for 60 frames by vivid.0 in the VM)",
+  },
   "releases-unbalanced": {
     invariant: "I3",
     symptom: "releases do not balance imports by the end of the run",

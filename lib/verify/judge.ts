@@ -8,7 +8,8 @@
  * - I2 the exporter of those inodes is in the accepted set (`exporter.ts`);
  * - I3 imports equal frames submitted, and releases balance imports, counted from the best
  *   evidence of the importing device's imports (`evidence/source.ts`: our tracepoints in
- *   `accounting.ts`, else `evidence/importer_accounting.ts`);
+ *   `accounting.ts`, else `evidence/importer_accounting.ts`, where an importer that held
+ *   one mapping of every buffer of its frames' exporter also passes: `held_mappings.ts`);
  * - I4 no copy routine at or above the self-share threshold (1%) in the workload's
  *   processes (`copies.ts`).
  *
@@ -238,9 +239,13 @@ export function judge(input: JudgeInput): VerifyResult {
     accepted: o.acceptedExporters ?? DEFAULT_ACCEPTED_EXPORTERS,
     attachments: i1.invariant.status,
   });
-  const generic = axl
-    ? undefined
-    : judgeImporterAccounting(ev, t.dmabuf, input.workload.framesSubmitted, loss.lossy);
+  const generic = axl ? undefined : judgeImporterAccounting(
+    ev,
+    t.dmabuf,
+    input.workload.framesSubmitted,
+    loss.lossy,
+    input.bufinfo,
+  );
   const i3 = generic ??
     judgeAccounting(join, input.workload.framesSubmitted, input.setup.missingEvents, loss.lossy);
   const counts = generic ?? { imports: join.imports, releases: join.releases };

@@ -2,13 +2,15 @@
 # Makes sure everything the VM rig needs is on this host and built, then prints
 # what run.sh needs as KEY=VALUE lines on stdout (progress goes to stderr).
 #
-#   scripts/vm/ensure.sh [--rt] [--no-module] [--no-install] [--deno]
+#   scripts/vm/ensure.sh [--rt] [--no-module] [--no-install] [--deno] [--vkms]
 #   scripts/vm/ensure.sh --arch aarch64 --kernel-kit DIR --mem SIZE --smp N [...]
 #
 #   --rt          Debian's PREEMPT_RT flavour (-rt-amd64) of the same 6.12
 #   --no-module   do not build kernel/ (axl.ko)
 #   --no-install  never call apt-get; fail naming the missing packages instead
 #   --deno        also build the initramfs variant that carries the pinned deno
+#   --vkms        also build vkms.ko (x86_64) out of tree from linux-source-6.12 of
+#                 the guest kernel's Debian version (scripts/vm/vkms.sh)
 #   --arch aarch64   the arm64 guest: the kernel of an arm64 kit (DIR holds its
 #                    Image, headers.tar.xz and RELEASE; ../shared/kernels/README.md),
 #                    a root of Debian's arm64 packages, a device tree with the
@@ -26,8 +28,10 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 # shellcheck source=scripts/vm/lib.sh
 source "$here/lib.sh"
+# shellcheck source=scripts/vm/vkms.sh
+source "$here/vkms.sh"
 
-rt=0 module=1 deno=0 vm_no_install=0 arch=x86_64 kit='' mem='' smp=''
+rt=0 vkms=0 module=1 deno=0 vm_no_install=0 arch=x86_64 kit='' mem='' smp=''
 need() { (($# > 1)) || vm_die "ensure.sh: option $1 needs a value"; }
 while (($#)); do
 	case $1 in
@@ -35,6 +39,7 @@ while (($#)); do
 	--no-module) module=0 ;;
 	--no-install) vm_no_install=1 ;;
 	--deno) deno=1 ;;
+	--vkms) vkms=1 ;;
 	--arch) need "$@" && arch=$2 && shift ;;
 	--kernel-kit) need "$@" && kit=$2 && shift ;;
 	--mem) need "$@" && mem=$2 && shift ;;
@@ -87,10 +92,11 @@ initramfs_modules() {
 kernel_x86_64() {
 	local flavour abi key vmlinux
 	# The guest runs the host's root: GStreamer for the device tests' third-party pipelines,
-	# tmux for the ls --watch device test (it drives the view in a tmux pane).
+	# tmux for the ls --watch device test (it drives the view in a tmux pane); -bad has kmssink.
 	local tools=(qemu-system-x86 qemu-system-data busybox-static cpio zstd xz-utils kmod linux-perf bc
-		gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good tmux)
-	((module)) && tools+=(make gcc)
+		gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+		tmux)
+	((module || vkms)) && tools+=(make gcc)
 	vm_apt_install "${tools[@]}"
 
 	flavour=$(vm_flavour "$rt")
@@ -255,7 +261,12 @@ if ((module)); then
 	axl_ko=$(vm_module_build "$src" "$cache/module-$(echo "$src" | sha256sum | cut -c1-8)" "$kver" \
 		"${module_make[@]}")
 fi
+vkms_ko=
+if ((vkms)); then
+	[[ $arch == x86_64 ]] || vm_die "--vkms is for x86_64: the arm64 kits build no vkms"
+	vkms_ko=$(vm_vkms_build "$kver" "$moddir" "$cache")
+fi
 vm_unlock
 
 printf '%s=%s\n' KVER "$kver" KERNEL "$kernel" BIOS "$bios" INITRAMFS "$initramfs" \
-	INITRAMFS_DENO "$initramfs_deno" DENO "$deno_bin" AXL_KO "$axl_ko" ROOT "$root" DTB "$dtb"
+	INITRAMFS_DENO "$initramfs_deno" DENO "$deno_bin" AXL_KO "$axl_ko" VKMS_KO "$vkms_ko" ROOT "$root" DTB "$dtb"

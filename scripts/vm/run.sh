@@ -42,6 +42,9 @@
 #   --modprobe 'NAME [K=V...]'  load a Debian module first (repeatable)
 #   --vivid               load vivid with allocators=1 (dma-contig, so it attaches
 #                         imported dma-bufs) and set AXL_EXPECT_VIVID=1
+#   --vkms                x86_64: build vkms.ko once (from linux-source-6.12; Debian
+#                         ships none), load it after drm_shmem_helper and
+#                         drm_kms_helper, and set AXL_EXPECT_VKMS=1
 #   --no-vgem             do not load vgem (loaded by default)
 #   --no-deno             leave deno out of the guest (saves ~1 s of boot)
 #   --env K=V             set an environment variable for the command (repeatable)
@@ -76,7 +79,7 @@ source "$here/lib.sh"
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
 
 results='' timeout=900 mem=2G smp=2 shell=0 verbose=0 vgem=1 deno=1 build_tests=1
-arch=x86_64 kits=$repo/../shared/kernels debug_kernel=0 cma_heap=linux,cma
+vkms=0 arch=x86_64 kits=$repo/../shared/kernels debug_kernel=0 cma_heap=linux,cma
 tcg_thread=${AXL_VM_TCG_THREAD:-single}
 ensure_args=() modules=() module_params=() envs=() append=() qemu_extra=()
 need() { (($# > 1)) || vm_die "option $1 needs a value (see --help)"; }
@@ -96,6 +99,7 @@ while (($#)); do
 	--module-param) need "$@" && module_params+=("$2") && shift ;;
 	--modprobe) need "$@" && modules+=("$2") && shift ;;
 	--vivid) modules+=("vivid allocators=1") && envs+=(AXL_EXPECT_VIVID=1) ;;
+	--vkms) vkms=1 && ensure_args+=(--vkms) && envs+=(AXL_EXPECT_VKMS=1) ;;
 	--no-vgem) vgem=0 ;;
 	--no-deno) deno=0 ;;
 	--no-build-tests) build_tests=0 ;;
@@ -137,6 +141,7 @@ aarch64)
 	[[ $cma_heap == linux,cma || $cma_heap == reserved ]] ||
 		vm_die "--cma-heap wants linux,cma or reserved, got '$cma_heap'"
 	[[ " ${ensure_args[*]} " != *" --rt "* ]] || vm_die "--rt is for x86_64: the arm64 kits have no PREEMPT_RT flavour"
+	((!vkms)) || vm_die "--vkms is for x86_64: the arm64 kits have no vkms (use the x86_64 guest for kmssink)"
 	# Everything is built into the kit kernels: module options go on the command line.
 	for m in "${modules[@]}"; do
 		read -r -a words <<<"$m"
@@ -220,6 +225,10 @@ for m in "${modules[@]}"; do echo "$m" >>"$ctl/modules"; done
 if [[ -n ${rig[AXL_KO]} ]]; then
 	cp "${rig[AXL_KO]}" "$ctl/axl.ko"
 	vm_axl_params "${module_params[@]}" >"$ctl/axl.params"
+fi
+if [[ -n ${rig[VKMS_KO]:-} ]]; then
+	cp "${rig[VKMS_KO]}" "$ctl/vkms.ko"
+	printf '%s\n' drm_shmem_helper drm_kms_helper >>"$ctl/modules"
 fi
 if (($#)); then
 	{

@@ -1,9 +1,11 @@
 /**
  * I3 from evidence other than our tracepoints (see `source.ts`): an import is a map of a
  * frame buffer by the importing device (`dma_buf_map_attachment()`, what every importer
- * must call before its DMA), a release its unmap. One import per frame submitted, and every
- * map undone by the end of the run. A source that cannot count says so (INCONCLUSIVE or
- * SKIP, with the fix), never FAIL.
+ * must call before its DMA), a release its unmap. Two shapes pass: per frame (one import
+ * per frame submitted) and held (fewer maps than frames, but every buffer of the frames'
+ * exporter mapped once and kept, `held_mappings.ts`); in both every map is undone by the end
+ * of the run. A source that cannot count says so (INCONCLUSIVE or SKIP, with the fix),
+ * never FAIL.
  *
  * @module
  */
@@ -11,8 +13,10 @@ import { diagnosis } from "../diagnosis.ts";
 import type { Diagnosis, Status } from "../schema.ts";
 import { invariant } from "../_invariant.ts";
 import type { AccountingVerdict } from "../accounting.ts";
+import type { BufinfoSummary } from "../../trace/parse/bufinfo_summary.ts";
 import type { DmabufProbeFacts } from "./dmabuf_probes.ts";
 import type { FrameEvidence } from "./source.ts";
+import { heldMappings } from "./held_mappings.ts";
 
 /** I3's verdict with the counts it rests on. */
 export interface ImporterAccountingVerdict extends AccountingVerdict {
@@ -21,7 +25,8 @@ export interface ImporterAccountingVerdict extends AccountingVerdict {
 }
 
 /**
- * Judges I3 from a non-axl evidence source.
+ * Judges I3 from a non-axl evidence source. `bufinfo` is what the held shape is checked
+ * against; without it only the per-frame shape can pass.
  *
  * @example
  * ```ts
@@ -41,6 +46,7 @@ export function judgeImporterAccounting(
   dmabuf: DmabufProbeFacts | undefined,
   framesSubmitted: number | null,
   lossy: boolean,
+  bufinfo: BufinfoSummary | { unavailable: string } = { unavailable: "not given" },
 ): ImporterAccountingVerdict {
   const counts = importerCounts(ev);
   const evidence: Record<string, unknown> = {
@@ -116,11 +122,24 @@ export function judgeImporterAccounting(
       diagnosis("probe-inode-missing", "maps of frames and of other buffers are counted together"),
     );
   }
+  if (counts.imports < framesSubmitted) {
+    const shape = heldMappings(ev.use, ev.frameInodes, bufinfo, framesSubmitted);
+    if (shape.held) {
+      evidence.shape = "held";
+      evidence.held_buffers = shape.buffers;
+      return verdict(
+        "PASS",
+        `${who} held a mapping of each of the ${shape.buffers.length} buffers ` +
+          `${shape.exporters.join(", ")} exported for ${framesSubmitted} frames; ` +
+          `${counts.releases} unmaps (kprobes)`,
+      );
+    }
+  }
   if (counts.imports !== framesSubmitted) {
     return verdict(
       "FAIL",
       `${who} mapped frame buffers ${counts.imports} times for ${framesSubmitted} frames submitted`,
-      diagnosis("imports-ne-frames", `${counts.imports} maps, ${framesSubmitted} frames`),
+      diagnosis("maps-ne-frames", `${counts.imports} maps, ${framesSubmitted} frames`),
     );
   }
   if (counts.releases !== counts.imports || counts.unreleased > 0) {
@@ -130,6 +149,7 @@ export function judgeImporterAccounting(
       diagnosis("releases-unbalanced", `${counts.releases}/${counts.imports} (kprobes)`),
     );
   }
+  evidence.shape = "per-frame";
   return verdict(
     "PASS",
     `${who} mapped ${counts.imports} frame buffers = ${framesSubmitted} frames submitted; ` +

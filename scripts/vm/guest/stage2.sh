@@ -9,6 +9,7 @@
 #   env        sourced first (AXL_REPO, AXL_KVER, --env values, ...)
 #   modules    one line per Debian module to modprobe: NAME [PARAM=VALUE...]
 #   axl.ko     our module (absent with --no-module); parameters in axl.params
+#   vkms.ko    out-of-tree vkms (run.sh --vkms), insmodded after the modules
 #   cmd        bash script to run (absent with --shell and no command)
 #   shell      present: interactive shell on the console afterwards
 # Results: the exit code goes to ctl/rc and what happened to ctl/message
@@ -62,6 +63,13 @@ if [[ -e $ctl/modules ]]; then
 		# shellcheck disable=SC2086 # params are separate words by design
 		modprobe "$name" $params || finish 3 "modprobe $name $params failed (see the kernel log above)"
 	done <"$ctl/modules"
+fi
+
+# Out-of-tree builds of drivers Debian does not ship (run.sh --vkms); their
+# dependencies are in the modules list above.
+if [[ -e $ctl/vkms.ko ]]; then
+	insmod "$ctl/vkms.ko" || finish 3 "insmod vkms.ko failed (see the kernel log above)"
+	log "loaded vkms.ko"
 fi
 
 if [[ -e $ctl/axl.ko ]]; then

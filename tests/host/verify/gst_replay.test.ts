@@ -38,6 +38,11 @@ Deno.test("the vivid → vivid pipeline: one device, counted from the kprobes, n
   // The kprobes saw vivid.0 map 57 frames of the 60 captured: the sink dropped late ones.
   assert.equal(I3.status, "FAIL");
   assert.match(I3.summary, /mapped frame buffers 57 times for 60 frames submitted/);
+  // The verdict says what makes maps differ from frames in a GStreamer pipeline, not the
+  // advice for our own driver's imports.
+  const why = r.axl.diagnosis.find((d) => d.invariant === "I3");
+  assert.equal(why?.id, "maps-ne-frames");
+  assert.match(why?.cause ?? "", /drops late frames/);
   assert.equal(I4.status, "PASS");
   assert.equal(r.axl.workload.kind, "command");
   assert.equal(r.axl.workload.exit_code, 0);
