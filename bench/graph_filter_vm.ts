@@ -31,6 +31,15 @@ export interface FilterRun {
   cpuUsPerFrame: number;
 }
 
+/** What one run printed. */
+export interface GraphFilterResult {
+  kernel: string;
+  frames: number;
+  /** The dma-buf functions the filter named (those the running kernel has). */
+  filter: string[];
+  runs: FilterRun[];
+}
+
 const { values } = parseArgs({
   args: Deno.args,
   options: { frames: { type: "string", default: "200" } },
@@ -90,4 +99,5 @@ const runs = [
   await measure("all functions", "all"),
   await measure("dma-buf filter", filter),
 ];
-console.log(JSON.stringify({ kernel: Deno.osRelease(), frames, filter, runs }));
+const result: GraphFilterResult = { kernel: Deno.osRelease(), frames, filter, runs };
+console.log(JSON.stringify(result));
