@@ -25,6 +25,8 @@ import { systemAt } from "../lib/doctor/system.ts";
 export interface SoakResult {
   frames: number;
   bufferKb: number;
+  /** The frame interval vivid settled on, e.g. `1/60` (seconds per frame). */
+  frameInterval: string;
   status: string;
   invariants: Record<string, string>;
   /** Events lost by the ring buffer (per-CPU stats) and lost-event markers in the text. */
@@ -46,6 +48,8 @@ const { values } = parseArgs({
     "buffer-kb": { type: "string", default: "1024" },
     "latency-us": { type: "string", default: "0" },
     artifacts: { type: "string" },
+    // vivid paces its webcam input at 5 fps unless asked (VIDIOC_S_PARM); 60 is its fastest.
+    fps: { type: "string", default: "60" },
     "no-perf": { type: "boolean", default: false },
     // perf's output grows with the run's length, not the trace's; 99 Hz still gives I4
     // thousands of samples over a soak.
@@ -68,7 +72,12 @@ Deno.writeTextFileSync(latencyParam, values["latency-us"]!);
 try {
   using dev = Device.open();
   // The smallest frames vivid makes: the soak is about the trace, not the pixels.
-  using cam = V4l2Producer.open({ device: vivid.path, width: 160, height: 120 });
+  using cam = V4l2Producer.open({
+    device: vivid.path,
+    width: 160,
+    height: 120,
+    fps: Number(values.fps),
+  });
   const t0 = performance.now();
   const { capture } = await captureRun({
     artifacts,
@@ -88,6 +97,9 @@ try {
   const out: SoakResult = {
     frames,
     bufferKb,
+    frameInterval: cam.frameInterval
+      ? `${cam.frameInterval.numerator}/${cam.frameInterval.denominator}`
+      : "?",
     status: result.axl.status,
     invariants: Object.fromEntries(
       Object.values(result.axl.invariants).map((i) => [i.id, `${i.status}: ${i.summary}`]),
