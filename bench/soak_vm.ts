@@ -34,7 +34,8 @@ export async function runSoakVm(
  * @example
  * ```ts
  * import { soakLines } from "./soak_vm.ts";
- * const lines = soakLines({ frames: 2, bufferKb: 1024, frameInterval: "1/60", status: "PASS",
+ * const lines = soakLines({ frames: 2, bufferKb: 1024, frameInterval: "1/60", perfHz: 10,
+ *   status: "PASS",
  *   invariants: {},
  *   overrun: 0, lostMarkers: 0, eventsDrained: 10, eventsPerSec: 5, bytesWritten: 1e6,
  *   peakRssKb: 1000, captureMs: 2000, analysisMs: 100, vmWallS: 60 });
@@ -45,7 +46,8 @@ export function soakLines(s: SoakResult & { vmWallS: number }): string[] {
   return [
     `Soak (VM, verify of ${s.frames} frames, vivid at ${s.frameInterval} s per frame, ` +
     `${s.bufferKb} KiB ring buffer per CPU, drained)`,
-    `  verdict ${s.status}; lost: ${s.overrun} overrun, ${s.lostMarkers} in markers`,
+    `  verdict ${s.status}; lost: ${s.overrun} overrun, ${s.lostMarkers} in markers; ` +
+    `perf at ${s.perfHz} Hz`,
     `  events drained ${s.eventsDrained} (${s.eventsPerSec}/s over ${
       (s.captureMs / 1e3).toFixed(0)
     } s), bytes written ${(s.bytesWritten / 1e6).toFixed(1)} MB`,
