@@ -73,7 +73,15 @@ async function measure(what: string, funcs: string[] | "all" | null): Promise<Fi
     }
     Deno.writeTextFileSync(`${inst}/tracing_on`, "1");
     const a = cpuSample();
-    const r = await runWorkload({ frames, producer, device: dev, syncWait: false });
+    // The longest job deadline the driver takes: with every function patched on a busy TCG
+    // host a job overran runWorkload's default 2 s (ETIMEDOUT), and this measures cost only.
+    const r = await runWorkload({
+      frames,
+      producer,
+      device: dev,
+      syncWait: false,
+      timeoutMs: 10_000,
+    });
     const d = cpuDelta(a, cpuSample());
     Deno.writeTextFileSync(`${inst}/tracing_on`, "0");
     if (r.completed !== frames) throw new Error(`${what}: ${r.completed}/${frames} frames`);
