@@ -52,7 +52,7 @@ function rowName(r: FilterRun): string {
 export function graphLines(g: GraphFilterResult & { vmWallS: number }): string[] {
   const lines = [
     `function_graph setup (VM, kernel ${g.kernel}, builtin loop of ${g.frames} heap frames; ` +
-    `VM wall ${g.vmWallS} s)`,
+    `VM wall ${Math.round(g.vmWallS)} s)`,
     `  ${"function_graph on".padEnd(44)} ${"tracer on".padEnd(10)} ${"tracer off".padEnd(10)} ` +
     `${"wall/frame".padEnd(11)} CPU/frame`,
   ];
