@@ -93,7 +93,9 @@ try {
   const t0 = performance.now();
   const { capture } = await captureRun({
     artifacts,
-    workload: builtinWorkload({ frames, producer: cam, device: dev }),
+    // The driver's longest job deadline: on a starved TCG guest a job of a 20,000-frame run
+    // overran the default 2 s (ETIMEDOUT at frame 18,698) and the run ended INCONCLUSIVE.
+    workload: builtinWorkload({ frames, producer: cam, device: dev, timeoutMs: 10_000 }),
     headline: `soak: ${frames} frames`,
     bufferSizeKb: bufferKb,
     perf: !values["no-perf"],
