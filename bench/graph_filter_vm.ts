@@ -31,6 +31,15 @@ export interface FilterRun {
   cpuUsPerFrame: number;
 }
 
+/** What one run printed. */
+export interface GraphFilterResult {
+  kernel: string;
+  frames: number;
+  /** The dma-buf functions the filter named (those the running kernel has). */
+  filter: string[];
+  runs: FilterRun[];
+}
+
 const { values } = parseArgs({
   args: Deno.args,
   options: { frames: { type: "string", default: "200" } },
@@ -64,7 +73,15 @@ async function measure(what: string, funcs: string[] | "all" | null): Promise<Fi
     }
     Deno.writeTextFileSync(`${inst}/tracing_on`, "1");
     const a = cpuSample();
-    const r = await runWorkload({ frames, producer, device: dev, syncWait: false });
+    // The longest job deadline the driver takes: with every function patched on a busy TCG
+    // host a job overran runWorkload's default 2 s (ETIMEDOUT), and this measures cost only.
+    const r = await runWorkload({
+      frames,
+      producer,
+      device: dev,
+      syncWait: false,
+      timeoutMs: 10_000,
+    });
     const d = cpuDelta(a, cpuSample());
     Deno.writeTextFileSync(`${inst}/tracing_on`, "0");
     if (r.completed !== frames) throw new Error(`${what}: ${r.completed}/${frames} frames`);
@@ -90,4 +107,5 @@ const runs = [
   await measure("all functions", "all"),
   await measure("dma-buf filter", filter),
 ];
-console.log(JSON.stringify({ kernel: Deno.osRelease(), frames, filter, runs }));
+const result: GraphFilterResult = { kernel: Deno.osRelease(), frames, filter, runs };
+console.log(JSON.stringify(result));

@@ -11,12 +11,16 @@
  * 4. **Frame loop** (one VM run): the C loop against the Deno loops over the same shim and
  *    device, interleaved; per-frame CPU and user time; the driver ioctl per call; verify's
  *    overhead beyond its workload.
+ * 5. **function_graph** (one VM run): the time to switch it on and off patching every
+ *    traceable function (before) and only the dma-buf functions (after), with the frame
+ *    loop's cost under each.
+ * 6. **Soak** (one VM run, only with `--only soak`): verify of 200,000 vivid frames drained.
  *
  * Targets are reported, never enforced: the exit status is 0 when everything ran, 3 when a
  * part could not run (the table says which and why).
  *
  * ```sh
- * deno run --allow-all bench/run.ts [--quick] [--only ffi,startup,trace,vm] [--sizes 100M,1G]
+ * deno run --allow-all bench/run.ts [--quick] [--only ffi,startup,trace,vm,graph,soak] [--sizes 100M,1G]
  * ```
  *
  * @module
@@ -30,13 +34,14 @@ import { generateTrace, parseSize } from "./trace_gen.ts";
 import { judgeDir, type Stage, type StageResult, STAGES } from "./trace_analysis.ts";
 import { measureStartup, type StartupResult } from "./startup.ts";
 import { runSoakVm, soakLines } from "./soak_vm.ts";
+import { graphLines, runGraphVm } from "./graph_vm.ts";
 
 const root = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
 const work = `${root}/build/bench`;
-const SECTIONS = ["ffi", "startup", "trace", "vm", "soak"] as const;
+const SECTIONS = ["ffi", "startup", "trace", "vm", "graph", "soak"] as const;
 type Section = typeof SECTIONS[number];
 /** The soak (200,000 frames in the VM) runs only when asked for: `--only soak`. */
-const DEFAULT_SECTIONS: Section[] = ["ffi", "startup", "trace", "vm"];
+const DEFAULT_SECTIONS: Section[] = ["ffi", "startup", "trace", "vm", "graph"];
 
 /** A target and whether this run met it. */
 interface Target {
@@ -68,6 +73,7 @@ const results = {
   trace: undefined as unknown,
   frameLoop: undefined as unknown,
   verifyOverhead: undefined as unknown,
+  graph: undefined as unknown,
   soak: undefined as unknown,
   targets: [] as Target[],
   problems: [] as string[],
@@ -852,6 +858,11 @@ function printTable(): void {
       p(`  ${s.name.padEnd(40)} ${spread(s.ms, 1, 0)}${s.note ? `  (${s.note})` : ""}`);
     }
   }
+  const graph = results.graph as Parameters<typeof graphLines>[0] | undefined;
+  if (graph) {
+    p();
+    for (const l of graphLines(graph)) p(l);
+  }
   const soak = results.soak as Parameters<typeof soakLines>[0] | undefined;
   if (soak) {
     p();
@@ -887,7 +898,7 @@ async function main(): Promise<number> {
   });
   if (values.help) {
     console.log(
-      "usage: deno task bench [--quick] [--only ffi,startup,trace,vm,soak] [--sizes 100M,1G]\n" +
+      "usage: deno task bench [--quick] [--only ffi,startup,trace,vm,graph,soak] [--sizes 100M,1G]\n" +
         "                       [--keep-traces] [--no-icount] [--soak-frames N] [--out FILE]\n" +
         "(soak runs only when named in --only)",
     );
@@ -928,6 +939,9 @@ async function main(): Promise<number> {
   });
   await section("trace", () => traceSection(sizes, quick, values["keep-traces"]));
   await section("vm", () => vmSection(quick, !values["no-icount"]));
+  await section("graph", async () => {
+    results.graph = await runGraphVm(root, `${work}/graph`, quick ? 100 : 200);
+  });
   await section("soak", async () => {
     results.soak = await runSoakVm(root, `${work}/soak`, Number(values["soak-frames"]));
   });

@@ -7,6 +7,7 @@
  * @module
  */
 import type { SoakResult } from "./verify_soak.ts";
+import { runGuestJson } from "./_vm_guest.ts";
 
 /** Runs the soak in the VM rig; `out` receives the rig's results. */
 export async function runSoakVm(
@@ -14,34 +15,17 @@ export async function runSoakVm(
   out: string,
   frames: number,
 ): Promise<SoakResult & { vmWallS: number }> {
-  const guest = `deno run --no-check --allow-all bench/verify_soak.ts --frames ${frames} ` +
-    `--artifacts "$AXL_RESULTS/verify-soak" > "$AXL_RESULTS/soak.json" || exit 3`;
-  const child = new Deno.Command("bash", {
-    args: [
-      "scripts/vm/run.sh",
-      "--vivid",
-      "--results",
-      out,
-      // Generous: vivid delivers at most a few dozen frames a second under TCG.
-      "--timeout",
-      String(Math.ceil(900 + frames / 10)),
-      "--",
-      "bash",
-      "-c",
-      guest,
-    ],
-    cwd: root,
-    stdin: "null",
-    stdout: "inherit",
-    stderr: "inherit",
-  }).spawn();
-  const status = await child.status;
-  if (!status.success) {
-    throw new Error(`soak VM run exited ${status.code} (console log: ${out}/console.log)`);
-  }
-  const soak = JSON.parse(await Deno.readTextFile(`${out}/soak.json`)) as SoakResult;
-  const runEnv = await Deno.readTextFile(`${out}/run.env`).catch(() => "");
-  return { ...soak, vmWallS: Number(/wall_s=([\d.]+)/.exec(runEnv)?.[1] ?? NaN) };
+  const { value, vmWallS } = await runGuestJson<SoakResult>({
+    root,
+    out,
+    rigArgs: ["--vivid"],
+    guest: `deno run --no-check --allow-all bench/verify_soak.ts --frames ${frames} ` +
+      `--artifacts "$AXL_RESULTS/verify-soak" > "$AXL_RESULTS/soak.json" || exit 3`,
+    json: "soak.json",
+    // Generous: vivid delivers at most 60 frames a second, fewer on a busy TCG guest.
+    timeoutS: Math.ceil(900 + frames / 10),
+  });
+  return { ...value, vmWallS };
 }
 
 /**
@@ -50,7 +34,9 @@ export async function runSoakVm(
  * @example
  * ```ts
  * import { soakLines } from "./soak_vm.ts";
- * const lines = soakLines({ frames: 2, bufferKb: 1024, status: "PASS", invariants: {},
+ * const lines = soakLines({ frames: 2, bufferKb: 1024, frameInterval: "1/60", perfHz: 10,
+ *   status: "PASS",
+ *   invariants: {},
  *   overrun: 0, lostMarkers: 0, eventsDrained: 10, eventsPerSec: 5, bytesWritten: 1e6,
  *   peakRssKb: 1000, captureMs: 2000, analysisMs: 100, vmWallS: 60 });
  * if (!lines[0]!.includes("2 frames")) throw new Error(lines[0]);
@@ -58,8 +44,10 @@ export async function runSoakVm(
  */
 export function soakLines(s: SoakResult & { vmWallS: number }): string[] {
   return [
-    `Soak (VM, verify of ${s.frames} frames, ${s.bufferKb} KiB ring buffer per CPU, drained)`,
-    `  verdict ${s.status}; lost: ${s.overrun} overrun, ${s.lostMarkers} in markers`,
+    `Soak (VM, verify of ${s.frames} frames, vivid at ${s.frameInterval} s per frame, ` +
+    `${s.bufferKb} KiB ring buffer per CPU, drained)`,
+    `  verdict ${s.status}; lost: ${s.overrun} overrun, ${s.lostMarkers} in markers; ` +
+    `perf at ${s.perfHz} Hz`,
     `  events drained ${s.eventsDrained} (${s.eventsPerSec}/s over ${
       (s.captureMs / 1e3).toFixed(0)
     } s), bytes written ${(s.bytesWritten / 1e6).toFixed(1)} MB`,

@@ -25,6 +25,10 @@ import { systemAt } from "../lib/doctor/system.ts";
 export interface SoakResult {
   frames: number;
   bufferKb: number;
+  /** The frame interval vivid settled on, e.g. `1/60` (seconds per frame). */
+  frameInterval: string;
+  /** perf's sampling rate (Hz). */
+  perfHz: number;
   status: string;
   invariants: Record<string, string>;
   /** Events lost by the ring buffer (per-CPU stats) and lost-event markers in the text. */
@@ -46,14 +50,26 @@ const { values } = parseArgs({
     "buffer-kb": { type: "string", default: "1024" },
     "latency-us": { type: "string", default: "0" },
     artifacts: { type: "string" },
+    // vivid paces its webcam input at 5 fps unless asked (VIDIOC_S_PARM); 60 is its fastest.
+    fps: { type: "string", default: "60" },
     "no-perf": { type: "boolean", default: false },
-    // perf's output grows with the run's length, not the trace's; 99 Hz still gives I4
-    // thousands of samples over a soak.
-    "perf-hz": { type: "string", default: "99" },
+    // Default: samplesPerRun's rate for the frames.
+    "perf-hz": { type: "string" },
   },
 });
 const frames = Number(values.frames);
+
+/**
+ * perf's rate for a run of `frames`: as many samples as 2,000 frames at 99 Hz take (tens of
+ * thousands in the x86 VM), whatever the length. Samples and their analysis grow with the
+ * run, not the trace: at 99 Hz a 1,000-frame soak spent 29 of its 30 s of analysis and 60 s
+ * of its 151 s of capture on perf, and I4 needs only 1,000 samples.
+ */
+function perfRateFor(frames: number): number {
+  return Math.min(99, Math.max(1, Math.round((99 * 2000) / frames)));
+}
 const bufferKb = Number(values["buffer-kb"]);
+const perfHz = values["perf-hz"] ? Number(values["perf-hz"]) : perfRateFor(frames);
 const latencyParam = "/sys/module/axl/parameters/latency_us";
 const artifacts = values.artifacts ??
   await Deno.makeTempDir({ prefix: "axl-soak-" });
@@ -68,15 +84,22 @@ Deno.writeTextFileSync(latencyParam, values["latency-us"]!);
 try {
   using dev = Device.open();
   // The smallest frames vivid makes: the soak is about the trace, not the pixels.
-  using cam = V4l2Producer.open({ device: vivid.path, width: 160, height: 120 });
+  using cam = V4l2Producer.open({
+    device: vivid.path,
+    width: 160,
+    height: 120,
+    fps: Number(values.fps),
+  });
   const t0 = performance.now();
   const { capture } = await captureRun({
     artifacts,
-    workload: builtinWorkload({ frames, producer: cam, device: dev }),
+    // The driver's longest job deadline: on a starved TCG guest a job of a 20,000-frame run
+    // overran the default 2 s (ETIMEDOUT at frame 18,698) and the run ended INCONCLUSIVE.
+    workload: builtinWorkload({ frames, producer: cam, device: dev, timeoutMs: 10_000 }),
     headline: `soak: ${frames} frames`,
     bufferSizeKb: bufferKb,
     perf: !values["no-perf"],
-    perfFrequency: Number(values["perf-hz"]),
+    perfFrequency: perfHz,
     device: { name: "metis-sim", simulated: true },
     importer: chooseImporter(systemAt("/"), {}),
   });
@@ -88,6 +111,10 @@ try {
   const out: SoakResult = {
     frames,
     bufferKb,
+    frameInterval: cam.frameInterval
+      ? `${cam.frameInterval.numerator}/${cam.frameInterval.denominator}`
+      : "?",
+    perfHz,
     status: result.axl.status,
     invariants: Object.fromEntries(
       Object.values(result.axl.invariants).map((i) => [i.id, `${i.status}: ${i.summary}`]),

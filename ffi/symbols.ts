@@ -112,6 +112,8 @@ export const symbols = {
   // int32_t axl_shim_v4l2_set_format(int32_t fd, uint32_t width, uint32_t height, uint32_t fourcc,
   //                                  uint32_t *out);
   axl_shim_v4l2_set_format: { parameters: ["i32", "u32", "u32", "u32", "buffer"], result: "i32" },
+  // int32_t axl_shim_v4l2_set_interval(int32_t fd, uint32_t num, uint32_t den, uint32_t *out);
+  axl_shim_v4l2_set_interval: { parameters: ["i32", "u32", "u32", "buffer"], result: "i32" },
   // int32_t axl_shim_v4l2_reqbufs(int32_t fd, uint32_t count);
   axl_shim_v4l2_reqbufs: { parameters: ["i32", "u32"], result: "i32" },
   // int32_t axl_shim_v4l2_qbuf(int32_t fd, uint32_t index, int32_t dmabuf_fd, uint32_t length);

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 /* Version of the contract between this library and ffi/symbols.ts. */
-#define AXL_SHIM_API_VERSION 3
+#define AXL_SHIM_API_VERSION 4
 
 /* Versions and constants. */
 int32_t axl_shim_api_version(void);
@@ -72,6 +72,7 @@ int32_t axl_shim_metis_dma_stats(int32_t dev, uint64_t *out);
 int32_t axl_shim_v4l2_querycap(int32_t fd, uint32_t *caps, char *strings, uint64_t strings_len);
 int32_t axl_shim_v4l2_set_format(int32_t fd, uint32_t width, uint32_t height, uint32_t fourcc,
 				 uint32_t *out);
+int32_t axl_shim_v4l2_set_interval(int32_t fd, uint32_t num, uint32_t den, uint32_t *out);
 int32_t axl_shim_v4l2_reqbufs(int32_t fd, uint32_t count);
 int32_t axl_shim_v4l2_qbuf(int32_t fd, uint32_t index, int32_t dmabuf_fd, uint32_t length);
 int32_t axl_shim_v4l2_dqbuf(int32_t fd, uint64_t *out);

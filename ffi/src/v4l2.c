@@ -62,6 +62,32 @@ int32_t axl_shim_v4l2_set_format(int32_t fd, uint32_t width, uint32_t height, ui
 	return 0;
 }
 
+/*
+ * VIDIOC_S_PARM for capture: asks for num/den seconds per frame; the driver
+ * settles on the nearest interval it has (vivid's webcam input: 1/60 s at most).
+ * out: [0] numerator [1] denominator granted, [2] 1 when the driver honours
+ * timeperframe (V4L2_CAP_TIMEPERFRAME), 0 when it kept its own pace.
+ */
+int32_t axl_shim_v4l2_set_interval(int32_t fd, uint32_t num, uint32_t den, uint32_t *out)
+{
+	struct v4l2_streamparm parm;
+	int ret;
+
+	if (!out || !num || !den)
+		return -EINVAL;
+	memset(&parm, 0, sizeof(parm));
+	parm.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	parm.parm.capture.timeperframe.numerator = num;
+	parm.parm.capture.timeperframe.denominator = den;
+	ret = axl_xioctl(fd, VIDIOC_S_PARM, &parm);
+	if (ret < 0)
+		return ret;
+	out[0] = parm.parm.capture.timeperframe.numerator;
+	out[1] = parm.parm.capture.timeperframe.denominator;
+	out[2] = !!(parm.parm.capture.capability & V4L2_CAP_TIMEPERFRAME);
+	return 0;
+}
+
 /* VIDIOC_REQBUFS with DMABUF memory; returns the count granted (0 frees). */
 int32_t axl_shim_v4l2_reqbufs(int32_t fd, uint32_t count)
 {

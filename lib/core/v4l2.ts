@@ -1,6 +1,6 @@
 /**
  * {@linkcode V4l2Device}: typed wrappers for the V4L2 ioctls a dma-buf capture needs
- * (QUERYCAP, S_FMT, REQBUFS with V4L2_MEMORY_DMABUF, QBUF, DQBUF, STREAMON/OFF). Calls
+ * (QUERYCAP, S_FMT, S_PARM, REQBUFS with V4L2_MEMORY_DMABUF, QBUF, DQBUF, STREAMON/OFF). Calls
  * that fail throw {@linkcode AxlError} with the operation and the device in the message.
  *
  * @module
@@ -33,6 +33,15 @@ export interface V4l2StreamFormat {
   bytesPerLine: number;
   /** Bytes a frame needs. */
   sizeImage: number;
+}
+
+/** The frame interval VIDIOC_S_PARM settled on (the driver picks the nearest it has). */
+export interface V4l2FrameInterval {
+  /** Seconds per frame: `numerator / denominator`. */
+  numerator: number;
+  denominator: number;
+  /** False when the driver paces frames itself and ignored the request. */
+  settable: boolean;
 }
 
 /** A buffer VIDIOC_DQBUF handed back. */
@@ -120,6 +129,22 @@ export class V4l2Device {
       bytesPerLine: bytesPerLine!,
       sizeImage: sizeImage!,
     };
+  }
+
+  /** VIDIOC_S_PARM: asks for `fps` frames per second (a whole number). */
+  setFrameRate(fps: number): V4l2FrameInterval {
+    if (!Number.isInteger(fps) || fps < 1) {
+      throw new RangeError(
+        `frame rate must be a whole number of frames per second >= 1, got ${fps}`,
+      );
+    }
+    const out = new Uint32Array(3);
+    unwrap(
+      shim().symbols.axl_shim_v4l2_set_interval(this.#fd, 1, fps, out),
+      `v4l2.setFrameRate(${this.path}, ${fps})`,
+      "v4l2",
+    );
+    return { numerator: out[0]!, denominator: out[1]!, settable: out[2] === 1 };
   }
 
   /** VIDIOC_REQBUFS for `count` dma-buf buffers; returns how many the driver granted. */

@@ -203,6 +203,31 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name:
+    "V4l2Producer fps: vivid settles on 1/60 s when asked for 60 fps, and its sequence counts at that rate",
+  ignore: Deno.env.get("AXL_EXPECT_VIVID") !== "1",
+  async fn() {
+    const vivid = listCaptureDevices().find((c) => c.driver === "vivid");
+    assert.ok(vivid, "vivid capture device present");
+    using cam = V4l2Producer.open({ device: vivid.path, width: 160, height: 120, fps: 60 });
+    assert.deepEqual(cam.frameInterval, { numerator: 1, denominator: 60, settable: true });
+    // vivid numbers its frames from the time since streaming started, dropping those nobody
+    // dequeued in time, so sequence over timestamp is its rate however slow this loop is.
+    const seen: { sequence: number; timestampNs: bigint }[] = [];
+    for (let i = 0; i < 20; i++) {
+      const frame = await cam.next();
+      assert.ok(frame.timestampNs !== undefined, "V4L2 frames carry the driver's timestamp");
+      seen.push({ sequence: frame.sequence, timestampNs: frame.timestampNs });
+      cam.recycle(frame);
+    }
+    const first = seen[2]!, last = seen.at(-1)!;
+    const seconds = Number(last.timestampNs - first.timestampNs) / 1e9;
+    const fps = (last.sequence - first.sequence) / seconds;
+    assert.ok(fps > 45 && fps < 75, `vivid ran at ${fps.toFixed(1)} fps`);
+  },
+});
+
 Deno.test("allocateFor() reconciles camera and NPU constraints into a frame the NPU imports: CMA when there is a CMA heap, else system", () => {
   // The camera needs contiguity: the CMA heap (linux,cma on the arm64 rig) when
   // the machine has one; the x86_64 rig has none, and its IOMMU makes system fine.

@@ -9,7 +9,7 @@ import { DmaBuf } from "../../core/dmabuf.ts";
 import { AxlError } from "../../core/errors.ts";
 import { type Frame, frameLayout } from "../frame.ts";
 import { defaultFrameHeap, Heap } from "../../core/heap.ts";
-import { V4l2Device } from "../../core/v4l2.ts";
+import { V4l2Device, type V4l2FrameInterval } from "../../core/v4l2.ts";
 import type { Producer } from "./producer.ts";
 
 /** Options of {@linkcode V4l2Producer.open}. */
@@ -22,6 +22,11 @@ export interface V4l2ProducerOptions {
   width?: number;
   /** Height (default 480). */
   height?: number;
+  /**
+   * Frames per second to ask the camera for (VIDIOC_S_PARM); the driver settles on the
+   * nearest rate it has, see {@linkcode V4l2Producer.frameInterval}. Default: its own.
+   */
+  fps?: number;
   /** Buffers to queue (default 4). */
   buffers?: number;
   /** Dequeue timeout in ms (default 2000). */
@@ -89,6 +94,8 @@ export function listCaptureDevices(): V4l2DeviceInfo[] {
 export class V4l2Producer implements Producer {
   /** What it produces, for reports: `v4l2:<node> NV12 <w>x<h> x<buffers>`. */
   readonly name: string;
+  /** The interval the driver settled on when `fps` was asked for. */
+  readonly frameInterval?: V4l2FrameInterval;
   readonly #device: V4l2Device;
   readonly #buffers: DmaBuf[];
   readonly #layoutArgs: [number, number, number];
@@ -101,8 +108,10 @@ export class V4l2Producer implements Producer {
     buffers: DmaBuf[],
     layout: [number, number, number],
     timeoutMs: number,
+    frameInterval?: V4l2FrameInterval,
   ) {
     this.name = name;
+    this.frameInterval = frameInterval;
     this.#device = device;
     this.#buffers = buffers;
     this.#layoutArgs = layout;
@@ -130,6 +139,8 @@ export class V4l2Producer implements Producer {
           hint: "pick a camera with NV12 output (v4l2-ctl --list-formats)",
         });
       }
+      // After S_FMT: vivid narrows the intervals it offers to the frame size.
+      const interval = options.fps === undefined ? undefined : dev.setFrameRate(options.fps);
       const granted = dev.requestBuffers(count);
       const heap = Heap.open(options.heap ?? defaultFrameHeap());
       const bytes = Math.max(fmt.sizeImage, options.minBufferBytes ?? contiguousDefault(heap, fmt));
@@ -141,7 +152,7 @@ export class V4l2Producer implements Producer {
       dev.streamOn();
       const name = `v4l2:${path} NV12 ${fmt.width}x${fmt.height} x${granted}`;
       const layout: [number, number, number] = [fmt.width, fmt.height, fmt.bytesPerLine];
-      return new V4l2Producer(name, dev, buffers, layout, options.timeoutMs ?? 2000);
+      return new V4l2Producer(name, dev, buffers, layout, options.timeoutMs ?? 2000, interval);
     } catch (err) {
       dev.releaseBuffers();
       for (const b of buffers) b.close();

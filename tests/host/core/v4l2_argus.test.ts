@@ -17,6 +17,9 @@ Deno.test("V4l2Device on a node that is not V4L2: no capability, ioctls fail by 
   assert.equal(dev.queryCapability(), undefined);
   assert.throws(() => dev.requestBuffers(2), /v4l2\.reqbufs\(\/dev\/null, 2\)/);
   assert.throws(() => dev.streamOn(), /v4l2\.streamon\(\/dev\/null\)/);
+  assert.throws(() => dev.setFrameRate(60), /v4l2\.setFrameRate\(\/dev\/null, 60\)/);
+  assert.throws(() => dev.setFrameRate(0), /whole number of frames per second >= 1, got 0/);
+  assert.throws(() => dev.setFrameRate(29.97), RangeError);
   dev.close();
   dev.close();
 });
