@@ -175,6 +175,31 @@ export class DmaBuf implements Disposable {
   }
 
   /**
+   * @internal The bracket of {@linkcode DmaBuf.cpuAccess} `{ read: true }` for a caller
+   * that reads through the shim (Job.readResult): maps on first use, issues
+   * `DMA_BUF_SYNC_START` and returns the mapping's address; {@linkcode DmaBuf._endRead}
+   * (in a `finally`) issues the end. No access object per call: the frame loop reads a
+   * result every frame.
+   */
+  _beginRead(what: string): bigint {
+    if (this.#accessOpen) throw new TypeError("a CPU access to this dma-buf is already open");
+    const map = this.#mapping();
+    const s = shim();
+    syncFlags ??= readSyncFlags();
+    unwrap(s.symbols.axl_shim_dmabuf_sync(this.fd, syncFlags.start), what, "dmabuf");
+    this.#accessOpen = true;
+    return map.addr;
+  }
+
+  /** @internal Ends what {@linkcode DmaBuf._beginRead} started (no-op when not open). */
+  _endRead(what: string): void {
+    if (!this.#accessOpen) return;
+    this.#accessOpen = false;
+    if (this.#fd < 0) return;
+    unwrap(shim().symbols.axl_shim_dmabuf_sync(this.#fd, syncFlags!.end), what, "dmabuf");
+  }
+
+  /**
    * Copies all of `src` into the start of this buffer with libc memcpy between the two CPU
    * mappings (mapping them if needed). The caller brackets both with {@linkcode cpuAccess};
    * RangeError when this buffer is smaller than `src`.
@@ -236,6 +261,18 @@ export class DmaBuf implements Disposable {
   [Symbol.dispose](): void {
     this.close();
   }
+}
+
+/** DMA_BUF_SYNC flags of a read access, as the bigints the shim takes. */
+let syncFlags: { start: bigint; end: bigint } | undefined;
+
+function readSyncFlags(): { start: bigint; end: bigint } {
+  const s = shim();
+  const read = s.constant("DMA_BUF_SYNC_READ");
+  return {
+    start: BigInt(s.constant("DMA_BUF_SYNC_START") | read),
+    end: BigInt(s.constant("DMA_BUF_SYNC_END") | read),
+  };
 }
 
 function readInfo(fd: number): DmaBufFdInfo | undefined {
