@@ -3,8 +3,9 @@
  * `bench/frame_loop.c`, over the same shim and device:
  *
  * - `lean-core` / `lean-full`: direct shim calls, step for step what the C loop does (`core`:
- *   import → submit → poll → fence info → close fence → release; `full` adds reading the
- *   result: DMA_BUF_SYNC start, decode, end). The gap to C is the raw FFI cost.
+ *   import → submit → wait and fence info (one call) → close fence → release; `full` adds
+ *   reading the result: DMA_BUF_SYNC start, decode, end in one call). The gap to C is the raw
+ *   FFI cost.
  * - `lib`: the typed API (Device.import/submit, Job.waitSync/readResult/close,
  *   Import.release) per frame: what option parsing, objects and error paths add.
  * - `workload`: the builtin loop, `runWorkload()` (zero-copy, blocking waits), measured
@@ -126,9 +127,6 @@ function leanLoop(rig: LoopRig, frames: number, start: number, full: boolean): v
   const resultLen = BigInt(s.constant("sizeof_axl_result"));
   const nv12 = s.constant("AXL_PIXFMT_NV12");
   const toDevice = s.constant("AXL_IMPORT_TO_DEVICE");
-  const read = s.constant("DMA_BUF_SYNC_READ");
-  const syncStart = BigInt(s.constant("DMA_BUF_SYNC_START") | read);
-  const syncEnd = BigInt(s.constant("DMA_BUF_SYNC_END") | read);
   const timeoutUs = rig.timeoutMs * 1000;
   // Out-slots read through 32-bit views (little-endian low halves): no BigInt per read.
   const imp = new Uint32Array(12);
@@ -147,15 +145,11 @@ function leanLoop(rig: LoopRig, frames: number, start: number, full: boolean): v
     const handle = imp[0]!;
     check(sym.axl_shim_dev_submit(dev, handle, resultFd, 0, timeoutUs, 0, sub), "submit");
     const fence = sub[0]!;
-    if (check(sym.axl_shim_poll_in(fence, rig.timeoutMs + 1000), "poll") === 0) {
-      throw new Error("fence wait timed out");
-    }
-    check(sym.axl_shim_fence_info(fence, info, name, nameLen), "fence info");
+    const waited = sym.axl_shim_fence_wait_info(fence, rig.timeoutMs + 1000, info, name, nameLen);
+    if (check(waited, "fence wait") === 0) throw new Error("fence wait timed out");
     if (info[0] !== 1) throw new Error(`fence status ${info[0]}`);
     if (full) {
-      check(sym.axl_shim_dmabuf_sync(resultFd, syncStart), "sync start");
-      check(sym.axl_shim_result_decode(resultAddr, resultLen, nums, histogram), "decode");
-      check(sym.axl_shim_dmabuf_sync(resultFd, syncEnd), "sync end");
+      check(sym.axl_shim_result_read(resultFd, resultAddr, resultLen, nums, histogram), "result");
       if (nums[4] !== sub[2] || nums[5] !== sub[3]) throw new Error("result of another job");
     }
     sym.axl_shim_close(fence);

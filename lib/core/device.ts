@@ -686,20 +686,16 @@ export class Job implements Disposable {
     const nums = resultNums, n32 = resultNums32;
     const histogram = options.histogram === false ? NO_HISTOGRAM : new Uint32Array(256);
     const buf = this.result;
-    const addr = buf._beginRead("dmabuf.sync(start)");
-    let ret: number;
-    try {
-      ret = shim().symbols.axl_shim_result_decode(
-        addr,
-        resultLenOf(buf),
-        nums,
-        histogram.length ? histogram : null,
-      );
-    } finally {
-      buf._endRead("dmabuf.sync(end)");
-    }
+    // DMA_BUF_SYNC start, decode and end in one shim call (the end runs whenever the start did).
+    const ret = shim().symbols.axl_shim_result_read(
+      buf.fd,
+      buf._readableAddress(),
+      resultLenOf(buf),
+      nums,
+      histogram.length ? histogram : null,
+    );
     if (ret < 0) {
-      unwrap(ret, `job ${this.seqno}: decode result (inode ${buf.inode})`, "device");
+      unwrap(ret, `job ${this.seqno}: read result (inode ${buf.inode})`, "device");
     }
     // Slots 3..10 hold 32-bit fields of struct axl_result: their low halves are the values.
     const status = n32[14]!;

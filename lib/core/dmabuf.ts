@@ -175,28 +175,13 @@ export class DmaBuf implements Disposable {
   }
 
   /**
-   * @internal The bracket of {@linkcode DmaBuf.cpuAccess} `{ read: true }` for a caller
-   * that reads through the shim (Job.readResult): maps on first use, issues
-   * `DMA_BUF_SYNC_START` and returns the mapping's address; {@linkcode DmaBuf._endRead}
-   * (in a `finally`) issues the end. No access object per call: the frame loop reads a
-   * result every frame.
+   * @internal The mapping's address for a caller that brackets its read with
+   * `DMA_BUF_SYNC` itself in the shim (Job.readResult: `axl_shim_result_read`); throws as
+   * {@linkcode DmaBuf.cpuAccess} does while another access is open.
    */
-  _beginRead(what: string): bigint {
+  _readableAddress(): bigint {
     if (this.#accessOpen) throw new TypeError("a CPU access to this dma-buf is already open");
-    const map = this.#mapping();
-    const s = shim();
-    syncFlags ??= readSyncFlags();
-    unwrap(s.symbols.axl_shim_dmabuf_sync(this.fd, syncFlags.start), what, "dmabuf");
-    this.#accessOpen = true;
-    return map.addr;
-  }
-
-  /** @internal Ends what {@linkcode DmaBuf._beginRead} started (no-op when not open). */
-  _endRead(what: string): void {
-    if (!this.#accessOpen) return;
-    this.#accessOpen = false;
-    if (this.#fd < 0) return;
-    unwrap(shim().symbols.axl_shim_dmabuf_sync(this.#fd, syncFlags!.end), what, "dmabuf");
+    return this.#mapping().addr;
   }
 
   /**
@@ -261,18 +246,6 @@ export class DmaBuf implements Disposable {
   [Symbol.dispose](): void {
     this.close();
   }
-}
-
-/** DMA_BUF_SYNC flags of a read access, as the bigints the shim takes. */
-let syncFlags: { start: bigint; end: bigint } | undefined;
-
-function readSyncFlags(): { start: bigint; end: bigint } {
-  const s = shim();
-  const read = s.constant("DMA_BUF_SYNC_READ");
-  return {
-    start: BigInt(s.constant("DMA_BUF_SYNC_START") | read),
-    end: BigInt(s.constant("DMA_BUF_SYNC_END") | read),
-  };
 }
 
 function readInfo(fd: number): DmaBufFdInfo | undefined {

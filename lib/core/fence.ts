@@ -99,23 +99,9 @@ export class Fence implements Disposable {
 
   /** Reads status and timestamp without waiting. */
   info(): FenceInfo {
-    const out = infoOut;
-    const name = infoName;
-    const ret = shim().symbols.axl_shim_fence_info(this.fd, out, name, INFO_NAME_LEN);
+    const ret = shim().symbols.axl_shim_fence_info(this.fd, infoOut, infoName, INFO_NAME_LEN);
     if (ret < 0) unwrap(ret, `fence.info(fd ${this.#fd})`, "fence");
-    const status = infoOut32[0]!;
-    const end = name.indexOf(0);
-    const info: FenceInfo = {
-      status: status === 1 ? "signaled" : status === 0 ? "active" : "error",
-      fences: infoOut32[2]!,
-      timeline: timelineName(name, end < 0 ? name.length : end),
-    };
-    if (status < 0) info.error = errnoName(status);
-    if (status !== 0) {
-      const stamp = out[2]!;
-      if (stamp > 0n) info.timestampNs = stamp;
-    }
-    return info;
+    return decodeInfo();
   }
 
   /**
@@ -127,17 +113,28 @@ export class Fence implements Disposable {
     checkTimeout(timeoutMs);
     const fd = this.fd;
     const ret = await shim().symbols.axl_shim_poll_in_async(fd, timeoutMs);
-    return this.#afterPoll(ret, timeoutMs);
+    this.#afterPoll(ret, timeoutMs);
+    return this.info();
   }
 
-  /** Like {@linkcode Fence.wait} but blocks the thread: for tight frame loops. */
+  /**
+   * Like {@linkcode Fence.wait} but blocks the thread: for tight frame loops. The wait and
+   * the read of the fence's state are one shim call.
+   */
   waitSync(timeoutMs: number): FenceInfo {
     checkTimeout(timeoutMs);
-    const ret = shim().symbols.axl_shim_poll_in(this.fd, timeoutMs);
-    return this.#afterPoll(ret, timeoutMs);
+    const ret = shim().symbols.axl_shim_fence_wait_info(
+      this.fd,
+      timeoutMs,
+      infoOut,
+      infoName,
+      INFO_NAME_LEN,
+    );
+    this.#afterPoll(ret, timeoutMs);
+    return decodeInfo();
   }
 
-  #afterPoll(ret: number, timeoutMs: number): FenceInfo {
+  #afterPoll(ret: number, timeoutMs: number): void {
     if (ret < 0) unwrap(ret, `fence.wait(fd ${this.#fd})`, "fence");
     if (ret === 0) {
       throw new AxlError(`fence.wait(fd ${this.#fd}, ${timeoutMs} ms)`, 110, {
@@ -146,7 +143,6 @@ export class Fence implements Disposable {
         detail: "the fence did not signal in time",
       });
     }
-    return this.info();
   }
 
   /** Closes the fd. Idempotent. */
@@ -162,6 +158,24 @@ export class Fence implements Disposable {
   [Symbol.dispose](): void {
     this.close();
   }
+}
+
+/** The {@linkcode FenceInfo} the last shim call left in the out-slots. */
+function decodeInfo(): FenceInfo {
+  const name = infoName;
+  const status = infoOut32[0]!;
+  const end = name.indexOf(0);
+  const info: FenceInfo = {
+    status: status === 1 ? "signaled" : status === 0 ? "active" : "error",
+    fences: infoOut32[2]!,
+    timeline: timelineName(name, end < 0 ? name.length : end),
+  };
+  if (status < 0) info.error = errnoName(status);
+  if (status !== 0) {
+    const stamp = infoOut[2]!;
+    if (stamp > 0n) info.timestampNs = stamp;
+  }
+  return info;
 }
 
 function checkTimeout(timeoutMs: number): void {
