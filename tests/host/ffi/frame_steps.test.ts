@@ -5,14 +5,9 @@ import assert from "node:assert/strict";
 import { loadShim } from "../../../ffi/loader.ts";
 import { errnoName } from "../../../lib/core/errors.ts";
 
+import { libc, memfd } from "./_libc.ts";
+
 const shim = loadShim();
-const libc = Deno.dlopen("libc.so.6", {
-  memfd_create: { parameters: ["buffer", "u32"], result: "i32" },
-  ftruncate: { parameters: ["i32", "i64"], result: "i32" },
-  eventfd: { parameters: ["u32", "i32"], result: "i32" },
-  write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
-});
-const cstr = (s: string) => new TextEncoder().encode(s + "\0");
 
 function eventfd(): number {
   const fd = libc.symbols.eventfd(0, 0o2000000 /* EFD_CLOEXEC */);
@@ -57,10 +52,8 @@ Deno.test("axl_shim_fence_wait_info() on a closed fd returns -EBADF", () => {
 });
 
 Deno.test("axl_shim_result_read() does not decode when DMA_BUF_SYNC start fails (not a dma-buf)", () => {
-  const fd = libc.symbols.memfd_create(cstr("axl-test"), 1 /* MFD_CLOEXEC */);
-  assert.ok(fd >= 0, "memfd_create failed");
+  const fd = memfd(4096);
   try {
-    assert.equal(libc.symbols.ftruncate(fd, 4096n), 0);
     const result = new Uint8Array(shim.constant("sizeof_axl_result"));
     const addr = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(result)));
     const nums = new BigInt64Array(12).fill(-1n);
