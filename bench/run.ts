@@ -506,9 +506,8 @@ async function vmSection(quick: boolean, icount: boolean): Promise<void> {
   // CPU time, run slow against CLOCK_MONOTONIC, so it is overridden (the last one wins).
   const icountArgs = ["--qemu-arg", "-icount", "--qemu-arg", "shift=0,sleep=on"];
   const qemuArgs = icount ? [...icountArgs, "--append", "tsc_early_khz=1000000"] : [];
-  // The warm-up is long enough for V8 to have compiled each Deno loop (it tiers a loop up
-  // over a few hundred frames; with 40 the window also held the compiler's threads), so the
-  // window measures the per-frame cost of a pipeline that keeps running. C gets the same.
+  // 400 warm-up frames: with 40, the first round's window of runWorkload() also held V8
+  // compiling its functions (a one-off cost, not a per-frame one). C gets the same.
   const loopArgs = quick
     ? "--rounds 1 --traced-rounds 1 --frames 100 --warmup 100 --calls 500 --call-batches 5"
     : "--rounds 3 --traced-rounds 2 --frames 400 --warmup 400 --calls 2000 --call-batches 15";
@@ -592,9 +591,10 @@ async function vmSection(quick: boolean, icount: boolean): Promise<void> {
 // targets and table
 
 /** Why the lean loop misses its bound (see the README's Benchmarks section). */
-const LEAN_GAP = "the same system calls as C, each entered through Deno's FFI from JavaScript " +
-  "(argument conversion and the call itself), which costs more user time per call than the C " +
-  "loop spends per frame";
+const LEAN_GAP = "user time on the loop thread (system time is C's): the same system calls as " +
+  "C, entered through Deno's FFI from JavaScript that V8 has not optimised yet (a loop that " +
+  "blocks on a fence every frame is compiled only after about a thousand frames); three FFI " +
+  "calls fewer per frame saved about 3 µs of it";
 
 /** Why runWorkload() misses its bound (see the README's Benchmarks section). */
 const WORKLOAD_GAP = "the typed API's JavaScript per frame on top of the lean loop: objects per " +
