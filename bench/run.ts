@@ -591,10 +591,9 @@ async function vmSection(quick: boolean, icount: boolean): Promise<void> {
 // targets and table
 
 /** Why the lean loop misses its bound (see the README's Benchmarks section). */
-const LEAN_GAP = "user time on the loop thread (system time is C's): the same system calls as " +
-  "C, entered through Deno's FFI from JavaScript that V8 has not optimised yet (a loop that " +
-  "blocks on a fence every frame is compiled only after about a thousand frames); three FFI " +
-  "calls fewer per frame saved about 3 µs of it";
+const LEAN_GAP = "user time on the loop thread (the system calls and system time are C's): " +
+  "about 2 µs per FFI call, most of it the FFI's slow path, since V8 optimises a loop that " +
+  "blocks on a fence every frame late; a tight loop of one call pays 0.4 µs over C";
 
 /** Why runWorkload() misses its bound (see the README's Benchmarks section). */
 const WORKLOAD_GAP = "the typed API's JavaScript per frame on top of the lean loop: objects per " +
