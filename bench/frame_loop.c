@@ -3,12 +3,13 @@
  * frame_loop: the zero-copy frame loop written in C over libaxl_shim, the
  * baseline the Deno loops are compared with (bench/frame_loop_vm.ts).
  *
- * Per frame, over a ring of heap-allocated frames:
- *   core: import -> submit -> poll the fence -> SYNC_IOC_FILE_INFO ->
- *         close the fence -> release
+ * Per frame, over a ring of heap-allocated frames, with the shim calls the
+ * typed API makes:
+ *   core: import -> submit -> poll the fence and SYNC_IOC_FILE_INFO
+ *         (axl_shim_fence_wait_info) -> close the fence -> release
  *   full: core plus reading the result as lib/workload.ts does
- *         (DMA_BUF_SYNC start, axl_shim_result_decode with the histogram,
- *         DMA_BUF_SYNC end) before the fence is closed.
+ *         (axl_shim_result_read: DMA_BUF_SYNC start, decode with the
+ *         histogram, DMA_BUF_SYNC end) before the fence is closed.
  *
  * After --warmup frames it measures --frames frames and prints one JSON
  * object: process user and system time (getrusage RUSAGE_SELF), the
@@ -54,8 +55,6 @@ struct loop {
 	int full;
 	uint32_t pixfmt;
 	uint32_t to_device;
-	uint64_t sync_read_start;
-	uint64_t sync_read_end;
 };
 
 struct sample {
@@ -104,30 +103,19 @@ static int frame(struct loop *l, int buf_fd, const struct opts *o)
 		goto release;
 	}
 	fence = (int)(int64_t)sub[0];
-	ret = axl_shim_poll_in(fence, (int)o->timeout_ms + 1000);
+	ret = axl_shim_fence_wait_info(fence, (int)o->timeout_ms + 1000, info, name, sizeof(name));
 	if (ret == 0)
 		ret = -ETIMEDOUT;
-	if (ret < 0) {
-		fail("poll", ret);
-		goto close_fence;
-	}
-	ret = axl_shim_fence_info(fence, info, name, sizeof(name));
-	if (ret == 0 && info[0] != 1)
+	if (ret > 0 && info[0] != 1)
 		ret = info[0] < 0 ? (int)info[0] : -EBUSY;
 	if (ret < 0) {
 		fail("fence", ret);
 		goto close_fence;
 	}
 	if (l->full) {
-		ret = axl_shim_dmabuf_sync(l->result, l->sync_read_start);
+		ret = axl_shim_result_read(l->result, l->result_addr, l->result_len, nums, histogram);
 		if (ret < 0) {
-			fail("sync start", ret);
-			goto close_fence;
-		}
-		ret = axl_shim_result_decode(l->result_addr, l->result_len, nums, histogram);
-		ret2 = axl_shim_dmabuf_sync(l->result, l->sync_read_end);
-		if (ret < 0 || ret2 < 0) {
-			ret = fail("result", ret < 0 ? ret : ret2);
+			fail("result", ret);
 			goto close_fence;
 		}
 		if ((uint64_t)nums[2] != sub[1]) {
@@ -154,10 +142,6 @@ static int setup(struct loop *l, const struct opts *o)
 
 	l->pixfmt = (uint32_t)axl_shim_const("AXL_PIXFMT_NV12");
 	l->to_device = (uint32_t)axl_shim_const("AXL_IMPORT_TO_DEVICE");
-	l->sync_read_start = (uint64_t)(axl_shim_const("DMA_BUF_SYNC_START") |
-					axl_shim_const("DMA_BUF_SYNC_READ"));
-	l->sync_read_end = (uint64_t)(axl_shim_const("DMA_BUF_SYNC_END") |
-				      axl_shim_const("DMA_BUF_SYNC_READ"));
 	l->dev = axl_shim_open(o->device, (int32_t)axl_shim_const("O_RDWR"));
 	if (l->dev < 0)
 		return fail(o->device, l->dev);

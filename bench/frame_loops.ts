@@ -3,8 +3,9 @@
  * `bench/frame_loop.c`, over the same shim and device:
  *
  * - `lean-core` / `lean-full`: direct shim calls, step for step what the C loop does (`core`:
- *   import → submit → poll → fence info → close fence → release; `full` adds reading the
- *   result: DMA_BUF_SYNC start, decode, end). The gap to C is the raw FFI cost.
+ *   import → submit → wait and fence info (one call) → close fence → release; `full` adds
+ *   reading the result: DMA_BUF_SYNC start, decode, end in one call). The gap to C is the raw
+ *   FFI cost.
  * - `lib`: the typed API (Device.import/submit, Job.waitSync/readResult/close,
  *   Import.release) per frame: what option parsing, objects and error paths add.
  * - `workload`: the builtin loop, `runWorkload()` (zero-copy, blocking waits), measured
@@ -126,16 +127,14 @@ function leanLoop(rig: LoopRig, frames: number, start: number, full: boolean): v
   const resultLen = BigInt(s.constant("sizeof_axl_result"));
   const nv12 = s.constant("AXL_PIXFMT_NV12");
   const toDevice = s.constant("AXL_IMPORT_TO_DEVICE");
-  const read = s.constant("DMA_BUF_SYNC_READ");
-  const syncStart = BigInt(s.constant("DMA_BUF_SYNC_START") | read);
-  const syncEnd = BigInt(s.constant("DMA_BUF_SYNC_END") | read);
   const timeoutUs = rig.timeoutMs * 1000;
-  const imp = new BigUint64Array(6);
-  const sub = new BigUint64Array(3);
-  const info = new BigInt64Array(4);
+  // Out-slots read through 32-bit views (little-endian low halves): no BigInt per read.
+  const imp = new Uint32Array(12);
+  const sub = new Uint32Array(6);
+  const info = new Int32Array(8);
   const name = new Uint8Array(96);
   const nameLen = BigInt(name.length);
-  const nums = new BigInt64Array(12);
+  const nums = new Uint32Array(24);
   const histogram = new Uint32Array(256);
   for (let i = start; i < start + frames; i++) {
     const fd = fds[i % fds.length]!;
@@ -143,19 +142,15 @@ function leanLoop(rig: LoopRig, frames: number, start: number, full: boolean): v
       sym.axl_shim_dev_import(dev, fd, rig.width, rig.height, nv12, 0, toDevice, imp),
       "import",
     );
-    const handle = Number(imp[0]);
+    const handle = imp[0]!;
     check(sym.axl_shim_dev_submit(dev, handle, resultFd, 0, timeoutUs, 0, sub), "submit");
-    const fence = Number(sub[0]);
-    if (check(sym.axl_shim_poll_in(fence, rig.timeoutMs + 1000), "poll") === 0) {
-      throw new Error("fence wait timed out");
-    }
-    check(sym.axl_shim_fence_info(fence, info, name, nameLen), "fence info");
-    if (info[0] !== 1n) throw new Error(`fence status ${info[0]}`);
+    const fence = sub[0]!;
+    const waited = sym.axl_shim_fence_wait_info(fence, rig.timeoutMs + 1000, info, name, nameLen);
+    if (check(waited, "fence wait") === 0) throw new Error("fence wait timed out");
+    if (info[0] !== 1) throw new Error(`fence status ${info[0]}`);
     if (full) {
-      check(sym.axl_shim_dmabuf_sync(resultFd, syncStart), "sync start");
-      check(sym.axl_shim_result_decode(resultAddr, resultLen, nums, histogram), "decode");
-      check(sym.axl_shim_dmabuf_sync(resultFd, syncEnd), "sync end");
-      if (nums[2] !== BigInt.asIntN(64, sub[1]!)) throw new Error("result of another job");
+      check(sym.axl_shim_result_read(resultFd, resultAddr, resultLen, nums, histogram), "result");
+      if (nums[4] !== sub[2] || nums[5] !== sub[3]) throw new Error("result of another job");
     }
     sym.axl_shim_close(fence);
     check(sym.axl_shim_dev_release(dev, handle), "release");

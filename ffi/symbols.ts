@@ -81,6 +81,15 @@ export const symbols = {
   axl_shim_dev_release: { parameters: ["i32", "u32"], result: "i32" },
   // int32_t axl_shim_result_decode(uint64_t addr, uint64_t len, int64_t *nums, uint32_t *histogram);
   axl_shim_result_decode: { parameters: ["u64", "u64", "buffer", "buffer"], result: "i32" },
+  // int32_t axl_shim_fence_wait_info(int32_t fd, int32_t timeout_ms, int64_t *out, char *name,
+  //                                  uint64_t name_len);
+  axl_shim_fence_wait_info: {
+    parameters: ["i32", "i32", "buffer", "buffer", "u64"],
+    result: "i32",
+  },
+  // int32_t axl_shim_result_read(int32_t buf_fd, uint64_t addr, uint64_t len, int64_t *nums,
+  //                              uint32_t *histogram);
+  axl_shim_result_read: { parameters: ["i32", "u64", "u64", "buffer", "buffer"], result: "i32" },
 
   // int32_t axl_shim_metis_attach(int32_t dev, int32_t buf_fd);
   axl_shim_metis_attach: { parameters: ["i32", "i32"], result: "i32" },

@@ -56,6 +56,12 @@ int32_t axl_shim_dev_submit(int32_t dev, uint32_t handle, int32_t result_fd, uin
 int32_t axl_shim_dev_release(int32_t dev, uint32_t handle);
 int32_t axl_shim_result_decode(uint64_t addr, uint64_t len, int64_t *nums, uint32_t *histogram);
 
+/* frame_steps.c: two frame-loop steps per call. */
+int32_t axl_shim_fence_wait_info(int32_t fd, int32_t timeout_ms, int64_t *out, char *name,
+				 uint64_t name_len);
+int32_t axl_shim_result_read(int32_t buf_fd, uint64_t addr, uint64_t len, int64_t *nums,
+			     uint32_t *histogram);
+
 /* The Metis driver's dma-buf ABI (kernel/include/uapi/linux/axl_metis.h). */
 #define AXL_SHIM_METIS_STATS_SLOTS 9
 int32_t axl_shim_metis_attach(int32_t dev, int32_t buf_fd);

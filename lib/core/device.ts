@@ -132,12 +132,27 @@ export function parseOptions<S extends z.ZodType>(
  * validation cache hands back unchanged (a frame loop's) would otherwise have their plane
  * layout computed again for every frame.
  */
-const requests = new WeakMap<z.output<typeof ImportOptions>, ImportRequest>();
+const requests = new WeakMap<z.output<typeof ImportOptions>, PreparedImport>();
 
-function requestOf(o: z.output<typeof ImportOptions>): ImportRequest {
-  let req = requests.get(o);
-  if (req === undefined) requests.set(o, req = importRequest(o));
-  return req;
+/** An import request with the shim constants of its format and direction looked up. */
+interface PreparedImport {
+  req: ImportRequest;
+  pixfmt: number;
+  flag: number;
+}
+
+function requestOf(o: z.output<typeof ImportOptions>): PreparedImport {
+  let prepared = requests.get(o);
+  if (prepared === undefined) {
+    const s = shim();
+    prepared = {
+      req: importRequest(o),
+      pixfmt: s.constant(`AXL_PIXFMT_${o.format}`),
+      flag: s.constant(IMPORT_FLAG[o.direction]),
+    };
+    requests.set(o, prepared);
+  }
+  return prepared;
 }
 
 /** The shim constant of each import direction. */
@@ -148,12 +163,36 @@ const IMPORT_FLAG = {
 } as const;
 
 // Out-slots for the shim, reused by every call: JS is single-threaded and each call
-// copies the slots out before returning, so no call sees another's values.
+// copies the slots out before returning, so no call sees another's values. Slots that
+// hold numbers are read through 32-bit views (see u64At), not as a BigInt each.
 const importOut = new BigUint64Array(6);
+const importOut32 = new Uint32Array(importOut.buffer);
 const importPlanes = new BigUint64Array(2 * MAX_PLANES);
 const submitOut = new BigUint64Array(3);
+const submitOut32 = new Int32Array(submitOut.buffer);
 const resultNums = new BigInt64Array(12);
+const resultNums32 = new Int32Array(resultNums.buffer);
+
+/** Slot `i` of a u64 out-array as a number, from its 32-bit halves (little-endian). */
+function u64At(view: Uint32Array, i: number): number {
+  return view[2 * i]! + view[2 * i + 1]! * 0x1_0000_0000;
+}
+
+// Fences of jobs a Device still tracks are closed when the Device is collected unclosed
+// (the Device holds its jobs, so their fences cannot be collected before it).
+const fenceLeaks = new FinalizationRegistry<Set<number>>((fds) => {
+  for (const fd of fds) shim().symbols.axl_shim_close(fd);
+});
 const NO_HISTOGRAM = new Uint32Array(0);
+
+/** Each result buffer's size as the bigint the decoder takes, made once per buffer. */
+const resultLens = new WeakMap<DmaBuf, bigint>();
+
+function resultLenOf(buf: DmaBuf): bigint {
+  let len = resultLens.get(buf);
+  if (len === undefined) resultLens.set(buf, len = BigInt(buf.size));
+  return len;
+}
 
 /** Default device node paths, in the order {@linkcode Device.discover} tries them. */
 export function devicePaths(): string[] {
@@ -185,10 +224,13 @@ export class Device implements Disposable {
   readonly #path: string;
   readonly #imports = new Set<Import>();
   readonly #jobs = new Set<Job>();
+  /** Fds of the fences of jobs not closed yet. */
+  readonly #fenceFds = new Set<number>();
 
   private constructor(fd: number, path: string) {
     this.#fd = fd;
     this.#path = path;
+    fenceLeaks.register(this, this.#fenceFds, this);
   }
 
   /**
@@ -287,10 +329,8 @@ export class Device implements Disposable {
   import(buf: DmaBuf, options: ImportOptions): Import {
     const o = parseOptions(ImportOptions, options, "Device.import");
     const s = shim();
-    const flag = s.constant(IMPORT_FLAG[o.direction]);
-    const pixfmt = s.constant(`AXL_PIXFMT_${o.format}`);
+    const { req, pixfmt, flag } = requestOf(o);
     const out = importOut;
-    const req = requestOf(o);
     let ret: number;
     if (req.ioctl === "IMPORT_FD") {
       ret = s.symbols.axl_shim_dev_import(
@@ -330,13 +370,14 @@ export class Device implements Disposable {
         "device",
       );
     }
+    const out32 = importOut32;
     const imp = new Import(this, buf, {
-      handle: Number(out[0]),
+      handle: out32[0]!,
       iova: out[1]!,
-      size: Number(out[2]),
-      inode: Number(out[3]),
-      nents: Number(out[4]),
-      contiguous: (Number(out[5]) & s.constant("AXL_IMPORT_OUT_CONTIGUOUS")) !== 0,
+      size: u64At(out32, 2),
+      inode: u64At(out32, 3),
+      nents: out32[8]!,
+      contiguous: (out32[10]! & s.constant("AXL_IMPORT_OUT_CONTIGUOUS")) !== 0,
       format: o.format,
       width: o.width,
       height: o.height,
@@ -365,7 +406,8 @@ export class Device implements Disposable {
       out,
     );
     if (ret < 0) unwrap(ret, `device.submit(handle ${imp.handle})`, "device");
-    const job = new Job(this, imp, o.result, Fence.fromFd(Number(out[0])), out[1]!, out[2]!);
+    const fence = Fence._tracked(submitOut32[0]!, this.#fenceFds);
+    const job = new Job(this, imp, o.result, fence, out[1]!, out[2]!);
     this.#jobs.add(job);
     imp._jobStarted(job);
     return job;
@@ -392,6 +434,7 @@ export class Device implements Disposable {
     for (const job of this.#jobs) job.close();
     for (const imp of this.#imports) imp._drop();
     this.#imports.clear();
+    fenceLeaks.unregister(this);
     shim().symbols.axl_shim_close(this.#fd);
     this.#fd = -1;
   }
@@ -640,29 +683,32 @@ export class Job implements Disposable {
    * for frame loops that only compare CRCs.
    */
   readResult(options: { histogram?: boolean } = {}): EngineResult {
-    const nums = resultNums;
+    const nums = resultNums, n32 = resultNums32;
     const histogram = options.histogram === false ? NO_HISTOGRAM : new Uint32Array(256);
-    using access = this.result.cpuAccess({ read: true });
-    const ret = shim().symbols.axl_shim_result_decode(
-      this.result.mappedAddress(),
-      BigInt(access.bytes.length),
+    const buf = this.result;
+    // DMA_BUF_SYNC start, decode and end in one shim call (the end runs whenever the start did).
+    const ret = shim().symbols.axl_shim_result_read(
+      buf.fd,
+      buf._readableAddress(),
+      resultLenOf(buf),
       nums,
       histogram.length ? histogram : null,
     );
     if (ret < 0) {
-      unwrap(ret, `job ${this.seqno}: decode result (inode ${this.result.inode})`, "device");
+      unwrap(ret, `job ${this.seqno}: read result (inode ${buf.inode})`, "device");
     }
-    const status = Number(nums[7]);
+    // Slots 3..10 hold 32-bit fields of struct axl_result: their low halves are the values.
+    const status = n32[14]!;
     return {
       seqno: nums[2]!,
-      model: Number(nums[3]),
-      pixfmt: Number(nums[4]),
-      width: Number(nums[5]),
-      height: Number(nums[6]),
+      model: n32[6]! >>> 0,
+      pixfmt: n32[8]! >>> 0,
+      width: n32[10]! >>> 0,
+      height: n32[12]! >>> 0,
       status: status === 0 ? 0 : errnoName(status),
-      lumaMin: Number(nums[8]),
-      lumaMax: Number(nums[9]),
-      crc32: Number(nums[10]),
+      lumaMin: n32[16]! >>> 0,
+      lumaMax: n32[18]! >>> 0,
+      crc32: n32[20]! >>> 0,
       lumaSum: nums[11]!,
       histogram,
     };

@@ -175,6 +175,16 @@ export class DmaBuf implements Disposable {
   }
 
   /**
+   * @internal The mapping's address for a caller that brackets its read with
+   * `DMA_BUF_SYNC` itself in the shim (Job.readResult: `axl_shim_result_read`); throws as
+   * {@linkcode DmaBuf.cpuAccess} does while another access is open.
+   */
+  _readableAddress(): bigint {
+    if (this.#accessOpen) throw new TypeError("a CPU access to this dma-buf is already open");
+    return this.#mapping().addr;
+  }
+
+  /**
    * Copies all of `src` into the start of this buffer with libc memcpy between the two CPU
    * mappings (mapping them if needed). The caller brackets both with {@linkcode cpuAccess};
    * RangeError when this buffer is smaller than `src`.

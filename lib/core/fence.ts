@@ -23,6 +23,8 @@ export interface FenceInfo {
 
 // Reused out-slots and decoder (see device.ts for why sharing is safe).
 const infoOut = new BigInt64Array(4);
+// Status and fence count are small: read as the low halves of their slots, not as BigInts.
+const infoOut32 = new Int32Array(infoOut.buffer);
 const infoName = new Uint8Array(96);
 const decoder = new TextDecoder();
 const INFO_NAME_LEN = BigInt(infoName.length);
@@ -59,16 +61,29 @@ const leaks = new FinalizationRegistry<number>((fd) => {
  */
 export class Fence implements Disposable {
   #fd: number;
+  /** The owner's set of open fence fds, when the owner is the leak backstop. */
+  readonly #live: Set<number> | undefined;
 
-  private constructor(fd: number) {
+  private constructor(fd: number, live?: Set<number>) {
     this.#fd = fd;
-    leaks.register(this, fd, this);
+    this.#live = live;
+    if (live) live.add(fd);
+    else leaks.register(this, fd, this);
   }
 
   /** Takes ownership of a sync_file fd. */
   static fromFd(fd: number): Fence {
     if (!Number.isInteger(fd) || fd < 0) throw new RangeError(`not a file descriptor: ${fd}`);
     return new Fence(fd);
+  }
+
+  /**
+   * @internal A job's fence (Device.submit): its fd is kept in the device's `live` set
+   * until closed, and the device's own backstop closes what is left there. A registration
+   * per fence cost the frame loop a weak cell per frame.
+   */
+  static _tracked(fd: number, live: Set<number>): Fence {
+    return new Fence(fd, live);
   }
 
   /** The file descriptor; throws when closed. */
@@ -84,20 +99,9 @@ export class Fence implements Disposable {
 
   /** Reads status and timestamp without waiting. */
   info(): FenceInfo {
-    const out = infoOut;
-    const name = infoName;
-    const ret = shim().symbols.axl_shim_fence_info(this.fd, out, name, INFO_NAME_LEN);
+    const ret = shim().symbols.axl_shim_fence_info(this.fd, infoOut, infoName, INFO_NAME_LEN);
     if (ret < 0) unwrap(ret, `fence.info(fd ${this.#fd})`, "fence");
-    const status = Number(out[0]);
-    const end = name.indexOf(0);
-    const info: FenceInfo = {
-      status: status === 1 ? "signaled" : status === 0 ? "active" : "error",
-      fences: Number(out[1]),
-      timeline: timelineName(name, end < 0 ? name.length : end),
-    };
-    if (status < 0) info.error = errnoName(status);
-    if (status !== 0 && out[2]! > 0n) info.timestampNs = out[2]!;
-    return info;
+    return decodeInfo();
   }
 
   /**
@@ -109,17 +113,28 @@ export class Fence implements Disposable {
     checkTimeout(timeoutMs);
     const fd = this.fd;
     const ret = await shim().symbols.axl_shim_poll_in_async(fd, timeoutMs);
-    return this.#afterPoll(ret, timeoutMs);
+    this.#afterPoll(ret, timeoutMs);
+    return this.info();
   }
 
-  /** Like {@linkcode Fence.wait} but blocks the thread: for tight frame loops. */
+  /**
+   * Like {@linkcode Fence.wait} but blocks the thread: for tight frame loops. The wait and
+   * the read of the fence's state are one shim call.
+   */
   waitSync(timeoutMs: number): FenceInfo {
     checkTimeout(timeoutMs);
-    const ret = shim().symbols.axl_shim_poll_in(this.fd, timeoutMs);
-    return this.#afterPoll(ret, timeoutMs);
+    const ret = shim().symbols.axl_shim_fence_wait_info(
+      this.fd,
+      timeoutMs,
+      infoOut,
+      infoName,
+      INFO_NAME_LEN,
+    );
+    this.#afterPoll(ret, timeoutMs);
+    return decodeInfo();
   }
 
-  #afterPoll(ret: number, timeoutMs: number): FenceInfo {
+  #afterPoll(ret: number, timeoutMs: number): void {
     if (ret < 0) unwrap(ret, `fence.wait(fd ${this.#fd})`, "fence");
     if (ret === 0) {
       throw new AxlError(`fence.wait(fd ${this.#fd}, ${timeoutMs} ms)`, 110, {
@@ -128,13 +143,13 @@ export class Fence implements Disposable {
         detail: "the fence did not signal in time",
       });
     }
-    return this.info();
   }
 
   /** Closes the fd. Idempotent. */
   close(): void {
     if (this.#fd < 0) return;
-    leaks.unregister(this);
+    if (this.#live) this.#live.delete(this.#fd);
+    else leaks.unregister(this);
     shim().symbols.axl_shim_close(this.#fd);
     this.#fd = -1;
   }
@@ -143,6 +158,24 @@ export class Fence implements Disposable {
   [Symbol.dispose](): void {
     this.close();
   }
+}
+
+/** The {@linkcode FenceInfo} the last shim call left in the out-slots. */
+function decodeInfo(): FenceInfo {
+  const name = infoName;
+  const status = infoOut32[0]!;
+  const end = name.indexOf(0);
+  const info: FenceInfo = {
+    status: status === 1 ? "signaled" : status === 0 ? "active" : "error",
+    fences: infoOut32[2]!,
+    timeline: timelineName(name, end < 0 ? name.length : end),
+  };
+  if (status < 0) info.error = errnoName(status);
+  if (status !== 0) {
+    const stamp = infoOut[2]!;
+    if (stamp > 0n) info.timestampNs = stamp;
+  }
+  return info;
 }
 
 function checkTimeout(timeoutMs: number): void {

@@ -4,23 +4,9 @@ import { loadShim } from "../../../ffi/loader.ts";
 import { AxlError, errnoName, unwrap } from "../../../lib/core/errors.ts";
 import { Heap } from "../../../lib/core/heap.ts";
 import { DmaBuf } from "../../../lib/core/dmabuf.ts";
+import { cstr, libc, memfd } from "./_libc.ts";
 
 const shim = loadShim();
-const libc = Deno.dlopen("libc.so.6", {
-  memfd_create: { parameters: ["buffer", "u32"], result: "i32" },
-  ftruncate: { parameters: ["i32", "i64"], result: "i32" },
-  eventfd: { parameters: ["u32", "i32"], result: "i32" },
-  write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
-  pipe: { parameters: ["buffer"], result: "i32" },
-});
-const cstr = (s: string) => new TextEncoder().encode(s + "\0");
-
-function memfd(size: number): number {
-  const fd = libc.symbols.memfd_create(cstr("axl-test"), 1 /* MFD_CLOEXEC */);
-  assert.ok(fd >= 0, "memfd_create failed");
-  assert.equal(libc.symbols.ftruncate(fd, BigInt(size)), 0);
-  return fd;
-}
 
 Deno.test("axl_shim_heap_alloc() returns -ENOENT for a heap that does not exist", () => {
   const ret = shim.symbols.axl_shim_heap_alloc(cstr("no-such-heap"), 4096n, 0, 0n);

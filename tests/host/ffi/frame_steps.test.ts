@@ -1,0 +1,71 @@
+// Host tests of the shim's two-steps-in-one-call functions (ffi/src/frame_steps.c) on fds
+// that need no device: which step runs, and which error comes back when a step fails.
+// Their success paths run on every frame of the device suite.
+import assert from "node:assert/strict";
+import { loadShim } from "../../../ffi/loader.ts";
+import { errnoName } from "../../../lib/core/errors.ts";
+
+import { libc, memfd } from "./_libc.ts";
+
+const shim = loadShim();
+
+function eventfd(): number {
+  const fd = libc.symbols.eventfd(0, 0o2000000 /* EFD_CLOEXEC */);
+  assert.ok(fd >= 0, "eventfd failed");
+  return fd;
+}
+
+function signal(fd: number): void {
+  const one = new BigUint64Array([1n]);
+  assert.equal(libc.symbols.write(fd, new Uint8Array(one.buffer), 8n), 8n);
+}
+
+Deno.test("axl_shim_fence_wait_info() times out as poll does and leaves the out-slots alone", () => {
+  const fd = eventfd();
+  try {
+    const out = new BigInt64Array([7n, 7n, 7n, 7n]);
+    const name = new Uint8Array(32);
+    assert.equal(shim.symbols.axl_shim_fence_wait_info(fd, 0, out, name, 32n), 0);
+    assert.equal(shim.symbols.axl_shim_fence_wait_info(fd, 20, out, name, 32n), 0);
+    assert.deepEqual([...out], [7n, 7n, 7n, 7n]);
+  } finally {
+    shim.symbols.axl_shim_close(fd);
+  }
+});
+
+Deno.test("axl_shim_fence_wait_info() reads the state once ready: the kernel's -ENOTTY for an eventfd", () => {
+  const fd = eventfd();
+  try {
+    signal(fd);
+    const ret = shim.symbols.axl_shim_fence_wait_info(fd, 1000, new BigInt64Array(4), null, 0n);
+    assert.equal(errnoName(ret), "ENOTTY");
+  } finally {
+    shim.symbols.axl_shim_close(fd);
+  }
+});
+
+Deno.test("axl_shim_fence_wait_info() on a closed fd returns -EBADF", () => {
+  const fd = eventfd();
+  shim.symbols.axl_shim_close(fd);
+  const ret = shim.symbols.axl_shim_fence_wait_info(fd, 0, new BigInt64Array(4), null, 0n);
+  assert.equal(errnoName(ret), "EBADF");
+});
+
+Deno.test("axl_shim_result_read() does not decode when DMA_BUF_SYNC start fails (not a dma-buf)", () => {
+  const fd = memfd(4096);
+  try {
+    const result = new Uint8Array(shim.constant("sizeof_axl_result"));
+    const addr = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(result)));
+    const nums = new BigInt64Array(12).fill(-1n);
+    const ret = shim.symbols.axl_shim_result_read(fd, addr, BigInt(result.length), nums, null);
+    assert.equal(errnoName(ret), "ENOTTY");
+    assert.deepEqual([...nums], new Array(12).fill(-1n), "decode ran although the sync failed");
+  } finally {
+    shim.symbols.axl_shim_close(fd);
+  }
+});
+
+Deno.test("axl_shim_result_read() on a closed fd returns -EBADF", () => {
+  const ret = shim.symbols.axl_shim_result_read(-1, 0n, 0n, new BigInt64Array(12), null);
+  assert.equal(errnoName(ret), "EBADF");
+});
