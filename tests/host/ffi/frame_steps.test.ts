@@ -65,7 +65,7 @@ Deno.test("axl_shim_result_read() does not decode when DMA_BUF_SYNC start fails 
   }
 });
 
-Deno.test("axl_shim_result_read() on a closed fd returns -EBADF", () => {
+Deno.test("axl_shim_result_read() on a closed fd: DMA_BUF_SYNC returns -EBADF", () => {
   const ret = shim.symbols.axl_shim_result_read(-1, 0n, 0n, new BigInt64Array(12), null);
   assert.equal(errnoName(ret), "EBADF");
 });

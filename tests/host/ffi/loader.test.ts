@@ -97,7 +97,7 @@ Deno.test({
     assert.match(
       why as string,
       new RegExp(
-        `^stale build: ${path} has shim API 2 and lacks axl_shim_\\w+ \\(this code needs shim ` +
+        `^stale build: ${path} has shim API 2 and lacks axl_\\w+ \\(this code needs shim ` +
           `API ${SHIM_API_VERSION}\\); run 'bash ffi/build.sh'$`,
       ),
     );
