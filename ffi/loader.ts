@@ -59,10 +59,28 @@ export class ShimLoadError extends Error {
   }
 }
 
-/** A loaded shim. */
-export interface Shim {
+/** The symbols every load checks the library with. */
+type VersionSymbols = Pick<
+  typeof symbols,
+  "axl_shim_api_version" | "axl_shim_abi_version" | "axl_shim_const"
+>;
+
+/**
+ * The trace scanner's symbols only. `dlopen` builds a call stub per symbol: the whole shim
+ * takes 7–20 ms to load, this table 1–2 ms, a tenth of judging a small trace.
+ */
+export const traceScanSymbols = {
+  axl_shim_api_version: symbols.axl_shim_api_version,
+  axl_shim_abi_version: symbols.axl_shim_abi_version,
+  axl_shim_const: symbols.axl_shim_const,
+  axl_trace_scan_state_bytes: symbols.axl_trace_scan_state_bytes,
+  axl_trace_scan: symbols.axl_trace_scan,
+} as const;
+
+/** A loaded shim: every symbol, or those of a smaller table such as {@linkcode traceScanSymbols}. */
+export interface Shim<S extends VersionSymbols = typeof symbols> {
   /** The callable functions. */
-  readonly symbols: ShimSymbols;
+  readonly symbols: S extends typeof symbols ? ShimSymbols : Deno.DynamicLibrary<S>["symbols"];
   /** The path the library was loaded from. */
   readonly path: string;
   /** Which rule found it. */
@@ -198,15 +216,24 @@ function staleBuild(path: string, missing: string): string {
  * if (why !== "no such file") throw new Error(String(why));
  * ```
  */
-export function openCandidate(attempt: ShimAttempt): Shim | string {
+export function openCandidate(attempt: ShimAttempt): Shim | string;
+/** Opens one candidate with only the symbols of `table`. */
+export function openCandidate<S extends VersionSymbols>(
+  attempt: ShimAttempt,
+  table: S,
+): Shim<S> | string;
+export function openCandidate<S extends VersionSymbols>(
+  attempt: ShimAttempt,
+  table: S = symbols as unknown as S,
+): Shim<S> | string {
   try {
     Deno.statSync(attempt.path);
   } catch (err) {
     return err instanceof Deno.errors.NotFound ? "no such file" : String(err);
   }
-  let lib: Deno.DynamicLibrary<typeof symbols>;
+  let lib: Deno.DynamicLibrary<VersionSymbols>;
   try {
-    lib = Deno.dlopen(attempt.path, symbols);
+    lib = Deno.dlopen(attempt.path, table);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     if (attempt.source === "embedded") {
@@ -227,7 +254,7 @@ export function openCandidate(attempt: ShimAttempt): Shim | string {
   const cache = new Map<string, number>();
   const encoder = new TextEncoder();
   return {
-    symbols: lib.symbols,
+    symbols: lib.symbols as Shim<S>["symbols"],
     path: attempt.path,
     source: attempt.source,
     constant(name: string): number {
@@ -259,14 +286,25 @@ let loaded: Shim | undefined;
  * ```
  */
 export function loadShim(): Shim {
-  if (loaded) return loaded;
+  return loaded ??= loadFirst(symbols);
+}
+
+let loadedScanner: Shim<typeof traceScanSymbols> | undefined;
+
+/**
+ * The trace scanner's part of the shim ({@linkcode traceScanSymbols}), found as
+ * {@linkcode loadShim} finds it: the whole shim when it is loaded already, else only these
+ * symbols, once per process. Throws {@linkcode ShimLoadError}.
+ */
+export function loadTraceScanShim(): Shim<typeof traceScanSymbols> {
+  return loaded ?? (loadedScanner ??= loadFirst(traceScanSymbols));
+}
+
+function loadFirst<S extends VersionSymbols>(table: S): Shim<S> {
   const attempts = shimCandidates({ env: readEnv("AXL_SHIM") });
   for (const attempt of attempts) {
-    const result = openCandidate(attempt);
-    if (typeof result !== "string") {
-      loaded = result;
-      return result;
-    }
+    const result = openCandidate(attempt, table);
+    if (typeof result !== "string") return result;
     attempt.reason = result;
   }
   throw new ShimLoadError(attempts);

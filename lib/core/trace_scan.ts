@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { shim } from "./_shim.ts";
+import { loadTraceScanShim } from "../../ffi/loader.ts";
 
 /** Record kinds (`AXL_TRACE_SCAN_*` of `axl_shim.h`). */
 export const SCAN_OTHER = 1, SCAN_CALL = 2, SCAN_EVENT = 3;
@@ -49,7 +49,7 @@ export class TraceChunkScanner {
    * sizes the record buffer (a small one makes C stop early and be called again).
    */
   constructor(outWords = OUT_WORDS) {
-    const symbols = shim().symbols;
+    const symbols = loadTraceScanShim().symbols;
     this.out = new Float64Array(outWords);
     this.#state = new Uint8Array(symbols.axl_trace_scan_state_bytes());
     this.#scan = symbols.axl_trace_scan;

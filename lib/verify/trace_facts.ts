@@ -303,6 +303,8 @@ export async function readTraceFacts(
     await scanFtraceChunks(source, onRecord, {
       ...parse,
       ...(options.recordWords !== undefined ? { recordWords: options.recordWords } : {}),
+      // The fold ignores context switches.
+      switches: false,
       onCalls: (func, count) => {
         calls[func] = (calls[func] ?? 0) + count;
       },

@@ -27,13 +27,43 @@ export interface ChunkScanOptions extends FtraceParseOptions {
   onEvent: (event: ScannedEvent) => boolean;
   /** Size of the record buffer in words (default: room for a chunk of events). */
   recordWords?: number;
+  /**
+   * false: context-switch lines of function_graph (` 0)  a-1  =>  b-2`) make no `switch`
+   * record and are not parsed (default true). A fold that ignores them saves parsing one
+   * line in fifty of a trace, a tenth of its time.
+   */
+  switches?: boolean;
 }
 
 /** Bytes scanned per call into C. */
 export const SCAN_CHUNK_BYTES = 1 << 20;
 
-const NL = 10;
+const NL = 10, SPACE = 32, CLOSE_PAREN = 41, EQUALS = 61, GREATER = 62, BAR = 124;
 const decoder = new TextDecoder();
+
+/**
+ * Whether `u[a..b)` is a function_graph context switch without a timestamp: spaces, the CPU,
+ * `)`, then `from => to` in printable ASCII with no `|`. The parser reads such a line as a
+ * `switch` record and nothing else; lines of any other shape go to the parser.
+ */
+function isSwitchLine(u: Uint8Array, a: number, b: number): boolean {
+  let i = a;
+  while (i < b && u[i] === SPACE) i++;
+  const digits = i;
+  while (i < b && u[i]! >= 48 && u[i]! <= 57) i++;
+  if (i === digits || u[i] !== CLOSE_PAREN) return false;
+  let arrow = -1;
+  for (let k = i + 1; k < b; k++) {
+    const c = u[k]!;
+    if (c < SPACE || c > 126 || c === BAR) return false;
+    if (arrow === -1 && c === EQUALS && u[k + 1] === GREATER && u[k - 1] === SPACE) arrow = k;
+  }
+  if (arrow === -1 || u[arrow + 2] !== SPACE) return false;
+  let from = arrow - 1, to = arrow + 2;
+  while (from > i && u[from] === SPACE) from--;
+  while (to < b && u[to] === SPACE) to++;
+  return from > i && to < b;
+}
 
 /**
  * An event of a {@linkcode TraceChunkScanner} record, read in place from the chunk's bytes.
@@ -41,6 +71,8 @@ const decoder = new TextDecoder();
  */
 class ChunkEvent implements ScannedEvent {
   name = "";
+  /** Short field values (exporters, names) come from here rather than decoded per event. */
+  readonly #values = new Interned();
   ts = NaN;
   pid = NaN;
   #u: Uint8Array = new Uint8Array(0);
@@ -70,6 +102,7 @@ class ChunkEvent implements ScannedEvent {
     const i = this.#find(key);
     if (i < 0) return undefined;
     const a = this.#base + this.#out[i + 2]!, b = this.#base + this.#out[i + 3]!;
+    if (b > a && b - a <= 64) return this.#values.get(undefined, this.#u, a, b);
     return decoder.decode(this.#u.subarray(a, b));
   }
 
@@ -136,6 +169,7 @@ export async function scanFtraceChunks(
   options: ChunkScanOptions,
 ): Promise<number> {
   const { onCalls, onEvent } = options;
+  const switches = options.switches ?? true;
   const scanner = new TraceChunkScanner(options.recordWords);
   const visit = ftraceLineVisitor(onRecord, {
     ...options,
@@ -174,7 +208,7 @@ export async function scanFtraceChunks(
         if (!onEvent(event)) parseEventLine(base, at, line);
         at += 8 + 4 * fields;
       } else {
-        parseLine(a, b, line);
+        if (switches || !isSwitchLine(buf, a, b)) parseLine(a, b, line);
         at += 4;
       }
     }

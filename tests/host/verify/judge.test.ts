@@ -4,6 +4,7 @@ import { parseVerifyResult, VerifyResultSchema } from "../../../lib/verify/schem
 import { FAILURE_MODES } from "../../../lib/verify/diagnosis.ts";
 import { emptySummary } from "../../../lib/trace/parse/bufinfo_summary.ts";
 import { judgedRun } from "./_runs.ts";
+import { judgeArtifacts } from "../../../lib/verify/replay.ts";
 import { unitJudgeInput } from "./_unit_input.ts";
 
 const SEED_KEYS = [
@@ -147,4 +148,26 @@ Deno.test("every failure mode has a symptom, cause, fix and source", () => {
       assert.ok(row[k].length > 5, `${id}.${k}`);
     }
   }
+});
+
+Deno.test("judge() results are exactly what VerifyResultSchema says, on every captured run", async () => {
+  // judge() returns its result typed but unparsed: this is the check that was in it.
+  const root = new URL("../../fixtures/trace/", import.meta.url);
+  let judged = 0;
+  for await (const kernel of Deno.readDir(root)) {
+    if (!kernel.isDirectory) continue;
+    for await (const run of Deno.readDir(new URL(`${kernel.name}/`, root))) {
+      const dir = new URL(`${kernel.name}/${run.name}/`, root);
+      try {
+        await Deno.stat(new URL("capture.json", dir));
+      } catch {
+        continue;
+      }
+      const r = JSON.parse(JSON.stringify(await judgeArtifacts(dir.pathname)));
+      // Parsing strips what the schema does not know and rejects what it forbids.
+      assert.deepEqual(VerifyResultSchema.parse(r), r, `${kernel.name}/${run.name}`);
+      judged++;
+    }
+  }
+  assert.ok(judged >= 7, `${judged} runs judged`);
 });

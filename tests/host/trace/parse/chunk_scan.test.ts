@@ -4,6 +4,8 @@
 import assert from "node:assert/strict";
 import { readTraceFacts, type TraceFacts } from "../../../../lib/verify/trace_facts.ts";
 import { TraceChunkScanner } from "../../../../lib/core/trace_scan.ts";
+import { scanFtraceChunks } from "../../../../lib/trace/parse/chunk_scan.ts";
+import type { FtraceRecord } from "../../../../lib/trace/parse/ftrace.ts";
 import type { LineSource } from "../../../../lib/trace/parse/lines.ts";
 import { generateTrace } from "../../../../bench/trace_gen.ts";
 import { mulberry32 } from "../../_rng.ts";
@@ -216,4 +218,43 @@ Deno.test("readTraceFacts() under deno run without --allow-ffi fails with the lo
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("switches: false leaves out exactly the switch records, on every captured trace", async () => {
+  const records = async (path: string, switches: boolean) => {
+    using file = await Deno.open(path);
+    const out: FtraceRecord[] = [];
+    await scanFtraceChunks(file, (r) => out.push(r), {
+      switches,
+      onCalls: () => {},
+      onEvent: () => true,
+    });
+    return out;
+  };
+  let dropped = 0;
+  for (const path of await capturedTraces()) {
+    const all = await records(path, true);
+    const some = await records(path, false);
+    assert.deepEqual(some, all.filter((r) => r.kind !== "switch"), path);
+    dropped += all.length - some.length;
+  }
+  assert.ok(dropped > 500, `${dropped} switch records left out`);
+});
+
+Deno.test("switches: false still parses lines only shaped like a switch", async () => {
+  const lines = [
+    " 0)    deno-186    =>   kworker-55  ", // a switch: left out
+    " 1)   a-1   =>   b-2 | x", // a bar: the parser's to judge
+    " 0)   deno-186  =>", // nothing after the arrow
+    " 0)   a=>b-2", // no space before the arrow
+  ];
+  const kinds: string[] = [];
+  await scanFtraceChunks([lines.join("\n") + "\n"], (r) => kinds.push(`${r.kind}:${r.line}`), {
+    strict: false,
+    switches: false,
+    onCalls: () => {},
+    onEvent: () => true,
+  });
+  assert.ok(!kinds.some((k) => k.endsWith(":1")), kinds.join());
+  assert.equal(kinds.length, 3, kinds.join());
 });
