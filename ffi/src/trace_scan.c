@@ -39,7 +39,8 @@ struct line {
 
 static inline int at(const struct line *l, long i)
 {
-	return i >= l->a && i <= l->b ? l->u[i] : -1;
+	/* One unsigned compare for a <= i <= b: this is read for every byte of a trace. */
+	return (unsigned long)(i - l->a) <= (unsigned long)(l->b - l->a) ? l->u[i] : -1;
 }
 
 /* Character classes of bytes, filled once (a table read per character). */
@@ -595,8 +596,9 @@ static int call_column(const struct line *l, long *n0_out, long *n1_out)
 	} else {
 		return NOT_A_CALL;
 	}
+	/* a <= n0 - 1 < b here: the name's bytes are read without at()'s bounds check. */
 	n0 = end;
-	while (n0 > a && func_char(at(l, n0 - 1)))
+	while (n0 > a && (classes[l->u[n0 - 1]] & C_FUNC))
 		n0--;
 	if (n0 == end || !bar_before(l, a, n0 - 1))
 		return NOT_A_CALL;
