@@ -6,9 +6,13 @@
  */
 import { runWorkload, type WorkloadOptions } from "../frames/workload.ts";
 import type { WorkloadOutcome, WorkloadSpec } from "./workload.ts";
+import { FRAME_LIST_LIMIT } from "./frames.ts";
 
 /**
- * Wraps {@linkcode runWorkload}.
+ * Wraps {@linkcode runWorkload}. The run's own per-frame records (fence times by sequence
+ * number) are kept for the first `keepFrames` frames, by default as many as result.json lists:
+ * they only fill in frames the trace could not time, and a soak of hundreds of thousands of
+ * frames must not keep one each.
  *
  * @example
  * ```ts
@@ -31,6 +35,7 @@ export function builtinWorkload(options: WorkloadOptions = {}, label?: string): 
         // Waiting on a thread keeps the event loop free, so the bufinfo sampler runs while
         // a frame is imported.
         syncWait: false,
+        keepFrames: FRAME_LIST_LIMIT,
         ...options,
         signal: abort.signal,
       }).then(

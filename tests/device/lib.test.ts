@@ -7,7 +7,7 @@ import { referenceResult } from "../../lib/frames/reference.ts";
 import { HeapProducer } from "../../lib/frames/producers/mod.ts";
 import { fillPattern } from "../../lib/frames/producers/heap_producer.ts";
 import { listCaptureDevices, V4l2Producer } from "../../lib/frames/producers/v4l2_producer.ts";
-import { runWorkload } from "../../lib/frames/workload.ts";
+import { type FrameStat, runWorkload } from "../../lib/frames/workload.ts";
 import { parseBufinfo } from "../../lib/trace/parse/bufinfo.ts";
 
 const BUFINFO = "/sys/kernel/debug/dma_buf/bufinfo";
@@ -137,6 +137,20 @@ Deno.test("runWorkload() copy mode imports the staging copy, and the results sti
   assert.equal(report.mismatches, 0);
   assert.equal(report.inodes.length, 1, "every frame went through one staging buffer");
   assert.ok(report.perFrame.every((f) => f.inode !== f.frameInode));
+});
+
+Deno.test("runWorkload() keepFrames keeps the first records and still counts every frame", async () => {
+  const seen: FrameStat[] = [];
+  const report = await runWorkload({ frames: 9, keepFrames: 3, onFrame: (f) => seen.push(f) });
+  assert.equal(report.submitted, 9);
+  assert.equal(report.completed, 9);
+  assert.deepEqual(report.perFrame, seen.slice(0, 3));
+  // The percentiles are over all nine frames, not the three kept.
+  const all = seen.map((f) => Number(f.latencyNs));
+  assert.equal(report.latencyNs.max, Math.max(...all));
+  assert.equal(report.latencyNs.min, Math.min(...all));
+  assert.equal(report.cpuNsPerFrame.max, Math.max(...seen.map((f) => f.cpuNs)));
+  await assert.rejects(() => runWorkload({ frames: 1, keepFrames: -1 }), RangeError);
 });
 
 Deno.test("runWorkload() stops between frames when its signal aborts", async () => {
