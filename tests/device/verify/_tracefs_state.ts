@@ -16,6 +16,25 @@ const FILES = [
   "kprobe_events",
 ];
 
+/** Size of a ring-buffer page's data: a page less its 16-byte header (time stamp, commit). */
+function bufferPageBytes(): number {
+  const kb = /KernelPageSize:\s+(\d+) kB/.exec(Deno.readTextFileSync("/proc/self/smaps"))?.[1];
+  return Number(kb ?? 4) * 1024 - 16;
+}
+
+/**
+ * `buffer_size_kb` as it reads once the ring buffer is allocated. Until then the top level
+ * reads `7 (expanded: 1408)`, and before 6.2 the first event enabled in any instance expands
+ * it (`tracing_update_buffers()` had no instance argument): to 1408 KiB in whole pages, 1410
+ * on 4 KiB pages. That is the kernel's doing, not a setting verify changed.
+ */
+export function expandedBufferSizeKb(text: string, pageBytes = bufferPageBytes()): string {
+  const m = /^\d+ \(expanded: (\d+)\)\n?$/.exec(text);
+  if (!m) return text.trim();
+  const pages = Math.ceil(Number(m[1]) * 1024 / pageBytes);
+  return String(Math.floor(pages * pageBytes / 1024));
+}
+
 /** Reads every file of interest plus the instance list and all event enables. */
 export function tracefsState(root = "/sys/kernel/tracing"): Record<string, string> {
   const out: Record<string, string> = {};
@@ -26,6 +45,7 @@ export function tracefsState(root = "/sys/kernel/tracing"): Record<string, strin
       out[f] = `<${(e as Error).name}>`;
     }
   }
+  out.buffer_size_kb = expandedBufferSizeKb(out.buffer_size_kb!);
   out.instances = [...Deno.readDirSync(`${root}/instances`)].map((e) => e.name).sort().join(",");
   for (const sys of ["dma_fence", "axl"]) {
     try {
