@@ -53,6 +53,6 @@ export function soakLines(s: SoakResult & { vmWallS: number }): string[] {
     } s), bytes written ${(s.bytesWritten / 1e6).toFixed(1)} MB`,
     `  verify peak RSS ${(s.peakRssKb / 1024).toFixed(0)} MiB; analysis ${
       (s.analysisMs / 1e3).toFixed(1)
-    } s; VM wall ${s.vmWallS} s`,
+    } s; VM wall ${s.vmWallS.toFixed(0)} s`,
   ];
 }
