@@ -28,9 +28,11 @@ function bufferPageBytes(): number {
  * it (`tracing_update_buffers()` had no instance argument): to 1408 KiB in whole pages, 1410
  * on 4 KiB pages. That is the kernel's doing, not a setting verify changed.
  */
-export function expandedBufferSizeKb(text: string, pageBytes = bufferPageBytes()): string {
+export function expandedBufferSizeKb(text: string, pageBytes?: number): string {
   const m = /^\d+ \(expanded: (\d+)\)\n?$/.exec(text);
   if (!m) return text.trim();
+  // The page size only when there is something to round: /proc/self/smaps is long.
+  pageBytes ??= bufferPageBytes();
   const pages = Math.ceil(Number(m[1]) * 1024 / pageBytes);
   return String(Math.floor(pages * pageBytes / 1024));
 }
