@@ -13,7 +13,7 @@ import type { VerifyPlan } from "./verify.ts";
 
 /** The config file of a command workload (`--config FILE`). */
 const ConfigSchema = z.object({
-  /** argv of the workload, e.g. the GStreamer pipeline of seed 000. */
+  /** argv of the workload, e.g. the GStreamer pipeline of docs/design.md. */
   command: z.array(z.string()).min(1),
   /** Frames the command submits (as `--frames`; also sizes the trace buffer). */
   frames: z.number().int().positive().optional(),

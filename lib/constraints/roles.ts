@@ -1,7 +1,7 @@
 /**
  * Default constraints for the roles on the zero-copy path, from the "which heap
- * when" table of the design (seed 000) and the measured facts about the VM rig
- * (DESIGN.md):
+ * when" table of the design and the measured facts about the VM rig
+ * (docs/design.md#which-heap-when):
  *
  * | role            | Jetson                                       | VM rig                          |
  * | --------------- | -------------------------------------------- | ------------------------------- |
@@ -101,7 +101,7 @@ export function jetsonRoles(
  * VM-rig defaults: vivid with `allocators=1` (dma-contig) and metis-sim on the
  * `edu` device both sit behind the emulated intel-iommu, so scatter-gather
  * `system` heap buffers work; vivid only attached ones of at most 1 MiB
- * (measured, DESIGN.md), and the VM has no CMA heap.
+ * (measured: docs/design.md#other-facts), and the VM has no CMA heap.
  *
  * @example
  * ```ts

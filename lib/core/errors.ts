@@ -1,7 +1,7 @@
 /**
  * One error type for every device failure. Shim calls return -errno; {@linkcode unwrap}
  * turns a negative return into an {@linkcode AxlError} that names the operation, the
- * errno and what to do about it (the failure-mode knowledge of the design notes).
+ * errno and what to do about it (the failure modes of docs/design.md).
  *
  * @module
  */
@@ -72,7 +72,7 @@ export function errnoName(errno: number): string {
 
 /**
  * What an engineer should check when `code` comes back from an operation on `context`.
- * Drawn from the failure-mode table of seed 000 and the design notes.
+ * Drawn from the failure modes in docs/design.md.
  *
  * @example
  * ```ts

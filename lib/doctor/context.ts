@@ -16,7 +16,7 @@ export type DriverProbe =
   | { ok: true; abiVersion: number; engine: string; device: string; caps: string[] }
   | { ok: false; error: string };
 
-/** What the Jetson path expects; the defaults come from the design (seed 000). */
+/** What the Jetson path expects; the defaults come from the design (docs/design.md). */
 export interface Expectations {
   /** CMA pool the board reserves (`CmaTotal`), in MiB. */
   cmaMiB: number;

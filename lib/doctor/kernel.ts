@@ -1,6 +1,6 @@
 /**
  * Kernel checks: the release (axl.ko builds for 5.15 and newer) and the build
- * options the Jetson frame path needs (seed 000's "Kernel CONFIG dependencies",
+ * options the Jetson frame path needs (docs/design.md#kernel-options-the-path-needs,
  * plus the tracing and perf options verification depends on).
  *
  * @module

@@ -11,7 +11,7 @@ import type { SystemView } from "./system.ts";
 
 /** Axelera's PCI vendor ID. */
 export const AXELERA_VENDOR = 0x1f9d;
-/** The Metis M.2 card's device ID (seed 000: `lspci -d 1f9d:1100`). */
+/** The Metis M.2 card's device ID (`lspci -d 1f9d:1100`). */
 export const METIS_DEVICE = 0x1100;
 /** QEMU's `edu` device, which metis-sim binds to in the VM rig. */
 export const EDU_ID = { vendor: 0x1234, device: 0x11e8 } as const;

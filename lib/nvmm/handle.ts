@@ -1,5 +1,5 @@
 /**
- * The NVMM handle contract of ADR-0011 (seed 004): the fields a CUDA consumer
+ * The NVMM handle contract (docs/design.md#the-nvmm-handle-contract): the fields a CUDA consumer
  * needs to read an NvBufSurface frame in place, as one frozen, validated value.
  *
  * Invariants checked on every handle:
@@ -95,7 +95,7 @@ const CAMEL: Record<string, string> = {
 };
 
 /**
- * Validates a handle (snake_case as ADR-0011 dumps it, or camelCase) and
+ * Validates a handle (snake_case as the contract dumps it, or camelCase) and
  * returns it frozen. Throws a TypeError for wrong types or unknown fields and a
  * RangeError for broken invariants, each listing every problem.
  *

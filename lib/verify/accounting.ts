@@ -1,7 +1,7 @@
 /**
  * I3, accounting: one `axl_dmabuf_import` per frame submitted, and releases balance imports
- * by the end of the run (DESIGN Corrections 4). Counts from a trace that lost events are no
- * verdict.
+ * by the end of the run (docs/design.md#imports-per-frame-releases-balanced). Counts from a
+ * trace that lost events are no verdict.
  *
  * @module
  */

@@ -1,7 +1,7 @@
 /**
  * I1, attachments: some frame buffer was shared by two devices in a bufinfo sample taken
- * while the run imported frames (DESIGN Corrections 1: attachments cannot be read
- * afterwards). Sharing has two shapes:
+ * while the run imported frames (attachments cannot be read afterwards:
+ * docs/design.md#attachments-come-from-bufinfo-sampled-during-the-run). Sharing has two shapes:
  *
  * - an allocator exports (a DMA heap, nvmap) and the producer and the consumer device both
  *   attach: ≥ 2 distinct devices attached;

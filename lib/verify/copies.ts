@@ -1,7 +1,7 @@
 /**
  * I4, copies: no CPU copy routine at or above the self-share threshold (1 % by default) in
  * the workload's processes, from perf samples matched against the copy-routine patterns
- * (DESIGN Corrections 5). Also the `perf` section of result.json.
+ * (docs/design.md#copy-routines-are-a-pattern-set). Also the `perf` section of result.json.
  *
  * The threshold is inclusive (`≥`): "no copy at 1 %" must not pass a routine measured at
  * exactly 1 %. A share is counted in samples, so a threshold means something only when a

@@ -1,6 +1,7 @@
 /**
- * The failure-mode table of seed 000, corrected and extended by DESIGN.md: every way a
- * verification can fail or be inconclusive, with its likely cause and the concrete fix.
+ * The failure-mode table of the original design, corrected and extended (docs/design.md): every
+ * way a verification can fail or be inconclusive, with its likely cause and the concrete fix.
+ * Each row's `source` is the docs page and anchor that explains it.
  * The judge picks rows by id and may append run-specific detail to the symptom.
  *
  * @module
@@ -19,7 +20,7 @@ export const FAILURE_MODES = {
     fix:
       "lsmod | grep axl; load it (insmod axl.ko or modprobe axl); check events/axl/ in tracefs; " +
       "for another importer (e.g. Axelera's metis.ko) use --evidence auto or generic",
-    source: "seed 000 (axl_dmabuf_import never fires)",
+    source: "docs/design.md#the-original-failure-mode-table",
   },
   "axl-import-never-fires": {
     invariant: "I3",
@@ -28,7 +29,7 @@ export const FAILURE_MODES = {
     fix:
       "dmesg | grep axl; strace -e ioctl <workload>; kernel and shim must be built from the same " +
       "include/uapi/linux/axl.h (AXL_ABI_VERSION)",
-    source: "seed 000",
+    source: "docs/design.md#the-original-failure-mode-table",
   },
   "imports-ne-frames": {
     invariant: "I3",
@@ -37,7 +38,7 @@ export const FAILURE_MODES = {
       "frames were submitted without their own import, or one frame was imported more than once",
     fix:
       "import each frame exactly once before AXL_IOCTL_SUBMIT; compare with the workload's frame count",
-    source: "DESIGN Corrections 4",
+    source: "docs/design.md#imports-per-frame-releases-balanced",
   },
   "maps-ne-frames": {
     invariant: "I3",
@@ -49,7 +50,7 @@ export const FAILURE_MODES = {
       "when a queue slot gets another one)",
     fix: "make the importer take each frame once (a GStreamer video sink: sync=false " +
       "show-preroll-frame=false) and give --frames the count it takes",
-    source: "issue 13 (61 maps for 60 frames by vivid.0 in the VM)",
+    source: "docs/design.md#maps-per-frame",
   },
   "releases-unbalanced": {
     invariant: "I3",
@@ -58,7 +59,7 @@ export const FAILURE_MODES = {
       "AXL_IOCTL_RELEASE_IMPORT was not called (or failed with EBUSY while a job was in flight)",
     fix:
       "release every import after its fence signalled; closing the device file releases the rest",
-    source: "DESIGN Corrections 4 and 8",
+    source: "docs/design.md#imports-per-frame-releases-balanced",
   },
   "import-evidence-missing": {
     invariant: "I3",
@@ -69,7 +70,7 @@ export const FAILURE_MODES = {
     fix:
       "use a kernel with CONFIG_KPROBE_EVENTS=y (and CONFIG_PROBE_EVENTS_BTF_ARGS=y for inodes), " +
       "run as root; bufinfo alone shows which buffers were attached, not how often",
-    source: "issue 13 (evidence from whoever imports)",
+    source: "docs/design.md#evidence-from-whoever-imports",
   },
   "importer-never-maps": {
     invariant: "I3",
@@ -80,7 +81,7 @@ export const FAILURE_MODES = {
     fix:
       "name the importer as bufinfo prints it (a PCI address such as 0000:01:00.0, vivid.0, vgem): " +
       "see the devices listed here and in bufinfo_samples.txt",
-    source: "issue 13 (evidence from whoever imports)",
+    source: "docs/design.md#evidence-from-whoever-imports",
   },
   "probe-inode-missing": {
     invariant: "I3",
@@ -90,7 +91,7 @@ export const FAILURE_MODES = {
     fix:
       "count on imports only where the importer maps nothing but frames (metis.ko), or use a kernel " +
       "with BTF probe arguments",
-    source: "issue 13 (evidence from whoever imports)",
+    source: "docs/design.md#evidence-from-whoever-imports",
   },
   "attach-count-one": {
     invariant: "I1",
@@ -101,21 +102,21 @@ export const FAILURE_MODES = {
     fix:
       "look for /dmabuf: map refs of the workload (listed in the result); use a producer that attaches " +
       "(libargus / NvBufSurface on the Jetson, vivid allocators=1 in the VM)",
-    source: "seed 000; DESIGN Corrections 1 and 2",
+    source: "docs/design.md#i1-two-devices-attached",
   },
   "attach-not-sampled": {
     invariant: "I1",
     symptom: "no bufinfo sample saw a frame buffer while it was imported",
     cause: "imports live shorter than the sampling interval",
     fix: "lower --bufinfo-interval, or run more frames so that imports overlap samples",
-    source: "DESIGN Corrections 1 (attachments must be sampled during the run)",
+    source: "docs/design.md#attachments-come-from-bufinfo-sampled-during-the-run",
   },
   "bufinfo-unavailable": {
     invariant: "I1",
     symptom: "debugfs dma_buf/bufinfo cannot be read",
     cause: "debugfs is not mounted, or the run is not root",
     fix: "mount -t debugfs none /sys/kernel/debug and run as root",
-    source: "DESIGN Corrections 1",
+    source: "docs/design.md#attachments-come-from-bufinfo-sampled-during-the-run",
   },
   "exporter-unknown": {
     invariant: "I2",
@@ -126,7 +127,7 @@ export const FAILURE_MODES = {
     fix:
       "on the Jetson pass nvbuf-memory-type=4 (CMA) to nvarguscamerasrc; if the exporter is intended, " +
       "add it with --accept-exporter",
-    source: "seed 000; DESIGN Corrections 3",
+    source: "docs/design.md#exporter-names",
   },
   "memcpy-hot": {
     invariant: "I4",
@@ -137,7 +138,7 @@ export const FAILURE_MODES = {
     fix:
       "make sink and source caps bit-identical (format, color_range, framerate, width, height) with " +
       "(memory:NVMM) on every link; see the copy routine's caller in the perf top list",
-    source: "seed 000; DESIGN Corrections 5",
+    source: "docs/design.md#copy-routines-are-a-pattern-set",
   },
   "perf-unavailable": {
     invariant: "I4",
@@ -145,7 +146,7 @@ export const FAILURE_MODES = {
     cause: "perf is not installed, or perf_event_paranoid forbids it",
     fix:
       "install linux-perf (Debian) or the L4T perf; run as root or lower /proc/sys/kernel/perf_event_paranoid",
-    source: "DESIGN Corrections 7",
+    source: "docs/design.md#a-missing-capability-is-skip",
   },
   "perf-few-samples": {
     invariant: "I4",
@@ -154,7 +155,7 @@ export const FAILURE_MODES = {
       "the run was too short for the sampling rate: a routine at the threshold must hold at least " +
       "10 samples (1 000 samples for 1%)",
     fix: "run more frames (--frames) or a longer --duration",
-    source: "this tool",
+    source: "docs/design.md#enough-samples-and-symbols",
   },
   "perf-unsymbolized": {
     invariant: "I4",
@@ -166,14 +167,14 @@ export const FAILURE_MODES = {
       "install debug symbols for that DSO (e.g. Debian's -dbgsym package) so that perf names its " +
       "code; for JIT code, keep the runtime's perf map (/tmp/perf-PID.map) readable when perf script " +
       "runs",
-    source: "issue 13 (truthful details)",
+    source: "docs/design.md#enough-samples-and-symbols",
   },
   "trace-lost-events": {
     invariant: "trace",
     symptom: "the trace buffer lost events",
     cause: "the buffer was too small for the run (overrun) or a reader fell behind",
     fix: "raise --buffer-kb (per CPU) or run fewer frames",
-    source: "DESIGN Kernel facts (overruns)",
+    source: "docs/design.md#trace-overruns",
   },
   "no-function-graph": {
     invariant: "trace",
@@ -181,28 +182,28 @@ export const FAILURE_MODES = {
     cause: "the kernel is built without CONFIG_FUNCTION_GRAPH_TRACER (the project's RT defconfig)",
     fix: "none needed for the invariants (attach evidence comes from bufinfo); enable " +
       "CONFIG_FUNCTION_GRAPH_TRACER for call-level evidence",
-    source: "DESIGN Corrections 7",
+    source: "docs/design.md#a-missing-capability-is-skip",
   },
   "fence-wait-slow": {
     invariant: "latency",
     symptom: "fence signal latency above 50 ms",
     cause: "the NPU is back-pressured or the PCIe link is degraded",
     fix: "lspci -vvv -d 1f9d:1100 | grep LnkSta: must show Speed 8GT/s, Width x4",
-    source: "seed 000",
+    source: "docs/design.md#the-original-failure-mode-table",
   },
   "gst-import-mode": {
     invariant: "workload",
     symptom: "axinferencenet errors: unknown property import-mode",
     cause: "the installed Voyager GStreamer plugin uses a different property name",
     fix: "gst-inspect-1.0 axinferencenet | grep -i dma; update the pipeline in the config file",
-    source: "seed 000",
+    source: "docs/design.md#the-original-failure-mode-table",
   },
   "workload-failed": {
     invariant: "workload",
     symptom: "the workload exited with an error",
     cause: "see the workload's output in the artifacts directory",
     fix: "run the workload alone first; the verdict of a failed workload is not meaningful",
-    source: "this tool",
+    source: "docs/design.md#the-four-invariants",
   },
 } as const satisfies Record<string, FailureMode>;
 

@@ -1,6 +1,6 @@
 /**
  * I2, exporter: the frame buffers that were multi-attached (I1), or all frames when none was,
- * were exported by an accepted exporter (DESIGN Corrections 3).
+ * were exported by an accepted exporter (docs/design.md#exporter-names).
  *
  * @module
  */

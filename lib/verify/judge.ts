@@ -47,7 +47,7 @@ import {
   selectEvidence,
 } from "./evidence/source.ts";
 
-/** The exporters accepted by default (DESIGN Corrections 3). */
+/** The exporters accepted by default (docs/design.md#exporter-names). */
 export const DEFAULT_ACCEPTED_EXPORTERS: readonly string[] = [
   "nvmap",
   "nvmap_dmabuf",
@@ -405,7 +405,7 @@ interface Parts {
   notes: string[];
 }
 
-/** result.json: the seed's keys, then the versioned extension. */
+/** result.json: the original design's keys, then the versioned extension. */
 function compose(p: Parts): VerifyResult {
   const { input, invariants, join } = p;
   const t0 = p.frames.t0;

@@ -1,6 +1,6 @@
 /**
  * The `result.json` of a verification run. The top-level keys are exactly those of the
- * original design (seed 000: `I1_attach_count_ge2` … `pass`), so existing consumers keep
+ * original design (`I1_attach_count_ge2` … `pass`, docs/design.md), so existing consumers keep
  * working; everything new lives under the versioned `axl` key.
  *
  * @module
@@ -40,7 +40,7 @@ export const DiagnosisSchema = z.object({
   symptom: z.string(),
   cause: z.string(),
   fix: z.string(),
-  /** Where the rule comes from: `seed 000`, `DESIGN Corrections 1`, … */
+  /** The docs page and anchor that explain the rule, e.g. `docs/design.md#exporter-names`. */
   source: z.string(),
 });
 /** One applied failure-mode row. */

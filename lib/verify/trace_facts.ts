@@ -44,7 +44,7 @@ export interface TraceFacts {
   fences: Map<string, FenceLife>;
   /** The dma-buf kprobe events per importing device, when the trace has any. */
   dmabuf?: DmabufProbeFacts;
-  /** dma_fence_wait_start + dma_fence_wait_end lines (the seed's fence_wait_lines). */
+  /** dma_fence_wait_start + dma_fence_wait_end lines (the original design's fence_wait_lines). */
   fenceWaitLines: number;
   /** function_graph calls (entries and leaves) per function. */
   graphCalls: Record<string, number>;

@@ -12,7 +12,7 @@
 #   --vkms        also build vkms.ko (x86_64) out of tree from linux-source-6.12 of
 #                 the guest kernel's Debian version (scripts/vm/vkms.sh)
 #   --arch aarch64   the arm64 guest: the kernel of an arm64 kit (DIR holds its
-#                    Image, headers.tar.xz and RELEASE; ../shared/kernels/README.md),
+#                    Image, headers.tar.xz and RELEASE; docs/kernel-kits.md),
 #                    a root of Debian's arm64 packages, a device tree with the
 #                    linux,cma area for a machine of --mem and --smp
 #

@@ -86,7 +86,7 @@ vm_apt_install() {
 }
 
 # vm_kit_tree KIT — the external-module build tree of an arm64 kernel kit
-# (KIT/headers.tar.xz, KIT/RELEASE; see ../shared/kernels/README.md), unpacked
+# (KIT/headers.tar.xz, KIT/RELEASE; see docs/kernel-kits.md), unpacked
 # once under ${XDG_CACHE_HOME:-~/.cache}/axl/kernels/<kit name>/ and again
 # only when the tarball is newer. Prints the tree's path; returns 1 when it
 # cannot be unpacked.

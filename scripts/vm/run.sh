@@ -27,7 +27,7 @@
 #   --smp N               guest CPUs (default 2)
 #   --rt                  boot the PREEMPT_RT flavour (-rt-amd64) of the same 6.12
 #   --arch ARCH           x86_64 (default) or aarch64 (also arm64): the arm64 5.15
-#                         kernel of a kit (../shared/kernels/README.md), built-in
+#                         kernel of a kit (docs/kernel-kits.md), built-in
 #                         vgem and vivid, axl.ko and tests cross-built, the
 #                         aarch64 shim and the arm64 Deno
 #   --kernel-kit DIR      aarch64: the kits' directory (default ../shared/kernels

@@ -1,4 +1,4 @@
-// Device test of a two-device GStreamer pipeline with no axl tracepoint involved (issue 13):
+// Device test of a two-device GStreamer pipeline with no axl tracepoint involved:
 // vivid's capture exports its vb2 buffers (v4l2src io-mode=dmabuf) and kmssink shows them on
 // vkms, which imports each by PRIME. kmssink keeps one DRM framebuffer per buffer, so vkms maps
 // each of v4l2src's buffers once and holds the mapping: I3's held shape. x86_64 guest only

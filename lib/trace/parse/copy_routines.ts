@@ -38,7 +38,8 @@ export const COPY_ROUTINE_PATTERNS: readonly CopyRoutinePattern[] = [
   {
     id: "libc-generic",
     pattern: /^(?:__GI_)?_*(?:memcpy|memmove|mempcpy|bcopy)(?:_chk|_aarch64)?$/,
-    note: "plain memcpy/memmove/mempcpy (static binaries, musl, the seed's memcpy_aarch64)",
+    note:
+      "plain memcpy/memmove/mempcpy (static binaries, musl, the original design's memcpy_aarch64)",
   },
   {
     id: "kernel-user-copy",

@@ -161,7 +161,7 @@ Deno.test("analyzeDescription() names instances as gst-launch-1.0 does and marks
   ok(r.links[0]!.notes.some((n) => n.startsWith("without the caps filter")));
 });
 
-Deno.test("the seed's target pipeline: NVMM all the way needs an NVMM-capable inference element", async () => {
+Deno.test("the original design's target pipeline: NVMM all the way needs an NVMM-capable inference element", async () => {
   const target = "nvarguscamerasrc sensor-id=0 ! " +
     "'video/x-raw(memory:NVMM),width=1920,height=1080,format=NV12,framerate=60/1' ! nvvidconv ! " +
     "'video/x-raw(memory:NVMM),format=NV12' ! NPU ! fakesink sync=false";

@@ -53,7 +53,7 @@ Deno.test("parseCaps() accepts ANY, EMPTY, NONE, the empty string and trailing s
   deepStrictEqual(parseCaps("NONE"), { any: false, structures: [] });
   deepStrictEqual(parseCaps(""), { any: false, structures: [] });
   strictEqual(printCaps(parseCaps("video/x-raw;")), "video/x-raw");
-  // The seed's example ends a structure with "," before the line break.
+  // The original design's example ends a structure with "," before the line break.
   strictEqual(printCaps(parseCaps("video/x-raw, width=(int)1,")), "video/x-raw, width=(int)1");
 });
 

@@ -14,7 +14,7 @@ import { intIn, pick, seededRandom } from "./_rand.ts";
 const spans = (l: ReturnType<typeof planeLayout>) =>
   l.planes.map((p) => ({ offset: p.offset, stride: p.stride, size: p.size }));
 
-Deno.test("planeLayout() gives NV12 1920x1080 the 3110400 bytes of the seed's import trace", () => {
+Deno.test("planeLayout() gives NV12 1920x1080 the 3110400 bytes of the original design's import trace", () => {
   const l = planeLayout("NV12", 1920, 1080);
   deepStrictEqual(spans(l), [
     { offset: 0, stride: 1920, size: 2073600 },

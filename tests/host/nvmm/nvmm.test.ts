@@ -21,7 +21,7 @@ const NV12_1080 = {
   batch_size: 1,
 };
 
-Deno.test("parseNvmmHandle() accepts ADR-0011's snake_case dump and returns a frozen handle", () => {
+Deno.test("parseNvmmHandle() accepts the contract's snake_case dump and returns a frozen handle", () => {
   const h = parseNvmmHandle(NV12_1080);
   strictEqual(h.gpuPtr, 0x7f12a4000000n);
   strictEqual(h.colorFormat.name, "NV12");

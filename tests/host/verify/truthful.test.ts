@@ -1,5 +1,6 @@
-// Issue 13's "truthful details": I1 for both shapes of sharing with devices counted once,
-// I4's inclusive threshold, its sample minimum and the share of samples without a symbol.
+// Truthful details (docs/design.md#i1-two-devices-attached): I1 for both shapes of sharing with
+// devices counted once, I4's inclusive threshold, its sample minimum and the share of samples
+// without a symbol.
 import assert from "node:assert/strict";
 import { addSample, emptySummary } from "../../../lib/trace/parse/bufinfo_summary.ts";
 import type { PerfSummary, SymbolShare } from "../../../lib/trace/parse/perf_script.ts";

@@ -101,7 +101,7 @@ for (const k of KERNELS) {
   });
 }
 
-Deno.test("parseFtraceLine() reads the seed's excerpt, tgid columns and older RT flag columns", () => {
+Deno.test("parseFtraceLine() reads the original design's excerpt, tgid columns and older RT flag columns", () => {
   const seed = parseFtraceLine(
     "gst-launch-1.0-3142 [003] d..2. 123.456789: axl_dmabuf_import: handle=17 inode=41023 exporter=nvmap iova=0x80100000 size=3110400",
     1,
