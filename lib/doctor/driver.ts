@@ -8,7 +8,7 @@ import { type CheckResult, fail, ok, warn } from "./check.ts";
 import type { DoctorContext } from "./context.ts";
 
 const LOAD_FIX = "install and load the module: sudo dkms install axl/<version> && sudo modprobe " +
-  "axl (README: Deployment), or sudo insmod kernel/axl.ko from a build";
+  "axl (docs/deployment.md), or sudo insmod kernel/axl.ko from a build";
 
 const SAME_RELEASE_FIX = "install the module, the shim and the axl binary from the same " +
   "release (dkms install, deno task build, deno task compile)";

@@ -13,7 +13,7 @@
 #                              [--timeout S] [--module-param K=V]... [--only PROG]...
 #
 #   --kernel-kit DIR   the kits' directory (default: ../shared/kernels beside
-#                      the repo); see its README
+#                      the repo); see docs/kernel-kits.md
 #   --debug-kernel     boot linux-5.15-arm64-debug instead of linux-5.15-arm64
 #   --results DIR      keep TAP files, console.log and dmesg.txt (default: temp)
 #   --timeout S        whole-run limit (default 1500)

@@ -16,7 +16,7 @@ const frames = Number(
 );
 /**
  * Peak RSS bound (KiB). Measured in the x86 VM: 117 MiB for 1,500 frames, 130 MiB for 20,000
- * frames, 130 MiB for 600 frames with perf at 999 Hz (README); twice that leaves room for GC
+ * frames, 130 MiB for 600 frames with perf at 999 Hz (docs/verify.md); twice that leaves room for GC
  * timing and stays well below what a run that kept its trace or perf samples in memory would take.
  */
 const RSS_BOUND_KB = 256 * 1024;

@@ -5,8 +5,8 @@
  * including the `CPU:N [LOST M EVENTS]` markers the consuming reader sees; no header.
  *
  * Why text and not the per-CPU binary `trace_pipe_raw`: the analysis folds the text, and
- * the kernel formats it fast enough to keep up with a verify run (see the README's
- * streaming numbers); the binary pages would need a page and event-format parser for no
+ * the kernel formats it fast enough to keep up with a verify run (see the streaming
+ * numbers in docs/verify.md); the binary pages would need a page and event-format parser for no
  * gain at these rates.
  *
  * The reader runs in its own process with SIGINT and SIGTERM ignored, so a Ctrl-C in the
