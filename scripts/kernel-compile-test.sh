@@ -121,7 +121,7 @@ kit_build() {
 	kits=${AXL_KERNEL_KITS:-$root/../shared/kernels}
 	tar=$kits/$flavour/headers.tar.xz
 	if [[ ! -f $tar || ! -f $kits/$flavour/RELEASE ]]; then
-		skip "5.15 $flavour: not run, no kernel kit at $kits/$flavour (headers.tar.xz and RELEASE; see AXL_KERNEL_KITS)"
+		skip "5.15 $flavour: not run, no kernel kit at $kits/$flavour (headers.tar.xz and RELEASE; see AXL_KERNEL_KITS, or build the kits with scripts/vm/kernel-kit.sh)"
 		return
 	fi
 	if ! command -v aarch64-linux-gnu-gcc >/dev/null; then

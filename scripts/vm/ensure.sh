@@ -152,7 +152,8 @@ kernel_aarch64() {
 	for f in Image headers.tar.xz RELEASE; do
 		[[ -r $kit/$f ]] || vm_die "kernel kit incomplete: $kit/$f is missing. The arm64 5.15 kits" \
 			"(Image, headers.tar.xz, RELEASE per flavour) are expected in ../shared/kernels beside the repo;" \
-			"point --kernel-kit at a kit directory elsewhere"
+			"point --kernel-kit at a kit directory elsewhere, or build the kits from a linux-5.15.y tree" \
+			"with scripts/vm/kernel-kit.sh (docs/kernel-kits.md)"
 	done
 	local tools=(qemu-system-arm qemu-user-static device-tree-compiler cpio xz-utils bc libc6-arm64-cross)
 	((module)) && tools+=(make gcc gcc-aarch64-linux-gnu libc6-dev-arm64-cross)

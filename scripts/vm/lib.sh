@@ -111,7 +111,8 @@ vm_arm64_kit() {
 	local kit=$1/linux-5.15-arm64
 	(($2)) && kit+=-debug
 	[[ -d $kit ]] || vm_die "no arm64 kernel kit at $kit: the kits (Image, headers.tar.xz, RELEASE per" \
-		"flavour) are expected in ../shared/kernels beside the repo (see its README); point --kernel-kit at them"
+		"flavour) are expected in ../shared/kernels beside the repo; point --kernel-kit at them, or build" \
+		"them from a linux-5.15.y tree with scripts/vm/kernel-kit.sh (docs/kernel-kits.md)"
 	(cd "$kit" && pwd)
 }
 
