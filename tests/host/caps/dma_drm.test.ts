@@ -27,7 +27,7 @@ Deno.test("parseDrmFormat() enforces GStreamer's rules and names the one broken"
     () => parseDrmFormat("NV12:0x0000000000000000"),
     /LINEAR modifier is never written; write drm-format=NV12/,
   );
-  // The typo in the GStreamer design note this project started from.
+  // The typo in the copy of GStreamer's "DMA buffers" design document this project started from.
   throws(() => parseDrmFormat("NV12:0x0x0100000000000001"), /doubled "0x"/);
   throws(() => parseDrmFormat("NV12:0x1"), /16 hex digits/);
   throws(() => parseDrmFormat("NV12:0x00ffffffffffffff"), /MOD_INVALID/);
@@ -83,7 +83,7 @@ const tmpl = (dir: string, caps: string) =>
   );
 
 Deno.test("a drm-format mismatch is explained per fourcc with the modifiers in words", () => {
-  // The design note's example: the decoder lists NV12 tiled and linear, the sink only linear BGRA.
+  // The example of GStreamer's "DMA buffers" design document: the decoder lists NV12 tiled and linear, the sink only linear BGRA.
   const decoder = tmpl(
     "SRC",
     "video/x-raw(memory:DMABuf)\n         format: DMA_DRM\n     drm-format: { (string)NV12:0x0300000000000014 }",
