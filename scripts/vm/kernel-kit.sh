@@ -230,6 +230,8 @@ if [[ -n $package_build ]]; then
 fi
 
 kk_check_unconfigured "$src"
+mkdir -p "$builds"
+builds=$(cd "$builds" && pwd) # make -C changes directory before it reads O=
 for f in "${flavours[@]}"; do
 	build=$builds/$f
 	kit=$out/$(kk_kit "$f")
