@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { loadTraceScanShim } from "../../ffi/loader.ts";
+import { loadTraceScanShim, ShimLoadError } from "../../ffi/loader.ts";
 
 /** Record kinds (`AXL_TRACE_SCAN_*` of `axl_shim.h`). */
 export const SCAN_OTHER = 1, SCAN_CALL = 2, SCAN_EVENT = 3;
@@ -87,5 +87,27 @@ export class TraceChunkScanner {
       if (count > 0) out.set(decoder.decode(this.#state.subarray(at + 1, at + 1 + len)), count);
     }
     return out;
+  }
+}
+
+/**
+ * Why the C scanner cannot run in this process (the shim does not load: not built, built
+ * for another API, or `dlopen` refused, e.g. `deno run` without `--allow-ffi`), or undefined
+ * when it can. Each path the loader tried, with its reason, in one line.
+ *
+ * @example
+ * ```ts
+ * import { traceScanUnavailable } from "./trace_scan.ts";
+ * const why = traceScanUnavailable();
+ * console.log(why === undefined ? "the C scanner loads" : `TypeScript only: ${why}`);
+ * ```
+ */
+export function traceScanUnavailable(): string | undefined {
+  try {
+    loadTraceScanShim();
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof ShimLoadError)) throw e;
+    return e.attempts.map((a) => `${a.path}: ${a.reason}`).join("; ");
   }
 }

@@ -1,7 +1,10 @@
 /**
- * I3, accounting: one `axl_dmabuf_import` per frame submitted, and releases balance imports
- * by the end of the run (docs/design.md#imports-per-frame-releases-balanced). Counts from a
- * trace that lost events are no verdict.
+ * I3, accounting: every frame submitted reached the device by an `axl_dmabuf_import` of its
+ * buffer, and releases balance imports by the end of the run
+ * (docs/design.md#imports-per-frame-releases-balanced). I3 judges coverage: fewer imports than
+ * frames, or a job submitted on a buffer with no import of it in flight, FAILs; imports beyond
+ * one per frame (the same buffers imported again, e.g. a retry) are a note with their count.
+ * Counts from a trace that lost events are no verdict.
  *
  * @module
  */
@@ -21,12 +24,16 @@ export interface AxlCounts {
   completes: number;
   /** Handles imported more often than released. */
   unreleasedHandles(): number[];
+  /** Jobs submitted on a buffer with no import of it in flight (absent: not counted). */
+  unimportedSubmits?: number;
 }
 
 /** I3's verdict and the number of frames submitted it judged against. */
 export interface AccountingVerdict extends Verdict {
   /** From the workload, else the traced job submissions; null when unknown. */
   submitted: number | null;
+  /** What the run should know that is no failure (extra imports of the same buffers). */
+  notes?: string[];
 }
 
 /**
@@ -50,7 +57,8 @@ export function judgeAccounting(
   const { imports, releases } = counts;
   const submitted = framesSubmitted ?? (counts.submits > 0 ? counts.submits : null);
   const open = counts.unreleasedHandles();
-  const evidence = {
+  const missing = missingEvents.filter((e) => e.startsWith("axl:"));
+  const evidence: Record<string, unknown> = {
     imports,
     releases,
     frames_submitted: submitted,
@@ -62,14 +70,20 @@ export function judgeAccounting(
     job_submits: counts.submits,
     job_completes: counts.completes,
     unreleased_handles: open.slice(0, 20),
-    axl_events_missing: missingEvents.filter((e) => e.startsWith("axl:")),
+    axl_events_missing: missing,
   };
-  const verdict = (status: Status, summary: string, d?: Diagnosis): AccountingVerdict => ({
+  const verdict = (
+    status: Status,
+    summary: string,
+    d?: Diagnosis,
+    notes: string[] = [],
+  ): AccountingVerdict => ({
     invariant: invariant("I3", status, summary, evidence),
     diagnoses: d ? [d] : [],
     submitted,
+    ...(notes.length > 0 ? { notes } : {}),
   });
-  if (evidence.axl_events_missing.length > 0) {
+  if (missing.length > 0) {
     // Missing evidence is no verdict on the pipeline (`--evidence auto` would have used kprobes).
     return verdict(
       "SKIP",
@@ -92,11 +106,21 @@ export function judgeAccounting(
       `${imports} imports, ${releases} releases, but the number of frames submitted is unknown`,
     );
   }
-  if (imports !== submitted) {
+  if (imports < submitted) {
     return verdict(
       "FAIL",
       `${imports} imports for ${submitted} frames submitted`,
       diagnosis("imports-ne-frames", `${imports} imports, ${submitted} frames`),
+    );
+  }
+  const unimported = counts.unimportedSubmits ?? 0;
+  if (unimported > 0) {
+    evidence.unimported_submits = unimported;
+    return verdict(
+      "FAIL",
+      `${unimported} of ${counts.submits} jobs were submitted on a buffer with no import of ` +
+        `it in flight (${imports} imports for ${submitted} frames)`,
+      diagnosis("imports-ne-frames", `${unimported} jobs without an import of their buffer`),
     );
   }
   if (releases !== imports || open.length > 0) {
@@ -109,8 +133,23 @@ export function judgeAccounting(
       ),
     );
   }
+  const extra = imports - submitted;
+  if (extra === 0) {
+    return verdict(
+      "PASS",
+      `${imports} imports = ${submitted} frames submitted; ${releases} releases`,
+    );
+  }
+  evidence.extra_imports = extra;
   return verdict(
     "PASS",
-    `${imports} imports = ${submitted} frames submitted; ${releases} releases`,
+    `${imports} imports for ${submitted} frames submitted: every frame covered, ${extra} more ` +
+      `${extra === 1 ? "import" : "imports"}; ${releases} releases`,
+    undefined,
+    [
+      `I3: ${extra} ${extra === 1 ? "import" : "imports"} more than frames submitted ` +
+      `(${imports} imports for ${submitted} frames, each released): extra imports of the ` +
+      "same buffers are counted here, not failed",
+    ],
   );
 }

@@ -4,10 +4,12 @@
  * (docs/design.md#copy-routines-are-a-pattern-set). Also the `perf` section of result.json.
  *
  * The threshold is inclusive (`≥`): "no copy at 1 %" must not pass a routine measured at
- * exactly 1 %. A share is counted in samples, so a threshold means something only when a
- * routine at the threshold would hold several of them: the run needs at least
- * {@linkcode SAMPLES_AT_THRESHOLD} samples' worth at the threshold (1 000 samples for 1 %),
- * else I4 is INCONCLUSIVE. Samples perf could not name (stripped binaries, JIT code) are
+ * exactly 1 %. A share is counted in samples, so it says something only when it holds
+ * several of them ({@linkcode SAMPLES_AT_THRESHOLD}), and the rule works both ways: a PASS
+ * needs a run where a routine at the threshold would hold that many (1 000 samples for 1 %),
+ * and a FAIL needs the routine at or above the threshold to hold that many itself (1 sample
+ * of 100 is 1 %, and says nothing). Short of either, I4 is INCONCLUSIVE with the numbers.
+ * Samples perf could not name (stripped binaries, JIT code) are
  * reported per DSO; a DSO whose unnamed share reaches the threshold could hide a copy, and
  * the verdict says so.
  *
@@ -23,7 +25,10 @@ export type PerfEvidence =
   | { summary: PerfSummary; event: string; reason: string }
   | { unavailable: string };
 
-/** Samples a routine at exactly the threshold must hold for the threshold to be measurable. */
+/**
+ * Samples a share must hold to say anything: a routine at exactly the threshold must hold this
+ * many for a PASS to be measurable, and a routine at or above it must hold this many to FAIL.
+ */
 export const SAMPLES_AT_THRESHOLD = 10;
 
 /**
@@ -84,16 +89,17 @@ export function unsymbolizedShares(
 
 /** I4's verdict, the copy routines over the threshold, and result.json's `perf` section. */
 export interface CopiesVerdict extends Verdict {
-  /** Symbols of the copy routines at or above the threshold, hottest first. */
+  /** Symbols of the copy routines shown at or above the threshold (enough samples), hottest first. */
   hot: string[];
   /** The `perf` section of `result.json`. */
   perf: VerifyResult["axl"]["perf"];
 }
 
 /**
- * Judges I4: FAIL when a copy routine is at or above `thresholdPercent` self, INCONCLUSIVE
- * with fewer samples than `minSamples` or than the threshold needs ({@linkcode minSamplesFor}),
- * SKIP without perf.
+ * Judges I4: FAIL when a copy routine is at or above `thresholdPercent` self and holds at
+ * least {@linkcode SAMPLES_AT_THRESHOLD} samples itself; INCONCLUSIVE when a routine is at or
+ * above it on fewer samples, or the run has fewer samples than `minSamples` or than the
+ * threshold needs ({@linkcode minSamplesFor}); SKIP without perf.
  *
  * @example
  * ```ts
@@ -117,6 +123,8 @@ export function judgeCopies(
   }
   const s = perf.summary, threshold = thresholdPercent;
   const over = s.copyRoutines.filter((c) => c.selfPercent >= threshold);
+  // Only a routine holding enough samples of its own shows it is at or above the threshold.
+  const shown = over.filter((c) => c.samples >= SAMPLES_AT_THRESHOLD);
   const needed = minSamplesFor(threshold, minSamples);
   const unnamed = unsymbolizedShares(s.symbols, threshold);
   const hiding = unnamed.filter((u) => u.couldHideCopy);
@@ -144,14 +152,19 @@ export function judgeCopies(
       could_hide_copy: u.couldHideCopy,
     })),
   };
-  const verdict = (status: Status, summary: string, d?: Diagnosis): CopiesVerdict => ({
-    invariant: invariant("I4", status, summary, evidence),
+  const verdict = (
+    status: Status,
+    summary: string,
+    d?: Diagnosis,
+    more: Record<string, unknown> = {},
+  ): CopiesVerdict => ({
+    invariant: invariant("I4", status, summary, { ...evidence, ...more }),
     diagnoses: d ? [d] : [],
-    hot: over.map((c) => c.symbol),
+    hot: shown.map((c) => c.symbol),
     perf: perfSection(perf),
   });
-  if (over.length > 0) {
-    const top = over[0]!;
+  if (shown.length > 0) {
+    const top = shown[0]!;
     return verdict(
       "FAIL",
       `${top.symbol} at ${
@@ -159,12 +172,33 @@ export function judgeCopies(
       }% self (threshold ${threshold}%, failing at or above)`,
       diagnosis(
         "memcpy-hot",
-        over.map((c) =>
+        shown.map((c) =>
           `${c.symbol} ${round(c.selfPercent)}% self${
             c.topCaller ? ` (called from ${c.topCaller})` : ""
           }`
         ).join(", "),
       ),
+    );
+  }
+  if (over.length > 0) {
+    const few = over.map((c) =>
+      `${c.symbol} at ${round(c.selfPercent)}% self in ${c.samples} of ${s.samples} samples`
+    ).join(", ");
+    return verdict(
+      "INCONCLUSIVE",
+      `${few}: at or above the ${threshold}% threshold, but a FAIL needs ` +
+        `${SAMPLES_AT_THRESHOLD} samples in the routine`,
+      diagnosis("perf-few-samples", `${few} (fewer than ${SAMPLES_AT_THRESHOLD})`),
+      {
+        // Each routine's own samples, and how many a FAIL needs.
+        too_few_samples: over.map((c) => ({
+          symbol: c.symbol,
+          dso: c.dso,
+          self_percent: round(c.selfPercent),
+          samples: c.samples,
+        })),
+        min_routine_samples: SAMPLES_AT_THRESHOLD,
+      },
     );
   }
   if (s.samples < needed) {

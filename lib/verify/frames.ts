@@ -300,6 +300,8 @@ export class FrameJoin {
   submits = 0;
   /** `axl_job_complete` events. */
   completes = 0;
+  /** Jobs submitted on a buffer (handle and inode) with no import of it in flight. */
+  unimportedSubmits = 0;
   /** Inodes of imported buffers and of submitted jobs (finite ones). */
   readonly inodes = new Set<number>();
   /** Exporter per imported inode: the last import that named one. */
@@ -461,6 +463,8 @@ export class FrameJoin {
     if (imp) {
       frame.exporter = imp.exporter;
       if (imp.ts !== undefined) frame.importTs = imp.ts;
+    } else if (!Number.isNaN(handle) && !Number.isNaN(inode)) {
+      this.unimportedSubmits++;
     }
     const key = pairKey(context, seqno);
     const o = table.add(frame, key);

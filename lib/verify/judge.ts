@@ -6,7 +6,8 @@
  * - I1 some frame buffer was shared by two devices in a bufinfo sample taken during the run
  *   (`attachments.ts`);
  * - I2 the exporter of those inodes is in the accepted set (`exporter.ts`);
- * - I3 imports equal frames submitted, and releases balance imports, counted from the best
+ * - I3 every frame submitted reached the importer (an import per frame, extra imports of the
+ *   same buffers being a note), and releases balance imports, counted from the best
  *   evidence of the importing device's imports (`evidence/source.ts`: our tracepoints in
  *   `accounting.ts`, else `evidence/importer_accounting.ts`, where an importer that held
  *   one mapping of every buffer of its frames' exporter also passes: `held_mappings.ts`);
@@ -244,9 +245,11 @@ export function judge(input: JudgeInput): VerifyResult {
     input.workload.framesSubmitted,
     loss.lossy,
     input.bufinfo,
+    workloadInodes(input.workload),
   );
   const i3 = generic ??
     judgeAccounting(join, input.workload.framesSubmitted, input.setup.missingEvents, loss.lossy);
+  notes.push(...(i3.notes ?? []));
   const counts = generic ?? { imports: join.imports, releases: join.releases };
   const i4 = judgeCopies(input.perf, o.copyThresholdPercent ?? 1, o.minPerfSamples ?? 100);
   for (const v of [i1, i2, i3, i4]) diag.push(...v.diagnoses);
@@ -317,10 +320,13 @@ function evidenceOf(input: JudgeInput): FrameEvidence {
     probes: input.probes,
     dmabuf: input.trace.dmabuf,
     bufinfo: input.bufinfo,
-    workloadInodes: new Set(
-      (input.workload.frames ?? []).flatMap((f) => f.inode === undefined ? [] : [f.inode]),
-    ),
+    workloadInodes: workloadInodes(input.workload),
   });
+}
+
+/** Inodes of the frames the workload reported (the builtin does); empty when unknown. */
+function workloadInodes(w: WorkloadRecord): Set<number> {
+  return new Set((w.frames ?? []).flatMap((f) => f.inode === undefined ? [] : [f.inode]));
 }
 
 function evidenceSection(

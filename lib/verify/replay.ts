@@ -3,7 +3,10 @@
  * after the capture, `runVerify()`) and of replays (a saved artifacts directory, e.g. with
  * other thresholds or a wider exporter set, or on a host without the device) and of the
  * bench's `judge` stage. The trace is folded straight from `trace.txt` by the streaming
- * scanner (`readTraceFacts()`); perf from `perf.script`.
+ * scanner (`readTraceFacts()`); perf from `perf.script`. Where the shim's C scanner cannot
+ * load (a host without `libaxl_shim.so`, or a process without FFI), the trace is read by the
+ * TypeScript scanner instead: the same facts (a host test holds the two to that on every
+ * captured trace), more slowly, and the result's notes say so with the time it took.
  *
  * @module
  */
@@ -15,6 +18,15 @@ import type { Capture, CaptureRecord } from "./capture.ts";
 import { judge, type JudgeOptions } from "./judge.ts";
 import type { VerifyResult } from "./schema.ts";
 import { readTraceFacts } from "./trace_facts.ts";
+import { traceScanUnavailable } from "../core/trace_scan.ts";
+
+/**
+ * CPU time of `readTraceFacts()` on a 100 MB trace scaled from a real capture
+ * (`bench/trace_analysis.ts --stage facts` and `--stage facts-ts`, median of 8 runs each on a
+ * shared 2-core host, load 6–15; the bench's own 100 MB rows give the same ratio, 1.6×), for the
+ * note of a replay read without the C scanner.
+ */
+const SCANNER_CPU_MS_100MB = { c: 375, typescript: 580 } as const;
 
 /**
  * Parses `### cpuN` sections of a saved `per_cpu_stats.txt`.
@@ -96,7 +108,17 @@ export async function judgeArtifacts(
   const { dir, record, bufinfo, loss } = typeof from === "string" ? await readCapture(from) : from;
   // Read into one reused buffer and folded as it goes: memory does not grow with the trace.
   using trace = await Deno.open(join(dir, "trace.txt"));
-  const facts = await readTraceFacts(trace, { source: join(dir, "trace.txt"), strict: false });
+  const unavailable = traceScanUnavailable();
+  const bytes = unavailable === undefined ? 0 : (await trace.stat()).size;
+  const t0 = performance.now();
+  const facts = await readTraceFacts(trace, {
+    source: join(dir, "trace.txt"),
+    strict: false,
+    ...(unavailable !== undefined ? { scanner: "typescript" as const } : {}),
+  });
+  const notes = unavailable === undefined
+    ? record.notes
+    : [...record.notes, scannerNote(unavailable, bytes, t0)];
   const perf = "unavailable" in record.perf ? { unavailable: record.perf.unavailable } : {
     ...record.perf,
     summary: await summarizePerf(
@@ -116,9 +138,20 @@ export async function judgeArtifacts(
     perf,
     workload: record.workload,
     environment: record.environment,
-    notes: record.notes,
+    notes,
     ...(record.importer ? { importer: record.importer } : {}),
     ...(record.probes ? { probes: record.probes } : {}),
     ...(options ? { options } : {}),
   });
+}
+
+/** The note of a trace read by the TypeScript scanner: why, how long it took, how much slower. */
+function scannerNote(unavailable: string, bytes: number, t0: number): string {
+  const ms = performance.now() - t0;
+  const mb = bytes / 1e6;
+  const { c, typescript } = SCANNER_CPU_MS_100MB;
+  return `the trace (${mb.toFixed(1)} MB) was read by the TypeScript scanner in ` +
+    `${Math.round(ms)} ms, because the shim's C scanner cannot load here (${unavailable}): ` +
+    `the same facts, about ${(typescript / c).toFixed(1)}× slower (100 MB: ${typescript} ms ` +
+    `of CPU against ${c} ms); build the shim ('deno task build') or set AXL_SHIM for the C one`;
 }

@@ -1,11 +1,15 @@
 /**
  * I3 from evidence other than our tracepoints (see `source.ts`): an import is a map of a
  * frame buffer by the importing device (`dma_buf_map_attachment()`, what every importer
- * must call before its DMA), a release its unmap. Two shapes pass: per frame (one import
- * per frame submitted) and held (fewer maps than frames, but every buffer of the frames'
- * exporter mapped once and kept, `held_mappings.ts`); in both every map is undone by the end
- * of the run. A source that cannot count says so (INCONCLUSIVE or SKIP, with the fix),
- * never FAIL.
+ * must call before its DMA), a release its unmap. I3 judges coverage: did every frame reach
+ * the importer by dma-buf? Two shapes pass: per frame (at least one map per frame
+ * submitted) and held (fewer maps than frames, but every buffer of the frames' exporter
+ * mapped once and kept, `held_mappings.ts`); in both every map is undone by the end of the
+ * run. Maps beyond one per frame (a layout probe, a preroll frame a video sink shows twice,
+ * a retry) are maps of the same frame buffers: a note with their count, never a FAIL. Fewer
+ * maps than frames outside the held shape, or a frame buffer the workload reported that the
+ * importer never mapped, FAILs. A source that cannot count says so (INCONCLUSIVE or SKIP,
+ * with the fix), never FAIL.
  *
  * @module
  */
@@ -24,9 +28,14 @@ export interface ImporterAccountingVerdict extends AccountingVerdict {
   releases: number;
 }
 
+/** Frames per-frame coverage lists in the evidence, at most. */
+const LISTED = 20;
+
 /**
  * Judges I3 from a non-axl evidence source. `bufinfo` is what the held shape is checked
- * against; without it only the per-frame shape can pass.
+ * against; without it only the per-frame shape can pass. `workloadInodes` are the frame
+ * buffers the workload itself reported (the builtin does; empty when unknown): each must
+ * have been mapped.
  *
  * @example
  * ```ts
@@ -47,6 +56,7 @@ export function judgeImporterAccounting(
   framesSubmitted: number | null,
   lossy: boolean,
   bufinfo: BufinfoSummary | { unavailable: string } = { unavailable: "not given" },
+  workloadInodes: ReadonlySet<number> = new Set(),
 ): ImporterAccountingVerdict {
   const counts = importerCounts(ev);
   const evidence: Record<string, unknown> = {
@@ -67,12 +77,13 @@ export function judgeImporterAccounting(
       detaches: u.detaches,
     })),
   };
-  const verdict = (status: Status, summary: string, d?: Diagnosis) => ({
+  const verdict = (status: Status, summary: string, d?: Diagnosis, notes: string[] = []) => ({
     invariant: invariant("I3", status, summary, evidence),
     diagnoses: d ? [d] : [],
     submitted: framesSubmitted,
     imports: counts.imports,
     releases: counts.releases,
+    ...(notes.length > 0 ? { notes } : {}),
   });
   const who = ev.importer.name ?? "the importer";
   if (ev.source === "none") {
@@ -122,6 +133,20 @@ export function judgeImporterAccounting(
       diagnosis("probe-inode-missing", "maps of frames and of other buffers are counted together"),
     );
   }
+  const unmapped = neverMapped(ev.use, workloadInodes);
+  if (unmapped.length > 0) {
+    evidence.never_mapped = unmapped.slice(0, LISTED);
+    return verdict(
+      "FAIL",
+      `${who} never mapped ${unmapped.length} of the ${workloadInodes.size} frame buffers the ` +
+        `workload submitted (inode ${unmapped.slice(0, 5).join(", ")})`,
+      diagnosis(
+        "maps-ne-frames",
+        `inodes never mapped: ${unmapped.slice(0, 5).join(", ")}; ${counts.imports} maps, ` +
+          `${framesSubmitted} frames`,
+      ),
+    );
+  }
   if (counts.imports < framesSubmitted) {
     const shape = heldMappings(ev.use, ev.frameInodes, bufinfo, framesSubmitted);
     if (shape.held) {
@@ -135,7 +160,7 @@ export function judgeImporterAccounting(
       );
     }
   }
-  if (counts.imports !== framesSubmitted) {
+  if (counts.imports < framesSubmitted) {
     return verdict(
       "FAIL",
       `${who} mapped frame buffers ${counts.imports} times for ${framesSubmitted} frames submitted`,
@@ -150,11 +175,47 @@ export function judgeImporterAccounting(
     );
   }
   evidence.shape = "per-frame";
+  const extra = counts.imports - framesSubmitted;
+  if (extra === 0) {
+    return verdict(
+      "PASS",
+      `${who} mapped ${counts.imports} frame buffers = ${framesSubmitted} frames submitted; ` +
+        `${counts.releases} unmaps (kprobes)`,
+    );
+  }
+  // Every frame had its map; the rest mapped the same frame buffers again.
+  evidence.extra_maps = extra;
+  evidence.maps_by_inode = mapsByInode(ev);
   return verdict(
     "PASS",
-    `${who} mapped ${counts.imports} frame buffers = ${framesSubmitted} frames submitted; ` +
-      `${counts.releases} unmaps (kprobes)`,
+    `${who} mapped frame buffers ${counts.imports} times for ${framesSubmitted} frames ` +
+      `submitted: every frame covered, ${extra} more ${extra === 1 ? "map" : "maps"} of the ` +
+      `same buffers; ${counts.releases} unmaps (kprobes)`,
+    undefined,
+    [
+      `I3: ${who} mapped the frame buffers ${extra} ${extra === 1 ? "time" : "times"} more ` +
+      `than frames submitted (${counts.imports} maps for ${framesSubmitted} frames, each ` +
+      "undone): extra maps of the same buffers, such as a layout probe, a preroll frame a " +
+      "video sink shows twice or a retry, are counted here, not failed",
+    ],
   );
+}
+
+/** The workload's frame buffers the importer never mapped (only when the probes carry inodes). */
+function neverMapped(
+  use: FrameEvidence["use"],
+  workloadInodes: ReadonlySet<number>,
+): number[] {
+  if (!use || use.mapsByInode.size === 0) return [];
+  return [...workloadInodes].filter((ino) => !use.mapsByInode.has(ino)).sort((a, b) => a - b);
+}
+
+/** Maps per frame buffer, most first (at most {@linkcode LISTED}). */
+function mapsByInode(ev: FrameEvidence): Array<{ inode: number; maps: number }> {
+  const by = ev.use?.mapsByInode;
+  if (!by || by.size === 0) return [];
+  return [...ev.frameInodes].map((inode) => ({ inode, maps: by.get(inode) ?? 0 }))
+    .sort((a, b) => b.maps - a.maps || a.inode - b.inode).slice(0, LISTED);
 }
 
 /** Maps and unmaps of frame buffers by the importer, and those left mapped. */

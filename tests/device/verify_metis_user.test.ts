@@ -1,0 +1,82 @@
+// `axl verify -- COMMAND` on a user's own script that attaches each camera frame's own buffer
+// to the Metis node (tests/device/verify/_metis_user_client.ts): zero-copy by construction.
+// Judged from the kprobes on the node's PCI function (--evidence generic), never our axl:*
+// tracepoints. I3 judges coverage: every frame's buffer mapped by the card; maps of the same
+// buffers beyond one per frame (e.g. a layout check attach() makes itself) are a note, never a
+// FAIL. Artifacts go to $AXL_RESULTS/verify-metis-user/ when the rig provides it.
+import assert from "node:assert/strict";
+import { MetisDevice } from "../../lib/core/metis/device.ts";
+import { parseNodeName, sameDevice } from "../../lib/core/metis/node.ts";
+import { listPci, METIS_SIM_DRIVER } from "../../lib/doctor/pci.ts";
+import { systemAt } from "../../lib/doctor/system.ts";
+import { listCaptureDevices } from "../../lib/frames/producers/v4l2_producer.ts";
+import type { VerifyResult } from "../../lib/verify/schema.ts";
+
+const results = Deno.env.get("AXL_RESULTS") ??
+  await Deno.makeTempDir({ prefix: "axl-verify-metis-user-" });
+/** As the builtin's Metis test: 120 frames give I4 its 1,000 perf samples with a margin. */
+const FRAMES = 120;
+const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
+const CLIENT = new URL("./verify/_metis_user_client.ts", import.meta.url).pathname;
+
+Deno.test("axl verify -- a user's script attaching each camera frame to the Metis node: I3 PASS on coverage", async () => {
+  const vivid = listCaptureDevices().find((c) => c.driver === "vivid");
+  assert.ok(vivid, "vivid capture device present (scripts/vm/run.sh --vivid)");
+  const node = MetisDevice.discover().find((p) => parseNodeName(p)?.driver === "axl-metis");
+  assert.ok(node, "axl.ko's Metis-compatible node /dev/axl-metis-* is present");
+  const name = parseNodeName(node)!;
+  const pci = listPci(systemAt("/")).find((f) =>
+    f.driver === METIS_SIM_DRIVER && sameDevice(name, f.address)
+  )?.address;
+  assert.ok(pci, `a PCI function bound to ${METIS_SIM_DRIVER} behind ${node}`);
+  const dir = `${results}/verify-metis-user`;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--no-check",
+      "--allow-all",
+      CLI,
+      "verify",
+      "--evidence",
+      "generic",
+      "--importer",
+      pci,
+      "--frames",
+      String(FRAMES),
+      "--artifacts",
+      dir,
+      "--",
+      Deno.execPath(),
+      "run",
+      "--no-check",
+      "--allow-all",
+      CLIENT,
+      String(FRAMES),
+      node,
+      vivid.path,
+    ],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  console.log(`verify metis user script (exit ${out.code}):\n${text}`);
+  const r = JSON.parse(await Deno.readTextFile(`${dir}/result.json`)) as VerifyResult;
+  const a = r.axl;
+  assert.equal(a.workload.exit_code, 0, a.workload.stderr_tail);
+  assert.equal(a.evidence?.source, "kprobes");
+  assert.equal(a.evidence?.importer, pci);
+  const i3 = a.invariants.I3;
+  const maps = i3.evidence.imports as number;
+  assert.ok(maps >= FRAMES, `every frame mapped by the card: ${i3.summary}`);
+  assert.equal(i3.status, "PASS", i3.summary);
+  if (maps > FRAMES) {
+    // attach()'s own layout check maps a buffer the first time it sees it: the same buffers.
+    assert.equal(i3.evidence.extra_maps, maps - FRAMES);
+    assert.ok(a.notes.some((n) => n.startsWith(`I3: ${pci} mapped the frame buffers`)));
+  }
+  // The frames were shared: a heap exported them, vivid and the card attached them.
+  assert.equal(a.invariants.I1.status, "PASS", a.invariants.I1.summary);
+  assert.equal(a.invariants.I2.status, "PASS", a.invariants.I2.summary);
+  assert.notEqual(a.invariants.I4.status, "FAIL", a.invariants.I4.summary);
+});
