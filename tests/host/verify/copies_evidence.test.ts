@@ -41,7 +41,7 @@ Deno.test("judgeCopies() does not FAIL a copy routine at the threshold on 1 samp
   );
   assert.deepEqual(v.diagnoses.map((d) => d.id), ["perf-few-samples"]);
   assert.match(v.diagnoses[0]!.symptom, /memcpy at 1% self in 1 of 100 samples/);
-  assert.deepEqual(v.hot, [], "not shown hot: the seed's memcpy_hot stays empty");
+  assert.deepEqual(v.hot, [], "not shown hot: result.json's memcpy_hot stays empty");
   assert.deepEqual(v.invariant.evidence.too_few_samples, [
     { symbol: "memcpy", dso: "libc.so.6", self_percent: 1, samples: 1 },
   ]);
