@@ -79,7 +79,7 @@ export interface MetisInfo {
   driverVersion: string;
   /**
    * GET_DMA_STATS: the most scatterlist entries of a buffer the card transferred since the
-   * driver loaded; undefined where the driver has no GET_DMA_STATS (metis.ko 1.x).
+   * driver loaded; undefined when the driver did not answer GET_DMA_STATS.
    */
   maxSegments?: number;
 }
@@ -104,7 +104,7 @@ function driverVersion(driver: MetisNodeName["driver"]): string {
     // axl.ko without MODULE_VERSION
   }
   const pass = readParam("axl", "metis_ll_max");
-  return `axl.ko${version ? ` ${version}` : ""}: metis.ko 1.6.x's ABI with GET_DMA_STATS` +
+  return `axl.ko${version ? ` ${version}` : ""}: metis.ko's dma-buf ABI with GET_DMA_STATS` +
     (pass ? `, eDMA passes of ${pass} descriptors` : "");
 }
 
@@ -112,7 +112,7 @@ function maxSegments(dev: MetisDevice): number | undefined {
   try {
     return dev.maxSegments();
   } catch {
-    return undefined; // no GET_DMA_STATS: metis.ko 1.x
+    return undefined; // the driver did not answer GET_DMA_STATS
   }
 }
 
@@ -172,7 +172,7 @@ export function metisInfoText(info: MetisInfo): string {
     "limits    one attached buffer per open file, one transfer at a time",
     `sg        any dma-buf attaches, scattered or not: the eDMA walks every scatterlist entry; ${
       info.maxSegments === undefined
-        ? "no GET_DMA_STATS to count them (metis.ko 1.x)"
+        ? "GET_DMA_STATS did not answer, so no count"
         : `most scatterlist entries of a transfer so far: ${info.maxSegments}`
     }`,
   ].join("\n");

@@ -126,7 +126,8 @@ Deno.test("a heap frame goes to card memory and back with its bytes intact", asy
   tx.attach(frame);
   rx.attach(back);
   // one map per attach: nothing else (no layout probe through /dev/axl) maps the buffers
-  assert.equal(axlStat("imported") - imported0, 2, "maps for two attaches");
+  const maps = axlStat("imported") - imported0;
+  assert.equal(maps, 2, `${maps} maps for two attaches`);
   assert.ok(attachedDevices(frame.inode).length === 1, "bufinfo lists the card's device");
 
   const done = await tx.transfer({ direction: "to-card", card: 3 * MIB });

@@ -197,7 +197,7 @@ export class MetisDevice implements Disposable {
   /**
    * GET_DMA_STATS: the card's eDMA counters (for the whole card, not this file),
    * including the most scatterlist entries of a transferred buffer
-   * ({@linkcode ChannelStats.maxSegments}). metis.ko 1.x has no such ioctl.
+   * ({@linkcode ChannelStats.maxSegments}).
    */
   dmaStats(): DmaStats {
     return readDmaStats(this.fd, this.path);

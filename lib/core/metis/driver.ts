@@ -2,12 +2,12 @@
  * Which Metis driver is loaded, and what that version does differently.
  *
  * Axelera's `metis.ko` comes in two source generations with the same dma-buf ABI
- * (`DMA_ATTACH`, `DMA_XFER` over every scatterlist entry, one buffer per file):
+ * (`DMA_ATTACH`, `DMA_XFER` over every scatterlist entry, one buffer per file, and
+ * `GET_DMA_STATS`, which 1.4.4's `metis-ioctl.c` serves as 1.6.2's `axl-aipu-ioctl.c` does):
  * - **1.x** (`metis-*.c`, e.g. 1.4.4): module parameters `dma_timeout`, `irq_timeout`,
- *   `single_msi`, `dma_poll`; no `GET_DMA_STATS`, no DMA trace ring.
- * - **1.6.x** (`axl-aipu-*.c`, e.g. 1.6.2): adds `GET_DMA_STATS` (per channel: transfers,
- *   errors, bytes, most scatterlist entries, durations), a DMA trace ring in debugfs
- *   (`dma_trace_entries` entries: size, channel, sg entries, timestamps per transfer),
+ *   `single_msi`, `dma_poll`; eDMA descriptors written to card memory; no DMA trace ring.
+ * - **1.6.x** (`axl-aipu-*.c`, e.g. 1.6.2): adds a DMA trace ring in debugfs
+ *   (`dma_trace_entries` entries: size, channel, sg entries, timestamps per transfer)
  *   and `enable_sg_host_dma` (descriptors built in host memory and copied to the card by
  *   DMA, instead of written to card memory one by one).
  *
@@ -46,9 +46,9 @@ export interface MetisDriver {
   generation: MetisGeneration;
   /** How the generation was decided, in a few words. */
   basis: string;
-  /** `GET_DMA_STATS` exists (1.6.x). */
-  dmaStats: boolean;
-  /** The debugfs DMA trace ring exists (1.6.x), with this many entries. */
+  /** The debugfs DMA trace ring exists (1.6.x). */
+  dmaTraceRing: boolean;
+  /** Its size in entries (`dma_trace_entries`), when readable. */
   dmaTraceEntries?: number;
   /** 1.6.x only: descriptors are built in host memory (`enable_sg_host_dma=1`). */
   sgHostDma?: boolean;
@@ -109,7 +109,7 @@ export function parseMetisDriver(facts: MetisDriverFacts): MetisDriver {
     ...(srcversion && !version ? { srcversion } : {}),
     generation,
     basis,
-    dmaStats: generation === "1.6.x",
+    dmaTraceRing: generation === "1.6.x",
     ...(entries !== undefined ? { dmaTraceEntries: entries } : {}),
     ...(sgHost !== undefined ? { sgHostDma: sgHost !== 0 } : {}),
     summary: "",
@@ -123,8 +123,8 @@ function summarize(d: MetisDriver): string {
     .trim();
   switch (d.generation) {
     case "1.6.x":
-      return `${name}: the 1.6.x driver (axl-aipu-*.c, by ${d.basis}): GET_DMA_STATS, a DMA ` +
-        `trace ring in debugfs${
+      return `${name}: the 1.6.x driver (axl-aipu-*.c, by ${d.basis}): a DMA trace ring in ` +
+        `debugfs${
           d.dmaTraceEntries !== undefined ? ` (${d.dmaTraceEntries} entries)` : ""
         }, eDMA descriptors built ${
           d.sgHostDma === undefined
@@ -134,8 +134,8 @@ function summarize(d: MetisDriver): string {
             : "in card memory (enable_sg_host_dma=0)"
         }`;
     case "1.x":
-      return `${name}: the 1.x driver (metis-*.c, by ${d.basis}): no GET_DMA_STATS, no DMA ` +
-        "trace ring; eDMA descriptors written to card memory";
+      return `${name}: the 1.x driver (metis-*.c, by ${d.basis}): no DMA trace ring, ` +
+        "eDMA descriptors written to card memory";
     default:
       return `${name}: driver generation unknown (${d.basis})`;
   }

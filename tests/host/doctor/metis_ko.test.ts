@@ -104,7 +104,7 @@ Deno.test("checkMetisKo() names Axelera's driver, its functions, nodes, link and
   assert.match(r[0]!.message, /^metis\.ko 1\.4\.2 is loaded \(Axelera's driver, not axl's/);
   assert.match(
     r[0]!.message,
-    /the 1\.x driver \(metis-\*\.c, by version 1\.4\.2\): no GET_DMA_STATS/,
+    /the 1\.x driver \(metis-\*\.c, by version 1\.4\.2\): no DMA trace ring/,
   );
   assert.match(
     r[1]!.message,
@@ -124,7 +124,7 @@ Deno.test("checkMetisKo() says which metis.ko generation is loaded, by parameter
   const gen16 = checkMetisKo(jetsonWithMetis({ version: "1.6.2", params: PARAMS_1_6 }));
   assert.match(
     gen16[0]!.message,
-    /metis\.ko 1\.6\.2 is loaded .*the 1\.6\.x driver \(axl-aipu-\*\.c, by parameter enable_sg_host_dma, dma_trace_entries\): GET_DMA_STATS, a DMA trace ring in debugfs \(4000 entries\), eDMA descriptors built in card memory \(enable_sg_host_dma=0\)/,
+    /metis\.ko 1\.6\.2 is loaded .*the 1\.6\.x driver \(axl-aipu-\*\.c, by parameter enable_sg_host_dma, dma_trace_entries\): a DMA trace ring in debugfs \(4000 entries\), eDMA descriptors built in card memory \(enable_sg_host_dma=0\)/,
   );
   // no MODULE_VERSION: the parameters still tell, and srcversion names the build
   const hostDma = findMetisKo(
@@ -136,7 +136,7 @@ Deno.test("checkMetisKo() says which metis.ko generation is loaded, by parameter
   assert.match(hostDma.driver!.summary, /in host memory \(enable_sg_host_dma=1\)/);
   const old = findMetisKo(jetsonWithMetis({ version: null }).sys)!;
   assert.equal(old.driver?.generation, "1.x");
-  assert.equal(old.driver?.dmaStats, false);
+  assert.equal(old.driver?.dmaTraceRing, false);
   assert.match(old.driver!.basis, /parameters without enable_sg_host_dma or dma_trace_entries/);
 });
 

@@ -28,21 +28,21 @@ function tree(files: Record<string, string>) {
 Deno.test("parseMetisDriver() calls 1.6.2 with its parameters the 1.6.x driver", () => {
   const d = parseMetisDriver({ version: "1.6.2\n", parameters: GEN_16 });
   assert.deepEqual(
-    [d.version, d.generation, d.dmaStats, d.dmaTraceEntries, d.sgHostDma],
+    [d.version, d.generation, d.dmaTraceRing, d.dmaTraceEntries, d.sgHostDma],
     ["1.6.2", "1.6.x", true, 4000, false],
   );
   assert.match(d.summary, /^metis\.ko 1\.6\.2: the 1\.6\.x driver \(axl-aipu-\*\.c/);
 });
 
-Deno.test("parseMetisDriver() calls 1.4.4 with 1.x's parameters the 1.x driver, without 1.6 features", () => {
+Deno.test("parseMetisDriver() calls 1.4.4 with 1.x's parameters the 1.x driver, without 1.6.x features", () => {
   const d = parseMetisDriver({ version: "1.4.4\n", parameters: GEN_1 });
-  assert.deepEqual([d.generation, d.dmaStats, d.dmaTraceEntries, d.sgHostDma], [
+  assert.deepEqual([d.generation, d.dmaTraceRing, d.dmaTraceEntries, d.sgHostDma], [
     "1.x",
     false,
     undefined,
     undefined,
   ]);
-  assert.match(d.summary, /no GET_DMA_STATS, no DMA trace ring/);
+  assert.match(d.summary, /no DMA trace ring, eDMA descriptors written to card memory/);
 });
 
 Deno.test("parseMetisDriver() trusts the parameters over a version it cannot place", () => {
