@@ -611,7 +611,7 @@ static int check_scattered(void)
 	EXPECT_RET(node_xfer(fb, card, len, b_off, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC), 0);
 	at = buf_diff(&a, a_off, &b, b_off, len);
 	FAIL_IF(at >= 0, "range: byte %ld of %zu differs", at, len);
-	/* the bytes just outside b's range are still seed 13's, not a's */
+	/* the bytes just outside b's range are still from b's refill, not a's */
 	{
 		struct buf ref;
 
