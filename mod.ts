@@ -62,30 +62,29 @@ export type { V4l2Capability, V4l2Dequeued, V4l2StreamFormat } from "./lib/core/
 export { ArgusSession } from "./lib/core/argus.ts";
 export type { ArgusFrame } from "./lib/core/argus.ts";
 export {
-  axlProbe,
-  checkSegments,
+  METIS_MODULE,
   METIS_NODE_DIR,
   MetisDevice,
   metisNodes,
   nodePathsForPci,
+  parseMetisDriver,
   parseNodeName,
   parsePciAddress,
+  readMetisDriver,
   sameDevice,
   TRANSFER_DIRECTIONS,
   TransferOptions,
 } from "./lib/core/metis/mod.ts";
 export type {
-  AttachOptions,
   CardArea,
   ChannelStats,
   DmaStats,
+  MetisDriver,
+  MetisGeneration,
   MetisNodeName,
   MetisProperties,
   MetisResources,
   MetisTarget,
-  SegmentCheck,
-  SegmentProbe,
-  SegmentSource,
   TransferDirection,
   TransferDone,
 } from "./lib/core/metis/mod.ts";

@@ -25,6 +25,25 @@ struct sg_table;
 /* metis.ko maps every buffer this way; so does the node. */
 #define AXL_METIS_DIR DMA_BIDIRECTIONAL
 
+/*
+ * eDMA descriptors per pass in metis.ko 1.6: 32 KiB of descriptor memory
+ * over 4 channels each way, 24-byte descriptors, 3 kept back (the link and
+ * end elements): 32768 / (2 * 4 * 24) - 3.
+ */
+#define AXL_METIS_LL_MAX 167
+
+/**
+ * struct axl_metis_desc - one descriptor of the simulated eDMA's linked list
+ * @pos:  offset in the buffer of the first byte (its DMA entry's part).
+ * @len:  bytes.
+ * @card: card memory address of the first byte.
+ */
+struct axl_metis_desc {
+	u64 pos;
+	u64 len;
+	u64 card;
+};
+
 /**
  * struct axl_metis_file - state of one open file of the Metis-compatible node
  * @lock:       protects the attachment fields and @busy; never held while
@@ -37,10 +56,11 @@ struct sg_table;
  * @sgt:        the attachment's mapping.
  * @dev:        the device @attach belongs to.
  * @map:        kernel mapping the simulated eDMA copies through.
- * @phys:       DMA address of the first scatterlist entry: all metis.ko keeps.
- * @seg_len:    length of that entry: all metis.ko keeps.
- * @mapped_len: sum of every entry's length (metis.ko bounds transfers by it).
- * @nents:      entries of @sgt.
+ * @ll:         the descriptor list of a pass, AXL_METIS_LL_MAX long.
+ * @phys:       DMA address of the first scatterlist entry, for the trace
+ *              events (metis.ko notes it too, and moves nothing with it).
+ * @mapped_len: sum of the DMA entries' lengths: transfers are bounded by it.
+ * @nents:      DMA entries of @sgt.
  * @inode:      inode of the dma-buf's file, as debugfs bufinfo shows it.
  * @busy:       a transfer is queued or running.
  * @state:      AXL_METIS_XFER_* of the last ASYNC transfer; 0 before one.
@@ -61,8 +81,8 @@ struct axl_metis_file {
 	struct sg_table *sgt;
 	struct device *dev;
 	struct iosys_map map;
+	struct axl_metis_desc *ll;
 	dma_addr_t phys;
-	u64 seg_len;
 	u64 mapped_len;
 	u32 nents;
 	unsigned long inode;

@@ -4,23 +4,35 @@
  * the card memory its simulated eDMA copies to and from.
  *
  * metis.ko attaches a buffer to the card's PCI function, maps it
- * DMA_BIDIRECTIONAL and keeps only the first scatterlist entry's DMA address
- * and length; its eDMA is then programmed with that one range. The node
- * keeps the same two numbers and its eDMA (a kernel-side copy through a
- * vmap of the buffer, standing in for the card's PCIe DMA) moves only the
- * bytes that range covers: a transfer reaching past the first entry of a
- * buffer mapped as several entries silently moves less than asked, as it
- * would on the card. The axl_metis_xfer trace event records how much moved.
+ * DMA_BIDIRECTIONAL and keeps the whole scatterlist. A transfer is bounded
+ * by the sum of every DMA entry's length, and its eDMA is programmed with a
+ * linked list of descriptors, one per entry the transfer touches (the first
+ * one starting at the offset, the last one cut at the size), at most
+ * AXL_METIS_LL_MAX per pass; a longer list takes more passes. A scattered
+ * buffer (a system-heap buffer without an IOMMU to merge it) therefore
+ * transfers whole: contiguity is not required.
+ *
+ * The node builds the same descriptors, pass by pass, and its eDMA runs
+ * them: a kernel-side copy of each descriptor's run through a vmap of the
+ * buffer, standing in for the card's PCIe DMA. The buffer offset of an
+ * entry is the sum of the lengths of the entries before it. CPU access is
+ * bracketed by dma_buf_begin_cpu_access()/end_cpu_access(), so the exporter
+ * keeps every attachment coherent. The node signals no dma_fence, so the
+ * copy runs outside any fence-signalling section. The axl_metis_xfer trace
+ * event records how much moved.
  *
  * Card memory is a vmalloc()ed area of metis_card_mb MiB at card address 0.
  */
 #include <linux/dma-buf.h>
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/poll.h>
 #include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/stringify.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
@@ -35,6 +47,14 @@ MODULE_PARM_DESC(metis_card_mb, "Card memory of the Metis-compatible node in MiB
 static unsigned int metis_xfer_us = 100;
 module_param(metis_xfer_us, uint, 0644);
 MODULE_PARM_DESC(metis_xfer_us, "Set-up time of each simulated eDMA transfer in microseconds (default: 100)");
+
+static unsigned int metis_done_us;
+module_param(metis_done_us, uint, 0644);
+MODULE_PARM_DESC(metis_done_us, "Delay between the end of a simulated eDMA copy and its completion being reported, in microseconds (default: 0)");
+
+static unsigned int metis_ll_max = AXL_METIS_LL_MAX;
+module_param(metis_ll_max, uint, 0644);
+MODULE_PARM_DESC(metis_ll_max, "eDMA descriptors per pass, 1 to " __stringify(AXL_METIS_LL_MAX) " (default: " __stringify(AXL_METIS_LL_MAX) ", as metis.ko)");
 
 #define AXL_METIS_VALID_FLAGS (AXL_METIS_XFER_READ | AXL_METIS_XFER_WRITE | \
 			       AXL_METIS_XFER_SYNC | AXL_METIS_XFER_ASYNC)
@@ -135,12 +155,19 @@ static int axl_metis_map(struct axl_metis_file *f, int fd)
 	ret = -EOPNOTSUPP;
 	if (f->map.is_iomem)
 		goto err_vunmap;
+	ret = -ENOMEM;
+	f->ll = kmalloc_array(AXL_METIS_LL_MAX, sizeof(*f->ll), GFP_KERNEL);
+	if (!f->ll)
+		goto err_vunmap;
 
 	f->phys = sg_dma_address(f->sgt->sgl);
-	f->seg_len = sg_dma_len(f->sgt->sgl);
 	f->mapped_len = 0;
-	for_each_sgtable_dma_sg(f->sgt, sg, i)
+	/* as metis.ko sums them: up to the first entry of length 0 */
+	for_each_sgtable_dma_sg(f->sgt, sg, i) {
+		if (!sg_dma_len(sg))
+			break;
 		f->mapped_len += sg_dma_len(sg);
+	}
 	f->nents = f->sgt->nents;
 	f->inode = file_inode(f->dmabuf->file)->i_ino;
 	f->id = atomic_inc_return(&axl_metis_next_id);
@@ -167,6 +194,8 @@ err_clear:
 static void axl_metis_unmap(struct axl_metis_file *f)
 {
 	trace_axl_dmabuf_release(f->id, f->dmabuf, f->phys, f->dmabuf->size);
+	kfree(f->ll);
+	f->ll = NULL;
 	axl_dma_buf_vunmap(f->dmabuf, &f->map);
 	dma_buf_unmap_attachment_unlocked(f->attach, f->sgt, AXL_METIS_DIR);
 	dma_buf_detach(f->dmabuf, f->attach);
@@ -272,31 +301,110 @@ static int axl_metis_xfer_check_range(const struct axl_metis_file *f,
 	return 0;
 }
 
-/*
- * The eDMA copy: only the bytes inside the first scatterlist entry, the one
- * range metis.ko programs (see the top of this file). Returns the bytes
- * moved. The buffer's device mapping is synced for the CPU and back around
- * the copy, the way the device's access would see it.
+/**
+ * struct axl_metis_walk - where the descriptor list of a transfer stands
+ * @sg:   the next DMA entry.
+ * @left: entries from @sg to the end of the table.
+ * @pos:  buffer offset of @sg: the lengths of the entries before it.
+ * @skip: bytes of the transfer's offset not yet passed.
+ * @size: bytes not yet described.
+ * @card: card address of the next byte.
  */
-static u64 axl_metis_copy(struct axl_metis_file *f, const struct axl_metis_xfer *x)
-{
-	u64 end = min_t(u64, (u64)x->offset + x->size, f->seg_len);
-	u64 moved = end > x->offset ? end - x->offset : 0;
-	u8 *buf = (u8 *)f->map.vaddr + x->offset;
-	u8 *card = axl_card + x->phy;
+struct axl_metis_walk {
+	struct scatterlist *sg;
+	unsigned int left;
+	u64 pos;
+	u64 skip;
+	u64 size;
+	u64 card;
+};
 
-	if (!moved)
-		return 0;
-	dma_sync_sgtable_for_cpu(f->dev, f->sgt, AXL_METIS_DIR);
-	if (x->flags & AXL_METIS_XFER_READ)
-		memcpy(buf, card, moved);
-	else
-		memcpy(card, buf, moved);
-	dma_sync_sgtable_for_device(f->dev, f->sgt, AXL_METIS_DIR);
+/*
+ * One pass: up to @max descriptors from where @w stands, as metis.ko fills
+ * a linked list; entries wholly before the offset are passed over. Returns
+ * the number of descriptors, 0 when the transfer is described.
+ */
+static unsigned int axl_metis_ll_build(struct axl_metis_walk *w, struct axl_metis_desc *ll,
+				       unsigned int max)
+{
+	unsigned int n = 0;
+
+	while (n < max && w->left && w->size) {
+		u64 len = sg_dma_len(w->sg);
+
+		if (w->skip >= len) {
+			w->skip -= len;
+		} else {
+			ll[n].pos = w->pos + w->skip;
+			ll[n].len = min(len - w->skip, w->size);
+			ll[n].card = w->card;
+			w->card += ll[n].len;
+			w->size -= ll[n].len;
+			w->skip = 0;
+			n++;
+		}
+		w->pos += len;
+		w->sg = sg_next(w->sg);
+		w->left--;
+	}
+	return n;
+}
+
+/* The eDMA runs one pass: each descriptor's bytes, in order. Returns the bytes moved. */
+static u64 axl_metis_ll_run(struct axl_metis_file *f, const struct axl_metis_desc *ll,
+			    unsigned int n, bool to_buffer)
+{
+	u64 moved = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		u8 *buf = (u8 *)f->map.vaddr + ll[i].pos;
+		u8 *card = axl_card + ll[i].card;
+
+		if (to_buffer)
+			memcpy(buf, card, ll[i].len);
+		else
+			memcpy(card, buf, ll[i].len);
+		moved += ll[i].len;
+	}
 	return moved;
 }
 
-/* End the transfer in flight with @status: state, poll event, waiter. */
+/*
+ * The eDMA copy of @x over every entry of the attached buffer, in passes of
+ * metis_ll_max descriptors. Sets *@moved to the bytes moved; returns 0, what
+ * dma_buf_begin_cpu_access() returned, or -EIO when the list ran out before
+ * the size (the range check makes that impossible).
+ */
+static int axl_metis_copy(struct axl_metis_file *f, const struct axl_metis_xfer *x, u64 *moved)
+{
+	struct axl_metis_walk w = {
+		.sg = f->sgt->sgl, .left = f->sgt->nents,
+		.skip = x->offset, .size = x->size, .card = x->phy,
+	};
+	unsigned int max = clamp_t(unsigned int, READ_ONCE(metis_ll_max), 1, AXL_METIS_LL_MAX);
+	bool to_buffer = x->flags & AXL_METIS_XFER_READ;
+	/* the CPU writes part of the buffer (keep the rest) or only reads it */
+	enum dma_data_direction dir = to_buffer ? DMA_BIDIRECTIONAL : DMA_FROM_DEVICE;
+	unsigned int n;
+	int ret;
+
+	*moved = 0;
+	ret = dma_buf_begin_cpu_access(f->dmabuf, dir);
+	if (ret)
+		return ret;
+	while ((n = axl_metis_ll_build(&w, f->ll, max)))
+		*moved += axl_metis_ll_run(f, f->ll, n, to_buffer);
+	dma_buf_end_cpu_access(f->dmabuf, dir);
+	return *moved == x->size ? 0 : -EIO;
+}
+
+/*
+ * End the transfer in flight with @status: state, poll event, waiter. All
+ * of it is published under f->lock with @busy cleared last, so the next
+ * transfer can only be queued once this one reads DONE, its event is raised
+ * and its waiters are woken: none of these can be taken for the next one's.
+ */
 static void axl_metis_xfer_end(struct axl_metis_file *f, int status, u64 moved)
 {
 	trace_axl_metis_xfer(f->id, f->inode, f->xfer.phy, f->xfer.offset,
@@ -304,22 +412,30 @@ static void axl_metis_xfer_end(struct axl_metis_file *f, int status, u64 moved)
 	axl_metis_count_end(&f->xfer, status, f->queued);
 	mutex_lock(&f->lock);
 	f->status = status;
-	f->busy = false;
-	mutex_unlock(&f->lock);
 	atomic_cmpxchg(&f->state, AXL_METIS_XFER_PENDING,
 		       status ? AXL_METIS_XFER_FAIL : AXL_METIS_XFER_DONE);
 	/* metis.ko raises a poll event for every transfer, SYNC ones too */
 	atomic_inc(&f->poll_events);
 	wake_up_interruptible_poll(&f->poll_wq, EPOLLIN | EPOLLRDNORM);
 	complete_all(&f->done);
+	f->busy = false;
+	mutex_unlock(&f->lock);
 }
 
 static void axl_metis_xfer_work(struct work_struct *work)
 {
 	struct axl_metis_file *f = container_of(to_delayed_work(work),
 						struct axl_metis_file, work);
+	unsigned int done_us;
+	u64 moved;
+	int status;
 
-	axl_metis_xfer_end(f, 0, axl_metis_copy(f, &f->xfer));
+	status = axl_metis_copy(f, &f->xfer, &moved);
+	/* the card's interrupt latency, widened for tests */
+	done_us = READ_ONCE(metis_done_us);
+	if (done_us)
+		fsleep(done_us);
+	axl_metis_xfer_end(f, status, moved);
 }
 
 /* Queue @x on @f; the caller holds the device lock. */

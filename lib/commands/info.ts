@@ -7,6 +7,7 @@ import type { DeviceInfo } from "../core/device.ts";
 import type { MetisDevice } from "../core/metis/device.ts";
 import type { MetisNodeName } from "../core/metis/node.ts";
 import type { MetisProperties, MetisResources } from "../core/metis/queries.ts";
+import { readMetisDriver } from "../core/metis/driver.ts";
 import { ExitCode } from "./exit_code.ts";
 import type { CommandSpec } from "./spec.ts";
 
@@ -74,6 +75,45 @@ export interface MetisInfo {
   properties: MetisProperties;
   /** GET_RESOURCE_INFO. */
   resources: MetisResources;
+  /** The driver behind the node and its version (for metis.ko, its source generation). */
+  driverVersion: string;
+  /**
+   * GET_DMA_STATS: the most scatterlist entries of a buffer the card transferred since the
+   * driver loaded; undefined when the driver did not answer GET_DMA_STATS.
+   */
+  maxSegments?: number;
+}
+
+function readParam(module: string, name: string): string | undefined {
+  try {
+    return Deno.readTextFileSync(`/sys/module/${module}/parameters/${name}`).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** What drives the node: metis.ko's generation, or axl.ko with its eDMA pass size. */
+function driverVersion(driver: MetisNodeName["driver"]): string {
+  if (driver === "metis") {
+    return readMetisDriver()?.summary ?? "metis.ko (/sys/module/metis is not readable)";
+  }
+  let version = "";
+  try {
+    version = Deno.readTextFileSync("/sys/module/axl/version").trim();
+  } catch {
+    // axl.ko without MODULE_VERSION
+  }
+  const pass = readParam("axl", "metis_ll_max");
+  return `axl.ko${version ? ` ${version}` : ""}: metis.ko's dma-buf ABI with GET_DMA_STATS` +
+    (pass ? `, eDMA passes of ${pass} descriptors` : "");
+}
+
+function maxSegments(dev: MetisDevice): number | undefined {
+  try {
+    return dev.maxSegments();
+  } catch {
+    return undefined; // the driver did not answer GET_DMA_STATS
+  }
 }
 
 /** The {@linkcode MetisInfo} of an open node. */
@@ -91,6 +131,11 @@ export function metisInfo(dev: MetisDevice): MetisInfo {
       : {}),
     properties: dev.properties(),
     resources: dev.resources(),
+    driverVersion: driverVersion(dev.node.driver),
+    ...(() => {
+      const n = maxSegments(dev);
+      return n === undefined ? {} : { maxSegments: n };
+    })(),
   };
 }
 
@@ -104,8 +149,10 @@ export function metisInfo(dev: MetisDevice): MetisInfo {
  *   path: "/dev/axl-metis-0-0-3", driver: "axl-metis", pci: "0000:00:03.0",
  *   properties: { hwGen: 0, aicoreCount: 4, pveCoreCount: 0, pesGroup: -1 },
  *   resources: { l2: { base: 0n, size: 0n }, ddr: [{ base: 0n, size: 1048576n }] },
+ *   driverVersion: "axl.ko", maxSegments: 33,
  * });
  * if (!text.includes("card DDR  0x0 +1048576")) throw new Error(text);
+ * if (!text.includes("most scatterlist entries of a transfer so far: 33")) throw new Error(text);
  * ```
  */
 export function metisInfoText(info: MetisInfo): string {
@@ -115,6 +162,7 @@ export function metisInfoText(info: MetisInfo): string {
     `driver    ${info.driver} (${
       info.driver === "metis" ? "Axelera's metis.ko" : "axl.ko's node with metis.ko's ABI"
     }; transfers complete through poll(), no fences)`,
+    `version   ${info.driverVersion}`,
     `attaches  ${info.pci ?? "platform device"}`,
     `card      hw gen ${p.hwGen}, ${p.aicoreCount} AI cores, ${p.pveCoreCount} PVE cores`,
     // the driver reports a fixed array of areas; unused ones are empty
@@ -122,5 +170,10 @@ export function metisInfoText(info: MetisInfo): string {
       `card DDR  0x${d.base.toString(16)} +${d.size}`
     ),
     "limits    one attached buffer per open file, one transfer at a time",
+    `sg        any dma-buf attaches, scattered or not: the eDMA walks every scatterlist entry; ${
+      info.maxSegments === undefined
+        ? "GET_DMA_STATS did not answer, so no count"
+        : `most scatterlist entries of a transfer so far: ${info.maxSegments}`
+    }`,
   ].join("\n");
 }

@@ -5,13 +5,18 @@
  * the PCI driver `axl-metis-sim` and creates `/dev/axl`. The vendor ID and the node names tell
  * them apart.
  *
- * What matters for zero-copy (from its sources): its dma-buf import (`AXL_IOCTL_DMA_ATTACH`)
- * keeps only the first scatterlist segment's DMA address and length, so a frame that is not
- * IOVA-contiguous is silently truncated; it holds one imported buffer per open file; it has
- * no dma_fence, sync_file or tracepoint, so verify counts its imports with kprobes.
+ * What matters for zero-copy (from its sources, `axl-aipu-ioctl.c` `sysctl_ioctl_dma_xfer` and
+ * `axl-aipu-edma.c`, and the 1.x `metis-ioctl.c`): its dma-buf import (`AXL_IOCTL_DMA_ATTACH`)
+ * maps the whole buffer, and a transfer checks `offset + size` against the sum of every
+ * scatterlist entry and has the eDMA walk every entry, so a scattered buffer (a system-heap
+ * frame) moves whole: contiguity is not required. It holds one imported buffer per open file;
+ * it has no dma_fence, sync_file or tracepoint, so verify counts its imports with kprobes.
+ * Which generation is loaded (1.x `metis-*.c` or 1.6.x `axl-aipu-*.c`) decides whether
+ * `GET_DMA_STATS` and the debugfs DMA trace ring exist ({@linkcode readMetisDriver}).
  *
  * @module
  */
+import { type MetisDriver, readMetisDriver } from "../core/metis/driver.ts";
 import { type CheckResult, ok, warn } from "./check.ts";
 import type { DoctorContext } from "./context.ts";
 import { AXELERA_VENDOR, listPci, parseLinkSpeed, type PciFunction } from "./pci.ts";
@@ -28,6 +33,8 @@ export interface MetisKo {
   loaded: boolean;
   /** `MODULE_VERSION`, else `srcversion`; absent when neither is readable. */
   version?: string;
+  /** The loaded driver's generation and what it offers; absent when not loaded. */
+  driver?: MetisDriver;
   /** Axelera PCI functions bound to its `axl` PCI driver. */
   functions: PciFunction[];
   /** `/dev/metis-*` nodes. */
@@ -55,12 +62,19 @@ export function findMetisKo(sys: SystemView): MetisKo | undefined {
   if (!loaded && functions.length === 0 && nodes.length === 0) return undefined;
   const version = sys.readText(`${mod}/version`)?.trim() ||
     sys.readText(`${mod}/srcversion`)?.trim();
-  return { loaded, ...(version ? { version } : {}), functions, nodes };
+  const driver = loaded ? readMetisDriver(sys, METIS_KO_MODULE) : undefined;
+  return {
+    loaded,
+    ...(version ? { version } : {}),
+    ...(driver ? { driver } : {}),
+    functions,
+    nodes,
+  };
 }
 
 /**
- * The metis.ko checks: module, bound functions with link and IOMMU group, nodes, and its
- * zero-copy limits. Nothing when metis.ko is absent (axl.ko does not need it).
+ * The metis.ko checks: module and its generation, bound functions with link and IOMMU group,
+ * nodes, and what it does with a dma-buf. Nothing when metis.ko is absent (axl.ko does not need it).
  *
  * @example
  * ```ts ignore
@@ -75,7 +89,11 @@ export function checkMetisKo(ctx: DoctorContext): CheckResult[] {
     "axl.ko with PCI driver axl-metis-sim and /dev/axl";
   out.push(
     m.loaded
-      ? ok("metis.module", `metis.ko ${m.version ?? "(no version)"} is loaded (${notOurs})`)
+      ? ok(
+        "metis.module",
+        `metis.ko ${m.version ?? "(no version)"} is loaded (${notOurs}); ` +
+          (m.driver?.summary ?? "generation unknown"),
+      )
       : warn(
         "metis.module",
         `Metis functions or /dev/metis-* nodes exist but /sys/module/${METIS_KO_MODULE} does not`,
@@ -97,15 +115,14 @@ export function checkMetisKo(ctx: DoctorContext): CheckResult[] {
       "metis.ko creates /dev/metis-<domain>-<bus>-<slot> per card: check udev and dmesg",
     ),
   );
-  out.push(warn(
+  out.push(ok(
     "metis.zero-copy",
-    "metis.ko maps only the first scatterlist segment of an imported dma-buf " +
-      "(AXL_IOCTL_DMA_ATTACH): a frame that is not IOVA-contiguous is silently truncated; " +
-      "it holds one imported buffer per open file; it has no dma_fence, sync_file or tracepoint",
-    "give it frames that are contiguous in IOVA space (CMA: the linux,cma heap or " +
-      "nvbuf-memory-type=4, or behind an IOMMU that maps them in one range); open one " +
-      "/dev/metis-* file per buffer in flight; verify counts its imports with kprobes " +
-      `(axl verify --importer ${m.functions[0]?.address ?? "<PCI address>"})`,
+    "metis.ko maps the whole of an attached dma-buf (AXL_IOCTL_DMA_ATTACH) and its eDMA " +
+      "walks every scatterlist entry, so scattered buffers (system heap) transfer whole; " +
+      "one attached buffer per open file; no dma_fence, sync_file or tracepoint: verify " +
+      `counts its imports with kprobes (axl verify --importer ${
+        m.functions[0]?.address ?? "<PCI address>"
+      })`,
   ));
   return out;
 }

@@ -2,13 +2,8 @@
  * The builtin workload on a Metis node (metis.ko's ABI, {@linkcode MetisDevice}): N frames of
  * producer → attach → ASYNC transfer to card memory → detach, in zero-copy mode or in copy
  * mode (each frame CPU-copied into a staging buffer first: the negative control for verify's
- * I4). One attach, so one DMA map of the frame by the card, per frame.
- *
- * metis.ko keeps only the first DMA segment of a buffer, so every attach checks the buffer's
- * layout first, and on axl.ko's simulator that check maps the buffer once through `/dev/axl`
- * on the same PCI function. {@linkcode prepareMetisWorkload} therefore attaches every buffer
- * the producer lists (and the staging buffer) once before the frames run: the check is
- * remembered per buffer, and a trace of the run sees only the frames' own maps.
+ * I4). One attach, so one DMA map of the frame by the card, per frame, and no other: metis.ko
+ * attaches any dma-buf, contiguous or scattered, so nothing is checked or probed first.
  *
  * @module
  */
@@ -86,17 +81,9 @@ export interface MetisWorkload extends Disposable {
   run(signal?: AbortSignal): Promise<MetisWorkloadReport>;
 }
 
-/** Attaches and detaches `buf` once, so its segment check is done and remembered. */
-function checkOnce(card: MetisDevice, buf: DmaBuf): void {
-  card.attach(buf);
-  card.detach();
-}
-
 /**
- * Checks the options, allocates the staging buffer (copy mode) and attaches every buffer the
- * producer lists once (see the module doc); throws the AxlError attach() throws for a buffer
- * the card cannot take. A producer that lists no buffers has each one checked at its first
- * attach instead. Dispose the result to free the staging buffer.
+ * Checks the options and allocates the staging buffer (copy mode). Dispose the result to free
+ * the staging buffer.
  *
  * @example
  * ```ts ignore
@@ -114,7 +101,7 @@ export function prepareMetisWorkload(options: MetisWorkloadOptions): MetisWorklo
   }
   const mode = options.mode ?? "zero-copy";
   if (mode !== "zero-copy" && mode !== "copy") throw new TypeError(`unknown mode '${mode}'`);
-  const { card, producer } = options;
+  const { producer } = options;
   const listed = producer.buffers?.() ?? [];
   const stack = new DisposableStack();
   try {
@@ -127,7 +114,6 @@ export function prepareMetisWorkload(options: MetisWorkloadOptions): MetisWorklo
         }),
       );
     }
-    for (const buf of staging ? [staging] : listed) checkOnce(card, buf);
     const moved = stack.move();
     const loop = { ...options, frames, mode, staging };
     return {

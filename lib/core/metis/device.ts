@@ -14,7 +14,6 @@ import type { DmaBuf } from "../dmabuf.ts";
 import { parseOptions } from "../device.ts";
 import { cString, shim } from "../_shim.ts";
 import { type MetisNodeName, metisNodes, nodePathsForPci, parseNodeName } from "./node.ts";
-import { checkSegments, type SegmentCheck, type SegmentProbe } from "./segments.ts";
 import {
   type DmaStats,
   type MetisProperties,
@@ -47,17 +46,6 @@ export const TransferOptions = z.object({
 }).strict();
 /** Input type of {@linkcode TransferOptions}. */
 export type TransferOptions = z.input<typeof TransferOptions>;
-
-/** Options of {@linkcode MetisDevice.attach}. */
-export interface AttachOptions {
-  /**
-   * Attach a buffer whose DMA layout cannot be checked, on the caller's word that it
-   * is one contiguous range for the card (e.g. a surface from a contiguous pool).
-   */
-  assumeContiguous?: boolean;
-  /** Replaces the segment probe (for tests). */
-  probe?: SegmentProbe;
-}
 
 /** What a finished transfer reports. */
 export interface TransferDone {
@@ -206,23 +194,32 @@ export class MetisDevice implements Disposable {
     return readResources(this.fd, this.path);
   }
 
-  /** GET_DMA_STATS: the card's eDMA counters (for the whole card, not this file). */
+  /**
+   * GET_DMA_STATS: the card's eDMA counters (for the whole card, not this file),
+   * including the most scatterlist entries of a transferred buffer
+   * ({@linkcode ChannelStats.maxSegments}).
+   */
   dmaStats(): DmaStats {
     return readDmaStats(this.fd, this.path);
   }
 
-  /** Whether `buf` would map as one DMA segment for this card (see {@linkcode checkSegments}). */
-  checkSegments(buf: DmaBuf, options: AttachOptions = {}): SegmentCheck {
-    return checkSegments(buf, this.#node, options);
+  /**
+   * The most scatterlist entries of any buffer the card transferred since the driver
+   * loaded (GET_DMA_STATS, all channels): how scattered the buffers it moves are. The
+   * driver walks every entry, so this is information, not a limit.
+   */
+  maxSegments(): number {
+    const s = this.dmaStats();
+    return Math.max(0, ...[...s.read, ...s.write].map((c) => c.maxSegments));
   }
 
   /**
-   * DMA_ATTACH: attaches `buf` to the card and maps it. Refused here, before the
-   * driver sees it, when the file has a buffer already (metis.ko keeps one per file
-   * and would silently replace it) or when `buf` is not known to map as one DMA
-   * segment (metis.ko keeps only the first segment of a scatter-gather mapping).
+   * DMA_ATTACH: attaches `buf` to the card and maps it, as the driver does for any
+   * dma-buf: contiguous or scattered (metis.ko's eDMA walks every scatterlist entry).
+   * Refused here, before the driver sees it, only when the file has a buffer already
+   * (metis.ko keeps one per file and would silently replace it).
    */
-  attach(buf: DmaBuf, options: AttachOptions = {}): void {
+  attach(buf: DmaBuf): void {
     const op = `metis.attach(${this.path}, inode ${buf.inode})`;
     if (this.#attached) {
       throw new AxlError(op, EBUSY, {
@@ -230,19 +227,6 @@ export class MetisDevice implements Disposable {
         detail: `inode ${this.#attached.inode} is attached to this file already`,
         hint: "metis.ko holds one buffer per open file (a second DMA_ATTACH replaces the " +
           "first without detaching it): detach() first, or open another MetisDevice per buffer",
-      });
-    }
-    const check = this.checkSegments(buf, options);
-    if (!check.ok) {
-      throw new AxlError(op, EOPNOTSUPP, {
-        code: "EOPNOTSUPP",
-        detail: check.detail,
-        hint: "metis.ko keeps only the first DMA segment of what it maps, so a transfer past " +
-          "it would silently move the wrong bytes; scatter-gather is not supported: allocate " +
-          "the buffer from a physically contiguous heap (linux,cma or reserved)" +
-          (check.source === "unknown"
-            ? ", or pass { assumeContiguous: true } if you know it is"
-            : ""),
       });
     }
     unwrap(shim().symbols.axl_shim_metis_attach(this.fd, buf.fd), op, "metis");

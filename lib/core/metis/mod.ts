@@ -6,5 +6,5 @@
  */
 export * from "./device.ts";
 export * from "./node.ts";
-export * from "./segments.ts";
+export * from "./driver.ts";
 export * from "./queries.ts";

@@ -76,7 +76,8 @@ export const command: ShellCommand = {
     "holds it) until 'release'.\n" +
     "On a Metis session (axl shell --device metis) it is metis.ko's DMA_ATTACH of the\n" +
     "whole buffer, one per open file ('detach' before attaching another); the layout\n" +
-    "flags do not apply, and a buffer the card would not see as one DMA segment is refused.",
+    "flags do not apply; scattered buffers are taken (the eDMA walks every scatterlist\n" +
+    "entry; 'info' shows the most entries a transfer had).",
   run(ctx, args) {
     if (args.positionals.length > 1) throw new UsageError("import: one buffer or frame at a time");
     const target = resolveOrLatest(ctx.session, args.positionals[0], ["buffer", "frame"], "import");

@@ -6,11 +6,12 @@
  * Buffers come from /dev/dma_heap/system and are written from user space;
  * transfers go to the simulated card memory and back, and the bytes are
  * compared. Then: poll() completion, one buffer per file, detach and close
- * with a transfer in flight, bad arguments, the DMA statistics, and, with
- * the module reloaded on the platform stand-in (no IOMMU, so a multi-chunk
- * heap buffer maps as several scatterlist entries), that the node keeps
- * only the first entry the way metis.ko does: a transfer past it moves less
- * than asked and still reports success.
+ * with a transfer in flight, bad arguments, the DMA statistics, two threads
+ * transferring on one file (each sees its own transfer complete, never the
+ * other's), and, with the module reloaded on the platform stand-in (no
+ * IOMMU, so a multi-chunk heap buffer maps as several scatterlist entries),
+ * that a scattered buffer transfers byte-exact both ways over every entry,
+ * in several passes of descriptors, the way metis.ko does.
  *
  * Needs root. Skips (exit 4) when the node is absent (metis_node=0).
  */
@@ -19,11 +20,13 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/axl_metis.h>
 
@@ -33,8 +36,21 @@
 #define MIB (1024u * 1024u)
 /* Three order-8 system-heap chunks at most: several entries without an IOMMU. */
 #define BIG (3 * MIB)
+/*
+ * A buffer of 3 order-8, 15 order-4 and 15 order-0 system-heap chunks: 33
+ * scatterlist entries at least without an IOMMU, so descriptors cross chunk
+ * sizes and, at LL_PASS descriptors per pass, take 9 passes.
+ */
+#define SCATTERED (3 * MIB + 15 * 64 * 1024 + 15 * PAGE)
+#define LL_PASS 4
 /* metis_xfer_us that keeps a transfer in flight far longer than the calls after it take */
 #define SLOW_US 2000000
+/* The race: the next transfer's set-up outlasts the gap before a completion is reported. */
+#define RACE_XFER_US 40000
+#define RACE_DONE_US 20000
+#define RACE_ROUNDS 12
+#define RACE_CHUNK (64 * 1024)
+#define RACE_CARD (16 * MIB)
 #define TRACE_NAME "axl_metis_test"
 
 /* ---- the node ---- */
@@ -132,6 +148,30 @@ static int buf_make(struct buf *b, size_t len, uint64_t seed)
 	return buf_sync(b->fd, false, true);
 }
 
+/* Rewrites @b with bytes from @seed. */
+static int buf_fill(struct buf *b, uint64_t seed)
+{
+	buf_sync(b->fd, true, true);
+	for (size_t i = 0; i < b->len; i++)
+		b->map[i] = (uint8_t)(prng_next(&seed) >> 56);
+	return buf_sync(b->fd, false, true);
+}
+
+/* The most scatterlist entries GET_DMA_STATS saw in one transfer, or -errno. */
+static int stats_max_sgt(int fd)
+{
+	struct axl_metis_dma_stats st;
+	int most = 0, ret = axl_ioctl(fd, AXL_METIS_IOCTL_GET_DMA_STATS, &st);
+
+	if (ret)
+		return ret;
+	for (int c = 0; c < AXL_METIS_DMA_CHANNELS; c++) {
+		most = st.rd_channels[c].max_sgt > most ? st.rd_channels[c].max_sgt : most;
+		most = st.wr_channels[c].max_sgt > most ? st.wr_channels[c].max_sgt : most;
+	}
+	return most;
+}
+
 /* Compares @len bytes at @a_off of @a with @b at @b_off; -1 or the first differing index. */
 static long buf_diff(const struct buf *a, size_t a_off, const struct buf *b, size_t b_off,
 		     size_t len)
@@ -207,6 +247,8 @@ static int case_roundtrip(void)
 	EXPECT_RET(node_xfer(fb, MIB, BIG, 0, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC), 0);
 	at = buf_diff(&a, 0, &b, 0, BIG);
 	FAIL_IF(at >= 0, "whole buffer: byte %ld differs after the round trip", at);
+	tap_diag("3 MiB buffers; most scatterlist entries of a transfer so far: %d",
+		 stats_max_sgt(fa));
 
 	/* 5000 bytes from offset 777 of a, to card 12345, back into b at offset 4099 */
 	EXPECT_RET(node_xfer(fa, 12345, 5000, 777, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC),
@@ -413,50 +455,197 @@ static int case_stats(void)
 	return KSFT_PASS;
 }
 
-/*
- * On the platform stand-in (no IOMMU) a 3 MiB system-heap buffer maps as
- * one entry per chunk (1 MiB at most). The node keeps the first, as
- * metis.ko does: writing all 3 MiB reports success, the trace event says
- * less moved, and the card's last page never got the buffer's bytes.
- */
-static int check_truncation(void)
+/* ---- two threads on one file ---- */
+
+struct racer {
+	int fd;
+	int index;        /* which half of the buffer and of the card range */
+	bool async;
+	const struct buf *buf;
+	const uint8_t *want; /* what the card range holds */
+	int round;        /* first round whose bytes were wrong, or -1 */
+	long at;          /* first wrong byte of that round */
+	int err;          /* a transfer's unexpected error, or 0 */
+};
+
+/* Waits for the file's ASYNC status to leave PENDING: the state, or -errno. */
+static int race_status_wait(int fd)
 {
-	static const char *const events[] = { "axl/axl_metis_xfer", NULL };
-	struct buf big, page;
-	int fd, pf;
-	char *text, *moved;
-	unsigned long long n = 0;
+	for (int i = 0; i < 5000; i++) {
+		int st = node_status(fd);
 
-	FAIL_IF(!node_find(), "no node after the reload");
-	fd = node_open();
-	pf = node_open();
-	FAIL_IF(fd < 0 || pf < 0, "open %s", node_path);
-	EXPECT_RET(buf_make(&big, BIG, 11), 0);
-	EXPECT_RET(buf_make(&page, PAGE, 12), 0);
-	EXPECT_RET(trace_instance_create(TRACE_NAME, events), 0);
-	EXPECT_RET(node_attach(fd, big.fd), 0);
-	EXPECT_RET(node_xfer(fd, 0, BIG, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC), 0);
-	text = trace_instance_read(TRACE_NAME);
-	trace_instance_remove(TRACE_NAME);
-	moved = text ? strstr(text, "moved=") : NULL;
-	FAIL_IF(!moved || sscanf(moved, "moved=%llu", &n) != 1, "no axl_metis_xfer event");
-	tap_diag("3 MiB transfer, first entry moved %llu bytes", n);
-	FAIL_IF(n == 0 || n >= BIG, "moved %llu of %u bytes", n, BIG);
-	free(text);
+		if (st != AXL_METIS_XFER_PENDING)
+			return st;
+		usleep(1000);
+	}
+	return -ETIMEDOUT;
+}
 
-	EXPECT_RET(node_attach(pf, page.fd), 0);
-	EXPECT_RET(node_xfer(pf, 0, PAGE, 0, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC), 0);
-	FAIL_IF(buf_diff(&big, 0, &page, 0, PAGE) >= 0, "the first page did not reach the card");
-	EXPECT_RET(node_xfer(pf, BIG - PAGE, PAGE, 0, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC),
-		   0);
-	FAIL_IF(buf_diff(&big, BIG - PAGE, &page, 0, PAGE) < 0,
-		"the last page reached the card past the first entry");
+/*
+ * Each round: zero my half, READ my card range into it (retrying while the
+ * other thread's transfer is in flight), and once the transfer says it is
+ * done (SYNC returned, or the ASYNC status reads DONE), check my half.
+ */
+static void *racer_run(void *arg)
+{
+	struct racer *r = arg;
+	const int flags = AXL_METIS_XFER_READ | (r->async ? AXL_METIS_XFER_ASYNC :
+							      AXL_METIS_XFER_SYNC);
+	size_t off = (size_t)r->index * RACE_CHUNK;
+	uint8_t *mine = r->buf->map + off;
+	int ret;
+
+	for (int round = 0; round < RACE_ROUNDS && r->round < 0 && !r->err; round++) {
+		buf_sync(r->buf->fd, true, true);
+		memset(mine, 0, RACE_CHUNK);
+		buf_sync(r->buf->fd, false, true);
+		do
+			ret = node_xfer(r->fd, RACE_CARD + off, RACE_CHUNK, off, flags);
+		while (ret == -EBUSY);
+		if (!ret && r->async)
+			ret = race_status_wait(r->fd) == AXL_METIS_XFER_DONE ? 0 : -EIO;
+		if (ret) {
+			r->err = ret;
+			break;
+		}
+		buf_sync(r->buf->fd, true, false);
+		for (long i = 0; i < RACE_CHUNK && r->round < 0; i++)
+			if (mine[i] != r->want[off + i]) {
+				r->round = round;
+				r->at = i;
+			}
+		buf_sync(r->buf->fd, false, false);
+	}
+	return NULL;
+}
+
+/* Two threads READ on one file; each must see its own bytes when its transfer is done. */
+static int race(bool async)
+{
+	struct racer r[2];
+	pthread_t t[2];
+	struct buf src, dst;
+	int fd = node_open(), loader = node_open(), set;
+
+	FAIL_IF(fd < 0 || loader < 0, "open %s", node_path);
+	EXPECT_RET(buf_make(&src, 2 * RACE_CHUNK, 21), 0);
+	EXPECT_RET(buf_make(&dst, 2 * RACE_CHUNK, 22), 0);
+	EXPECT_RET(node_attach(loader, src.fd), 0);
+	EXPECT_RET(node_xfer(loader, RACE_CARD, src.len, 0,
+			     AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC), 0);
+	EXPECT_RET(node_attach(fd, dst.fd), 0);
+	set = param_set("metis_xfer_us", RACE_XFER_US);
+	if (!set)
+		set = param_set("metis_done_us", RACE_DONE_US);
+	for (int i = 0; i < 2 && !set; i++) {
+		r[i] = (struct racer){ .fd = fd, .index = i, .async = async, .buf = &dst,
+				       .want = src.map, .round = -1 };
+		pthread_create(&t[i], NULL, racer_run, &r[i]);
+	}
+	for (int i = 0; i < 2 && !set; i++)
+		pthread_join(t[i], NULL);
+	param_set("metis_done_us", 0);
+	param_set("metis_xfer_us", 100);
+	EXPECT_RET(set, 0);
+	for (int i = 0; i < 2; i++) {
+		FAIL_IF(r[i].err, "thread %d: transfer: %s", i, axl_errname(r[i].err));
+		FAIL_IF(r[i].round >= 0,
+			"thread %d, round %d: byte %ld not yet copied when its %s transfer was done",
+			i, r[i].round, r[i].at, async ? "ASYNC status said its" : "SYNC");
+	}
+	tap_diag("2 threads x %d rounds: every transfer's bytes were there when it was done",
+		 RACE_ROUNDS);
 	close(fd);
-	close(pf);
+	close(loader);
 	return KSFT_PASS;
 }
 
-static int case_first_entry_only(void)
+static int case_race_sync(void)
+{
+	return race(false);
+}
+
+static int case_race_async(void)
+{
+	return race(true);
+}
+
+/* ---- a scattered buffer ---- */
+
+/*
+ * On the platform stand-in (no IOMMU) a system-heap buffer maps as one
+ * entry per chunk. Every entry is transferred, at LL_PASS descriptors per
+ * pass: a whole buffer to the card and back into another, and a range that
+ * starts and ends inside entries, between different entries of the two.
+ */
+static int check_scattered(void)
+{
+	/* a's range crosses its first 1 MiB chunk; b's its 64 KiB and 4 KiB ones */
+	const size_t a_off = MIB - 100, b_off = 3 * MIB + 3 * PAGE + 5, len = 1000000;
+	const uint64_t card = 5 * MIB + 3;
+	struct buf a, b;
+	int fa, fb, sgt;
+	long at;
+
+	FAIL_IF(!node_find(), "no node after the reload");
+	fa = node_open();
+	fb = node_open();
+	FAIL_IF(fa < 0 || fb < 0, "open %s", node_path);
+	EXPECT_RET(buf_make(&a, SCATTERED, 11), 0);
+	EXPECT_RET(buf_make(&b, SCATTERED, 12), 0);
+	EXPECT_RET(node_attach(fa, a.fd), 0);
+	EXPECT_RET(node_attach(fb, b.fd), 0);
+
+	EXPECT_RET(node_xfer(fa, 0, SCATTERED, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC), 0);
+	EXPECT_RET(node_xfer(fb, 0, SCATTERED, 0, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC), 0);
+	sgt = stats_max_sgt(fa);
+	tap_diag("%u-byte buffers map as %d scatterlist entries (%d passes of %d)", SCATTERED,
+		 sgt, (sgt + LL_PASS - 1) / LL_PASS, LL_PASS);
+	FAIL_IF(sgt <= LL_PASS, "%d entries: not scattered enough to take several passes", sgt);
+	at = buf_diff(&a, 0, &b, 0, SCATTERED);
+	FAIL_IF(at >= 0, "whole buffer: byte %ld of %u differs after the round trip", at,
+		SCATTERED);
+
+	EXPECT_RET(buf_fill(&b, 13), 0);
+	EXPECT_RET(node_xfer(fa, card, len, a_off, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC), 0);
+	EXPECT_RET(node_xfer(fb, card, len, b_off, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC), 0);
+	at = buf_diff(&a, a_off, &b, b_off, len);
+	FAIL_IF(at >= 0, "range: byte %ld of %zu differs", at, len);
+	/* the bytes just outside b's range are still from b's refill, not a's */
+	{
+		struct buf ref;
+
+		EXPECT_RET(buf_make(&ref, SCATTERED, 13), 0);
+		FAIL_IF(buf_diff(&ref, b_off - 1, &b, b_off - 1, 1) >= 0 ||
+			buf_diff(&ref, b_off + len, &b, b_off + len, 1) >= 0,
+			"a byte next to the range changed");
+	}
+	close(fa);
+	close(fb);
+	return KSFT_PASS;
+}
+
+/*
+ * Runs @check in a child, so that whatever it fails on, its files and
+ * buffers are closed before the module is reloaded: 0, or -EPROTO.
+ */
+static int in_child(int (*check)(void))
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid)
+		_exit(check());
+	if (waitpid(pid, &status, 0) != pid)
+		return -errno;
+	return WIFEXITED(status) && WEXITSTATUS(status) == KSFT_PASS ? 0 : -EPROTO;
+}
+
+static int case_scattered(void)
 {
 	const char *ko = axl_module_file();
 	char params[1024], platform[1100];
@@ -467,11 +656,11 @@ static int case_first_entry_only(void)
 		return KSFT_SKIP;
 	}
 	EXPECT_RET(axl_module_params(params, sizeof(params)), 0);
-	snprintf(platform, sizeof(platform), "%s bind_pci=0", params);
+	snprintf(platform, sizeof(platform), "%s bind_pci=0 metis_ll_max=%d", params, LL_PASS);
 	EXPECT_RET(axl_module_unload(), 0);
 	ret = axl_module_load(ko, platform);
 	if (!ret)
-		ret = check_truncation() == KSFT_PASS ? 0 : -EPROTO;
+		ret = in_child(check_scattered);
 	back = axl_module_unload();
 	if (!back)
 		back = axl_module_load(ko, params);
@@ -491,7 +680,10 @@ int main(void)
 		{ "close with a transfer in flight: cancelled, detached", case_close_pending },
 		{ "bad arguments", case_bad_arguments },
 		{ "DMA statistics count transfers and bytes", case_stats },
-		{ "only the first scatterlist entry is kept (platform device)", case_first_entry_only },
+		{ "two threads, SYNC: each returns after its own bytes are copied", case_race_sync },
+		{ "two threads, ASYNC: DONE only once its own bytes are copied", case_race_async },
+		{ "a scattered buffer transfers byte-exact over every entry (platform device)",
+		  case_scattered },
 	};
 
 	if (geteuid() != 0) {

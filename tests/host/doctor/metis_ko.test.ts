@@ -11,10 +11,48 @@ import { overlay, type Override, statuses, vmContext } from "./_helpers.ts";
 
 const CARD = "/sys/bus/pci/devices/0004:01:00.0";
 
-function jetsonWithMetis(o: { speed?: string; width?: string; withAxl?: boolean } = {}) {
+/** metis.ko 1.6.2's parameters (axl-aipu-core.c), as sysfs shows them. */
+const PARAMS_1_6: Record<string, string> = {
+  dma_timeout: "2",
+  irq_timeout: "1",
+  single_msi: "0",
+  dma_poll: "0",
+  europa_veloce: "0",
+  enable_sg_host_dma: "0",
+  force_gen3_retrain: "0",
+  dma_trace_entries: "4000",
+};
+/** metis.ko 1.4.x's parameters (metis-core.c). */
+const PARAMS_1_4: Record<string, string> = {
+  dma_timeout: "2",
+  irq_timeout: "1",
+  single_msi: "0",
+  dma_poll: "0",
+};
+
+function jetsonWithMetis(
+  o: {
+    speed?: string;
+    width?: string;
+    withAxl?: boolean;
+    version?: string | null;
+    params?: Record<string, string>;
+  } = {},
+) {
+  const params = o.params ?? PARAMS_1_4;
+  const version = o.version === undefined ? "1.4.2" : o.version;
   const over: Record<string, Override> = {
-    "/sys/module/metis": { dir: ["version", "drivers"] },
-    "/sys/module/metis/version": { text: "1.4.2\n" },
+    "/sys/module/metis": {
+      dir: [...(version === null ? [] : ["version"]), "drivers", "parameters", "srcversion"],
+    },
+    ...(version === null ? {} : { "/sys/module/metis/version": { text: `${version}\n` } }),
+    "/sys/module/metis/srcversion": { text: "4F3A2B1C0D9E8F7A6B5C4D3\n" },
+    "/sys/module/metis/parameters": { dir: Object.keys(params) },
+    ...Object.fromEntries(
+      Object.entries(params).map((
+        [k, v],
+      ) => [`/sys/module/metis/parameters/${k}`, { text: `${v}\n` }]),
+    ),
     [`${CARD}/vendor`]: { text: "0x1f9d\n" },
     [`${CARD}/device`]: { text: "0x1100\n" },
     [`${CARD}/driver`]: { link: "../../../bus/pci/drivers/axl" },
@@ -39,7 +77,10 @@ Deno.test("findMetisKo() sees nothing of metis.ko on the VM tree with axl.ko", (
 
 Deno.test("checkMetisKo() names Axelera's driver, its functions, nodes, link and limits", () => {
   const ctx = jetsonWithMetis();
-  assert.deepEqual(findMetisKo(ctx.sys), {
+  const found = findMetisKo(ctx.sys)!;
+  assert.equal(found.driver?.generation, "1.x");
+  delete found.driver;
+  assert.deepEqual(found, {
     loaded: true,
     version: "1.4.2",
     functions: [{
@@ -58,20 +99,45 @@ Deno.test("checkMetisKo() names Axelera's driver, its functions, nodes, link and
     "metis.module": "ok",
     "metis.functions": "ok",
     "metis.nodes": "ok",
-    "metis.zero-copy": "warn",
+    "metis.zero-copy": "ok",
   });
   assert.match(r[0]!.message, /^metis\.ko 1\.4\.2 is loaded \(Axelera's driver, not axl's/);
+  assert.match(
+    r[0]!.message,
+    /the 1\.x driver \(metis-\*\.c, by version 1\.4\.2\): no DMA trace ring/,
+  );
   assert.match(
     r[1]!.message,
     /0004:01:00\.0 bound to metis\.ko: link 8\.0 GT\/s PCIe x4 .*IOMMU group 5/,
   );
   assert.match(
     r[3]!.message,
-    /first scatterlist segment.*IOVA-contiguous.*one imported buffer per open file/,
+    /maps the whole of an attached dma-buf.*walks every scatterlist entry.*one attached buffer per open file/,
   );
-  assert.match(r[3]!.fix!, /axl verify --importer 0004:01:00\.0/);
+  assert.doesNotMatch(r[3]!.message, /truncat|first scatterlist segment|contiguous/);
+  assert.match(r[3]!.message, /axl verify --importer 0004:01:00\.0/);
   // pci.ts's own NPU check says whose driver "axl" is.
   assert.match(checkNpuPci(ctx)[0]!.message, /driver axl \(Axelera's metis\.ko\)$/);
+});
+
+Deno.test("checkMetisKo() says which metis.ko generation is loaded, by parameters or by version", () => {
+  const gen16 = checkMetisKo(jetsonWithMetis({ version: "1.6.2", params: PARAMS_1_6 }));
+  assert.match(
+    gen16[0]!.message,
+    /metis\.ko 1\.6\.2 is loaded .*the 1\.6\.x driver \(axl-aipu-\*\.c, by parameter enable_sg_host_dma, dma_trace_entries\): a DMA trace ring in debugfs \(4000 entries\), eDMA descriptors built in card memory \(enable_sg_host_dma=0\)/,
+  );
+  // no MODULE_VERSION: the parameters still tell, and srcversion names the build
+  const hostDma = findMetisKo(
+    jetsonWithMetis({ version: null, params: { ...PARAMS_1_6, enable_sg_host_dma: "1" } }).sys,
+  )!;
+  assert.equal(hostDma.version, "4F3A2B1C0D9E8F7A6B5C4D3");
+  assert.equal(hostDma.driver?.generation, "1.6.x");
+  assert.equal(hostDma.driver?.sgHostDma, true);
+  assert.match(hostDma.driver!.summary, /in host memory \(enable_sg_host_dma=1\)/);
+  const old = findMetisKo(jetsonWithMetis({ version: null }).sys)!;
+  assert.equal(old.driver?.generation, "1.x");
+  assert.equal(old.driver?.dmaTraceRing, false);
+  assert.match(old.driver!.basis, /parameters without enable_sg_host_dma or dma_trace_entries/);
 });
 
 Deno.test("checkMetisKo() warns on a link below Gen3 x4 and on missing nodes", () => {

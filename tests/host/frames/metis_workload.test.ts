@@ -1,5 +1,5 @@
-// The Metis workload's order of calls, without a card: every listed buffer attached once
-// before the frames, then per frame one attach, one transfer of the frame's bytes and one
+// The Metis workload's order of calls, without a card: nothing before the frames (no
+// attach to check a buffer first), then per frame one attach, one transfer of the frame's bytes and one
 // detach, the frame recycled whatever happens, and a failed transfer's error kept. The card
 // and producer are recorders; the device suite runs the workload on the simulator's node.
 import assert from "node:assert/strict";
@@ -54,12 +54,11 @@ function ring(bufs: DmaBuf[], calls: string[], listed = true): Producer {
   };
 }
 
-Deno.test("prepareMetisWorkload() attaches each listed buffer once, then one attach per frame", async () => {
+Deno.test("prepareMetisWorkload() attaches nothing before the frames, then one attach per frame", async () => {
   const { card, calls } = recorder();
   const bufs = buffers(2);
   using work = prepareMetisWorkload({ card, producer: ring(bufs, calls), frames: 3 });
-  assert.deepEqual(calls, ["attach 100", "detach 100", "attach 101", "detach 101"]);
-  calls.length = 0;
+  assert.deepEqual(calls, []);
   const report = await work.run();
   const frame = (ino: number) => [
     `attach ${ino}`,
@@ -77,7 +76,7 @@ Deno.test("prepareMetisWorkload() attaches each listed buffer once, then one att
   assert.ok(frames.every((f) => f.signalNs! >= f.submitNs!));
 });
 
-Deno.test("prepareMetisWorkload() leaves unlisted buffers to their first attach", async () => {
+Deno.test("prepareMetisWorkload() runs a producer that lists no buffers", async () => {
   const { card, calls } = recorder();
   using work = prepareMetisWorkload({
     card,

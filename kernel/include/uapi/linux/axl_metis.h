@@ -12,10 +12,13 @@
  *
  * What metis.ko does with these calls, and what our node mirrors:
  *  - DMA_ATTACH takes a dma-buf fd, attaches it to the card's PCI function,
- *    maps it DMA_BIDIRECTIONAL and keeps only the first scatterlist entry's
- *    DMA address and length. One buffer per open file.
+ *    maps it DMA_BIDIRECTIONAL and keeps the whole scatterlist. One buffer
+ *    per open file.
  *  - DMA_XFER has the card's eDMA copy between that buffer (at @offset) and
- *    card memory (at @phy); SYNC waits, ASYNC returns at once. Completion of
+ *    card memory (at @phy) over every scatterlist entry the range covers:
+ *    @offset + @size is checked against the sum of the entries' lengths, so
+ *    a scattered buffer needs no contiguity. SYNC waits, ASYNC returns at
+ *    once. Completion of
  *    every transfer raises a poll() event (POLLIN) on the file until it is
  *    consumed with CLEAR_POLL_EVENT.
  *  - DMA_GET_XFER_ASYNC_STATUS returns the state of the file's last
