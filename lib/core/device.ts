@@ -254,6 +254,7 @@ export class Device implements Disposable {
           code: "EPROTO",
           detail: `driver ABI ${info.abiVersion}, shim ABI ${want}`,
           hint: "driver and shim were built from different linux/axl.h; rebuild and reload both",
+          exitKind: "cannot-run",
         });
       }
     } catch (err) {

@@ -92,6 +92,7 @@ function resolveNode(target: MetisTarget | undefined): string {
       detail: "no /dev/metis-* or /dev/axl-metis-* node",
       hint: "load Axelera's metis driver, or axl.ko (its Metis node is on unless " +
         "metis_node=0); set AXL_METIS_DEVICE for another path",
+      exitKind: "cannot-run",
     });
   }
   if (typeof target === "object") {
@@ -114,6 +115,7 @@ function pciNode(address: string): string {
     code: "ENOENT",
     detail: `no node for PCI ${address}: tried ${paths.join(", ")}`,
     hint: "check lspci -D -k for the card and the driver bound to it",
+    exitKind: "cannot-run",
   });
 }
 
