@@ -10,7 +10,9 @@ set -euo pipefail
 build=(gcc libc6-dev make gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
 tests=(qemu-user-static tmux linux-perf chromium dkms libdrm-dev
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-	gstreamer1.0-plugins-bad)
+	gstreamer1.0-plugins-bad
+	# verify --junit and --metrics are checked against the JUnit XSD (xmllint) and by promtool
+	libxml2-utils prometheus)
 
 want=("${build[@]}")
 [[ ${1:-} == --build ]] || want+=("${tests[@]}")
