@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import { z } from "../_deps.ts";
 import { AxlError, errnoName, unwrap } from "./errors.ts";
 import type { DmaBuf } from "./dmabuf.ts";
 import { Fence } from "./fence.ts";

@@ -7,6 +7,7 @@ import { type ImportEdge, importGraph, importsOf, tsFiles } from "./_import_grap
 
 /** Lowest first; a module may import from its own layer and the layers before it. */
 const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
+  { name: "dependencies", paths: ["lib/_deps.ts"] },
   { name: "ffi", paths: ["ffi/"] },
   { name: "pure data", paths: ["lib/formats/", "lib/nvmm/"] },
   { name: "core", paths: ["lib/core/"] },

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import { z } from "../../_deps.ts";
 import { AxlError, unwrap } from "../errors.ts";
 import type { DmaBuf } from "../dmabuf.ts";
 import { parseOptions } from "../device.ts";
