@@ -11,7 +11,7 @@
 import { z } from "../../_deps.ts";
 import { AxlError, unwrap } from "../errors.ts";
 import type { DmaBuf } from "../dmabuf.ts";
-import { parseOptions } from "../device.ts";
+import { parseOptions } from "../parse_options.ts";
 import { cString, shim } from "../_shim.ts";
 import { type MetisNodeName, metisNodes, nodePathsForPci, parseNodeName } from "./node.ts";
 import { checkSegments, type SegmentCheck, type SegmentProbe } from "./segments.ts";
