@@ -1,13 +1,14 @@
-// One rule from error to exit code: every error class of axl, and JavaScript's and Deno's
-// own, thrown through the CLI (runCommand), the shell (Shell.execute) and verify's
-// couldNotRun, gives the code its kind says, the same on each surface.
+// One rule from error to exit code (lib/commands/exit_code.ts): every error class of axl,
+// and JavaScript's and Deno's own, thrown through the CLI (tasks/_cli.ts runCommand), the
+// shell (Shell.execute) and verify's couldNotRun, gives the code its kind says, the same on
+// each surface.
 import assert from "node:assert/strict";
 import { runCommand } from "../../../tasks/_cli.ts";
 import { errorKind, ExitCode, exitCodeOf } from "../../../lib/commands/exit_code.ts";
 import { CannotRunError, UsageError } from "../../../lib/commands/spec.ts";
 import { couldNotRun } from "../../../lib/commands/verify_builtin.ts";
 import { AxlError } from "../../../lib/core/errors.ts";
-import { ShimLoadError } from "../../../ffi/loader.ts";
+import { ShimLoadError } from "../../../lib/core/shim.ts";
 import { CancelledError } from "../../../lib/shell/abortable.ts";
 import { Session } from "../../../lib/shell/session.ts";
 import { Shell } from "../../../lib/shell/shell.ts";
