@@ -41,7 +41,12 @@ interface Family {
 
 function series(name: string, labels: Labels, value: number): string {
   const text = Object.entries(labels).map(([k, v]) => `${k}="${labelValue(v)}"`).join(",");
-  const shown = Number.isFinite(value) ? String(value) : value > 0 ? "+Inf" : "NaN";
+  // 15 significant digits: a unit change (µs to s, percent to ratio) leaves no binary noise
+  const shown = Number.isFinite(value)
+    ? String(Number(value.toPrecision(15)))
+    : value > 0
+    ? "+Inf"
+    : "NaN";
   return `${name}{${text}} ${shown}`;
 }
 

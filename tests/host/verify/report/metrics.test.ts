@@ -67,6 +67,16 @@ Deno.test("prometheusMetrics() gives the copy control's copy share as a ratio", 
   );
 });
 
+Deno.test("prometheusMetrics() writes a converted value without binary noise", async () => {
+  const r = await judgeArtifacts(fixture("6.12-axl/zero-copy"));
+  r.axl.perf.available = true;
+  r.axl.perf.copy_percent = 0.744;
+  r.axl.latency.p99 = 62277.59;
+  const text = prometheusMetrics(r);
+  assert.match(text, /axl_verify_copy_share_ratio\{[^}]*\} 0\.00744\n/);
+  assert.match(text, /axl_verify_frame_latency_seconds\{[^}]*percentile="99"\} 0\.06227759\n/);
+});
+
 Deno.test("prometheusMetrics() leaves out what is unknown and escapes label values", async () => {
   const r = await judgeArtifacts(fixture("6.12-axl/zero-copy"));
   r.axl.frames.submitted = null;
