@@ -30,6 +30,8 @@ const HELP: Record<string, HelpFacts> = {
       "--frames",
       "--importer",
       "--json",
+      "--junit",
+      "--metrics",
       "--mode",
       "--no-graph",
       "--no-perf",
