@@ -35,7 +35,6 @@ import { generateTrace, parseSize } from "./trace_gen.ts";
 import { judgeDir, type Stage, type StageResult, STAGES } from "./trace_analysis.ts";
 import { measureStartup, type StartupResult } from "./startup.ts";
 import { runSoakVm, soakLines } from "./soak_vm.ts";
-import type { SoakResult } from "./verify_soak.ts";
 import { graphLines, runGraphVm } from "./graph_vm.ts";
 
 const root = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
@@ -61,7 +60,83 @@ interface Noise {
   otherQemu: number;
 }
 
-const results = {
+/** One `deno bench` result: its times, or why it failed. */
+interface DenoBenchRow {
+  name: string;
+  group: string | null;
+  avgNs?: number;
+  minNs?: number;
+  p75Ns?: number;
+  p99Ns?: number;
+  maxNs?: number;
+  n?: number;
+  error?: string;
+}
+
+/** Section 1: FFI per call. */
+interface FfiResults {
+  comparisons: CallComparison[];
+  /** Absent when `deno bench` failed (the problem is listed). */
+  denoBench: DenoBenchRow[] | undefined;
+}
+
+/** Section 3: trace analysis at each size. */
+interface TraceResults {
+  template: string;
+  sizes: SizeRow[];
+}
+
+/** Section 4: the frame loops in the VM. */
+interface FrameLoopResults {
+  config: {
+    kernel: string;
+    icount: boolean;
+    nohzFull: string;
+    affinity: string;
+    moduleParams: Record<string, string>;
+    width: number;
+    height: number;
+    frames: number;
+    warmup: number;
+    rounds: number;
+    tracedRounds: number;
+    traceEvents: string[];
+    vmWallS: number;
+  };
+  syscallBoundaryNs: number | undefined;
+  rows: LoopRow[];
+  ratios: LoopRatio[];
+  getInfoPerCall: { impl: string; ns: Summary }[];
+  raw: string;
+}
+
+/** Section 4: verify's cost beyond its workload. */
+interface VerifyOverheadResults {
+  frames: number;
+  runs: OverheadRun[];
+  workloadWallMs: number;
+  overheadWallMs: Record<string, number>;
+}
+
+/** Everything `bench/results.json` holds; a section that did not run is undefined. */
+interface BenchResults {
+  version: number;
+  startedAt: string;
+  finishedAt: string;
+  host: { deno: string; arch: string; cpus: number; kernel: string };
+  noise: Record<string, Noise>;
+  ffi: FfiResults | undefined;
+  startup: StartupResult[] | undefined;
+  trace: TraceResults | undefined;
+  frameLoop: FrameLoopResults | undefined;
+  verifyOverhead: VerifyOverheadResults | undefined;
+  graph: Awaited<ReturnType<typeof runGraphVm>> | undefined;
+  soak: Awaited<ReturnType<typeof runSoakVm>> | undefined;
+  targets: Target[];
+  problems: string[];
+}
+
+const results: BenchResults = {
   version: 1,
   startedAt: new Date().toISOString(),
   finishedAt: "",
@@ -71,16 +146,16 @@ const results = {
     cpus: navigator.hardwareConcurrency,
     kernel: Deno.osRelease(),
   },
-  noise: {} as Record<string, Noise>,
-  ffi: undefined as unknown,
-  startup: undefined as StartupResult[] | undefined,
-  trace: undefined as unknown,
-  frameLoop: undefined as unknown,
-  verifyOverhead: undefined as unknown,
-  graph: undefined as unknown,
-  soak: undefined as unknown,
-  targets: [] as Target[],
-  problems: [] as string[],
+  noise: {},
+  ffi: undefined,
+  startup: undefined,
+  trace: undefined,
+  frameLoop: undefined,
+  verifyOverhead: undefined,
+  graph: undefined,
+  soak: undefined,
+  targets: [],
+  problems: [],
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -206,7 +281,7 @@ async function ffiSection(quick: boolean): Promise<void> {
     "bench/lib.bench.ts",
     "bench/trace.bench.ts",
   ]);
-  let denoBench: unknown = undefined;
+  let denoBench: DenoBenchRow[] | undefined = undefined;
   if (bench.code === 0) {
     const doc = JSON.parse(bench.stdout) as {
       benches: { name: string; group: string | null; results: { ok?: Record<string, number> }[] }[];
@@ -611,7 +686,7 @@ const WORKLOAD_GAP = "the typed API's JavaScript per frame on top of the lean lo
 
 function judgeTargets(): void {
   const t = results.targets;
-  const soak = results.soak as SoakResult | undefined;
+  const soak = results.soak;
   if (soak) {
     t.push({
       name: `soak: verify of ${soak.frames} frames through ${soak.bufferKb} KiB per CPU`,
@@ -626,10 +701,10 @@ function judgeTargets(): void {
       met: soak.peakRssKb < SOAK_RSS_BOUND_MIB * 1024,
     });
   }
-  const fl = results.frameLoop as { ratios: LoopRatio[] } | undefined;
+  const fl = results.frameLoop;
   const wl = fl?.ratios.find((r) => r.deno === "workload");
   const lean = fl?.ratios.find((r) => r.deno === "lean-full");
-  const rows = (fl as { rows?: LoopRow[] } | undefined)?.rows ?? [];
+  const rows = fl?.rows ?? [];
   const row = (impl: string, mode: string) => rows.find((r) => r.impl === impl && r.mode === mode);
   const cFull = row("c", "full")?.cpuNsPerFrame.median;
   // By how much a ratio misses its bound, in µs of CPU per frame.
@@ -664,7 +739,7 @@ function judgeTargets(): void {
       note: over(lean, 1.1) && `${over(lean, 1.1)}: ${LEAN_GAP}`,
     });
   }
-  const tr = results.trace as { sizes: SizeRow[] } | undefined;
+  const tr = results.trace;
   const gig = tr?.sizes.find((s) => s.size >= 500e6);
   const hundred = tr?.sizes.find((s) => s.size < 500e6) ?? tr?.sizes[0];
   for (const row of [gig, hundred]) {
@@ -730,7 +805,8 @@ function gapLines(s: SizeRow): string[] {
   return out;
 }
 
-function printTable(): void {
+/** Prints the table; `out` is where results.json was written. */
+function printTable(out: string): void {
   const p = (s = "") => console.log(s);
   const n0 = Object.values(results.noise)[0];
   p(
@@ -744,7 +820,7 @@ function printTable(): void {
         }`
         : ""),
   );
-  const ffi = results.ffi as { comparisons: CallComparison[] } | undefined;
+  const ffi = results.ffi;
   if (ffi) {
     p();
     p("FFI, one shim call (host; median [min–max] ns per call over batches)");
@@ -755,12 +831,11 @@ function printTable(): void {
       } ${fmt(c.ratio, 2)}`);
     }
   }
-  const db = (results.ffi as { denoBench?: Record<string, number | string>[] } | undefined)
-    ?.denoBench;
+  const db = results.ffi?.denoBench;
   if (db?.length) {
     p();
     p("deno bench (host; per iteration: avg, min, p75, p99)");
-    const t = (ns: unknown) =>
+    const t = (ns: number | undefined) =>
       typeof ns !== "number"
         ? "-"
         : ns >= 1e6
@@ -769,20 +844,12 @@ function printTable(): void {
         ? `${fmt(ns / 1e3, 2)} µs`
         : `${fmt(ns, 1)} ns`;
     for (const b of db) {
-      p(`  ${String(b.name).slice(0, 72).padEnd(72)} ${t(b.avgNs).padStart(9)} ${
-        t(b.minNs).padStart(9)
-      } ${t(b.p75Ns).padStart(9)} ${t(b.p99Ns).padStart(9)}`);
+      p(`  ${b.name.slice(0, 72).padEnd(72)} ${t(b.avgNs).padStart(9)} ${t(b.minNs).padStart(9)} ${
+        t(b.p75Ns).padStart(9)
+      } ${t(b.p99Ns).padStart(9)}`);
     }
   }
-  const fl = results.frameLoop as
-    | {
-      config: Record<string, unknown>;
-      rows: LoopRow[];
-      ratios: LoopRatio[];
-      syscallBoundaryNs?: number;
-      getInfoPerCall: { impl: string; ns: Summary }[];
-    }
-    | undefined;
+  const fl = results.frameLoop;
   if (fl) {
     const c = fl.config;
     p();
@@ -824,7 +891,7 @@ function printTable(): void {
       p(`  AXL_IOCTL_GET_INFO per call, ${g.impl}: ${spread(g.ns, 1e-3, 2)} µs`);
     }
   }
-  const vo = results.verifyOverhead as { runs: OverheadRun[]; frames: number } | undefined;
+  const vo = results.verifyOverhead;
   if (vo) {
     p();
     p(`Verify overhead (VM, ${vo.frames} frames; wall / process CPU ms)`);
@@ -837,7 +904,7 @@ function printTable(): void {
       }${ph ? `  [${ph}]` : ""}${r.error ? `  ERROR ${r.error}` : ""}`);
     }
   }
-  const tr = results.trace as { sizes: SizeRow[] } | undefined;
+  const tr = results.trace;
   if (tr) {
     p();
     p("Trace analysis (host; MB/s from process CPU time, wall in parentheses; median of runs;");
@@ -879,12 +946,12 @@ function printTable(): void {
       p(`  ${s.name.padEnd(40)} ${spread(s.ms, 1, 0)}${s.note ? `  (${s.note})` : ""}`);
     }
   }
-  const graph = results.graph as Parameters<typeof graphLines>[0] | undefined;
+  const graph = results.graph;
   if (graph) {
     p();
     for (const l of graphLines(graph)) p(l);
   }
-  const soak = results.soak as Parameters<typeof soakLines>[0] | undefined;
+  const soak = results.soak;
   if (soak) {
     p();
     for (const l of soakLines(soak)) p(l);
@@ -898,7 +965,7 @@ function printTable(): void {
   }
   for (const pr of results.problems) p(`  problem: ${pr}`);
   p();
-  p(`Results: bench/results.json`);
+  p(`Results: ${out.startsWith(`${root}/`) ? out.slice(root.length + 1) : out}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -979,7 +1046,7 @@ async function main(): Promise<number> {
   judgeTargets();
   results.finishedAt = new Date().toISOString();
   await Deno.writeTextFile(values.out, JSON.stringify(results, null, 1) + "\n");
-  printTable();
+  printTable(values.out);
   if (failed.length) {
     console.error(`bench: could not run: ${failed.join(", ")} (see the problems above)`);
     return 3;
