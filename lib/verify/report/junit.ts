@@ -77,11 +77,15 @@ function properties(result: VerifyResult, invariants: InvariantView[]): string[]
   return ["    <properties>", ...pairs.map(([n, v]) => property(n, v)), "    </properties>"];
 }
 
-/** The text of a failure or error: the summary, then each diagnosis row for the invariant. */
+/**
+ * The text of a failure or error: the summary and the evidence source, then each diagnosis
+ * row for the invariant. GitLab shows only this text of a failed case (not its system-out).
+ */
 function explanation(result: VerifyResult, inv: InvariantView): string {
   const rows = result.axl.diagnosis.filter((d) => d.invariant === inv.id);
   return [
     inv.summary,
+    `evidence source: ${inv.source ?? "unknown"}`,
     ...rows.map((d) => `\ndiagnosis: ${d.symptom}\n  cause: ${d.cause}\n  fix:   ${d.fix}`),
   ].join("\n");
 }
