@@ -103,7 +103,9 @@ function testcase(result: VerifyResult, inv: InvariantView): string[] {
   } else if (inv.status === "SKIP") {
     verdict.push(`      <skipped>${text(inv.summary)}</skipped>`);
   }
-  const out = `${inv.status}: ${inv.summary}\nevidence source: ${inv.source ?? "unknown"}\n` +
+  // every status keeps its diagnosis rows (a PASS can carry a warning, e.g. unnamed samples)
+  const out =
+    `${explanation(result, inv).replace(inv.summary, `${inv.status}: ${inv.summary}`)}\n` +
     `evidence: ${JSON.stringify(inv.evidence)}`;
   return [open, ...verdict, `      <system-out>${text(out)}</system-out>`, "    </testcase>"];
 }

@@ -49,6 +49,29 @@ Deno.test("junitReport() puts a FAIL's summary and diagnosis in its failure, the
   assert.match(xml, /<property name="device" value="metis-sim"\/>/);
 });
 
+Deno.test("junitReport() keeps a passing invariant's diagnosis rows in its system-out", async () => {
+  const r = await judgeArtifacts(fixture("6.12-axl/zero-copy"));
+  r.axl.diagnosis.push(
+    {
+      id: "planted",
+      invariant: "I4",
+      symptom: "samples without a symbol reach the copy threshold",
+      cause: "a stripped binary",
+      fix: "install its debug symbols",
+    } as VerifyResult["axl"]["diagnosis"][number],
+  );
+  const xml = junitReport(r);
+  const i4 = xml.slice(
+    xml.indexOf('<testcase name="I4'),
+    xml.indexOf("</testcase>", xml.indexOf('<testcase name="I4')),
+  );
+  assert.match(
+    i4,
+    /<system-out>PASS: [^\n]*\nevidence source: perf\n\ndiagnosis: samples without a symbol/,
+  );
+  assert.ok(!i4.includes("<failure"));
+});
+
 Deno.test("junitReport() reports a SKIP as skipped and reads invariants it does not know", async () => {
   const r = await judgeArtifacts(fixture("6.12-axl/zero-copy"));
   r.axl.invariants.I4 = { ...r.axl.invariants.I4, status: "SKIP", summary: "no perf (--no-perf)" };
