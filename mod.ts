@@ -285,15 +285,19 @@ export type {
   WorkloadRecord,
 } from "./lib/verify/mod.ts";
 
-// Verify reports: Perfetto trace, HTML report.
+// Verify reports: Perfetto trace, HTML report, JUnit XML, Prometheus metrics.
 export {
   escapeHtml,
+  escapeXml,
   frameTimelineSvg,
+  junitReport,
+  labelValue,
   latencyHistogramSvg,
   perfettoTrace,
+  prometheusMetrics,
   renderHtmlReport,
 } from "./lib/verify/report/mod.ts";
-export type { TraceEvent } from "./lib/verify/report/mod.ts";
+export type { JunitOptions, MetricsOptions, TraceEvent } from "./lib/verify/report/mod.ts";
 
 // Formats: fourcc, format table, modifiers, plane layout, V4L2 and GStreamer names.
 export {

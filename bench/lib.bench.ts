@@ -1,6 +1,7 @@
 // `deno bench` of the per-frame work the typed API adds on top of the shim calls, measured on
 // the host without a device: where the lib / lean gap of the VM frame loop comes from.
-import { ImportOptions, parseOptions, SubmitOptions } from "../lib/core/device.ts";
+import { ImportOptions, SubmitOptions } from "../lib/core/device.ts";
+import { parseOptions } from "../lib/core/parse_options.ts";
 import { Fence } from "../lib/core/fence.ts";
 import { loadShim } from "../ffi/loader.ts";
 

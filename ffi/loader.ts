@@ -41,6 +41,8 @@ export interface ShimAttempt {
 
 /** Thrown when no usable shim was found. */
 export class ShimLoadError extends Error {
+  /** Exit status 3 (`cannot-run`): the library this machine needs is missing. */
+  readonly exitKind = "cannot-run";
   /** Every path tried, in order, with the reason it failed. */
   readonly attempts: readonly ShimAttempt[];
 

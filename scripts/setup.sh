@@ -11,7 +11,9 @@ build=(gcc libc6-dev make gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
 tests=(qemu-user-static tmux linux-perf chromium dkms libdrm-dev
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
 	gstreamer1.0-plugins-bad
-	flex bison) # kconfig's parser, for the kernel-kit configuration test
+	flex bison # kconfig's parser, for the kernel-kit configuration test
+	# verify --junit and --metrics are checked against the JUnit XSD (xmllint) and by promtool
+	libxml2-utils prometheus)
 
 want=("${build[@]}")
 [[ ${1:-} == --build ]] || want+=("${tests[@]}")

@@ -1,11 +1,24 @@
 // Private helpers shared by the command files.
-import { AxlError } from "../lib/core/errors.ts";
-import { ExitCode } from "../lib/commands/exit_code.ts";
 import { CannotRunError, UsageError } from "../lib/commands/spec.ts";
+import { errorKind, exitCodeOf } from "../lib/commands/exit_code.ts";
+
+/** The line(s) the CLI prints for `err`, thrown by command `name`. */
+function errorText(name: string, err: unknown): string {
+  if (err instanceof UsageError) return `axl ${err.message}\nTry 'axl ${name} --help'.`;
+  if (err instanceof CannotRunError) return `axl ${err.message}`;
+  const message = err instanceof Error ? err.message : String(err);
+  // An error of no known kind is a bug: show where it came from.
+  if (errorKind(err) === "failed" && err instanceof Error && !("exitKind" in err)) {
+    return `axl ${name}: ${err.stack ?? message}`;
+  }
+  return `axl ${name}: ${message}`;
+}
 
 /**
- * Runs a command body, turning errors into one readable line and an exit code:
- * usage errors, what cannot run here and device errors (AxlError) exit 3 with their hint.
+ * Runs a command body, turning an error into a readable message on stderr and the exit
+ * code `exitCodeOf()` gives it (the shell uses the same rule): 3 for bad usage and what
+ * cannot run here (each with its hint), 130 when interrupted, 1 for a failure; an error
+ * of no known kind also prints its stack.
  */
 export async function runCommand(
   name: string,
@@ -14,18 +27,8 @@ export async function runCommand(
   try {
     return await body();
   } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`axl ${err.message}\nTry 'axl ${name} --help'.`);
-    } else if (err instanceof CannotRunError) {
-      console.error(`axl ${err.message}`);
-    } else if (err instanceof AxlError) {
-      console.error(`axl ${name}: ${err.message}`);
-    } else if (err instanceof TypeError || err instanceof RangeError) {
-      console.error(`axl ${name}: ${err.message}`);
-    } else {
-      throw err;
-    }
-    return ExitCode.CannotRun;
+    console.error(errorText(name, err));
+    return exitCodeOf(err);
   }
 }
 

@@ -20,7 +20,8 @@ export function usage(): string {
     "Commands:",
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     "",
-    "Exit codes: 0 ok, 1 failed, 2 inconclusive or skipped, 3 could not run.",
+    "Exit codes: 0 ok, 1 failed, 2 inconclusive or skipped, 3 could not run (bad usage, no",
+    "device, tool or permission), 130 interrupted. The same in the shell (docs/outputs.md).",
   ].join("\n");
 }
 

@@ -24,6 +24,8 @@
  * ```
  */
 export class CapsSyntaxError extends SyntaxError {
+  /** Exit status 3 (`usage`): the caps are wrong as written. */
+  readonly exitKind = "usage";
   /** 1-based column in the line where the problem is. */
   readonly column: number;
   /** 1-based line, for multi-line input (1 otherwise). */

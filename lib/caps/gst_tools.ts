@@ -12,6 +12,8 @@ import { type ElementInfo, parseGstInspect } from "./inspect.ts";
 
 /** A tool or file needed for the analysis is missing. */
 export class GstToolError extends Error {
+  /** Exit status 3 (`cannot-run`): a tool or file is missing. */
+  readonly exitKind = "cannot-run";
   /** What to do about it. */
   readonly hint: string;
   /** `message` says what is missing, `hint` what to do about it. */

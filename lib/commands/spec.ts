@@ -132,6 +132,8 @@ export interface ParsedArgs {
  * ```
  */
 export class UsageError extends Error {
+  /** Exit status 3: the arguments are wrong as written. */
+  readonly exitKind = "usage";
   /** Creates the error. */
   constructor(message: string) {
     super(message);
@@ -149,6 +151,8 @@ export class UsageError extends Error {
  * ```
  */
 export class CannotRunError extends Error {
+  /** Exit status 3: this machine lacks what the command needs. */
+  readonly exitKind = "cannot-run";
   /** Creates the error. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);

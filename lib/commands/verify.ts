@@ -21,6 +21,7 @@ import type { VerifyRunOptions } from "../verify/run.ts";
 import type { Status, VerifyResult } from "../verify/schema.ts";
 import type { WorkloadMode } from "../frames/workload.ts";
 import { ExitCode } from "./exit_code.ts";
+import type { VerifyOutputs } from "./verify_outputs.ts";
 import {
   DEVICE_OPTION,
   type FrameSize,
@@ -184,6 +185,20 @@ export const verifySpec: CommandSpec = {
     },
     "no-perf": { type: "boolean", description: "no perf (I4 is then SKIP)" },
     json: { type: "boolean", description: "print result.json instead of the summary", only: "cli" },
+    junit: {
+      type: "string",
+      kind: "path",
+      arg: "FILE",
+      description: "also write the verdict as JUnit XML, one test case per\n" +
+        "invariant (GitLab, Jenkins, GitHub test reporters)",
+    },
+    metrics: {
+      type: "string",
+      kind: "path",
+      arg: "FILE",
+      description: "also write Prometheus metrics (text format) for\n" +
+        "node_exporter's textfile collector, e.g. DIR/axl_verify.prom",
+    },
   },
   details: "The same run as 'axl verify' (see its --help), on the session's device, or on\n" +
     "a command ('verify [options] -- COMMAND...', --config FILE) or a running process\n" +
@@ -194,7 +209,8 @@ export const verifySpec: CommandSpec = {
     summary: "prove the zero-copy frame path (I1–I4) with ftrace, bufinfo and perf",
     details: CLI_DETAILS,
     epilogue: "Artifacts: trace.txt, per_cpu_stats.txt, bufinfo_samples.txt, perf.script,\n" +
-      "capture.json, result.json, trace.json (open in ui.perfetto.dev), report.html.",
+      "capture.json, result.json, trace.json (open in ui.perfetto.dev), report.html;\n" +
+      "--junit and --metrics (also with --replay) write the verdict for CI and fleets.",
     exits: [
       [ExitCode.Ok, "PASS (all four invariants)"],
       [ExitCode.Fail, "FAIL (an invariant failed; the diagnosis says why and what to do)"],
@@ -246,6 +262,8 @@ export interface VerifyPlan {
   importer?: string;
   /** The capture and judge options runVerify takes (without the workload and importer). */
   run: Omit<VerifyRunOptions, "workload" | "headline" | "importer">;
+  /** `--junit` and `--metrics`: where the verdict also goes. */
+  outputs: VerifyOutputs;
 }
 
 /**
@@ -291,7 +309,13 @@ export function verifyPlan(args: ParsedArgs): VerifyPlan {
   if (importerProblem) throw new UsageError(`verify: ${importerProblem}`);
   const interval = stringOption(args, "bufinfo-interval");
   const bufferKb = stringOption(args, "buffer-kb");
+  const junit = stringOption(args, "junit");
+  const metrics = stringOption(args, "metrics");
   return {
+    outputs: {
+      ...(junit !== undefined ? { junit } : {}),
+      ...(metrics !== undefined ? { metrics } : {}),
+    },
     frames: framesGiven ?? 60,
     ...(framesGiven !== undefined ? { framesGiven } : {}),
     mode,

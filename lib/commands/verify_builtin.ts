@@ -5,7 +5,6 @@
  * @module
  */
 import type { Device } from "../core/device.ts";
-import { AxlError } from "../core/errors.ts";
 import { HeapProducer } from "../frames/producers/heap_producer.ts";
 import type { Producer } from "../frames/producers/producer.ts";
 import { listCaptureDevices, V4l2Producer } from "../frames/producers/v4l2_producer.ts";
@@ -20,6 +19,7 @@ import type { VerifyRunOptions } from "../verify/run.ts";
 import type { WorkloadSpec } from "../verify/workload.ts";
 import type { FrameSize } from "./options.ts";
 import { CannotRunError, UsageError } from "./spec.ts";
+import { errorKind } from "./exit_code.ts";
 import { verifyHeadline, type VerifyPlan } from "./verify.ts";
 
 /**
@@ -174,9 +174,10 @@ export function metisRun(
 }
 
 /**
- * Rethrows what already says what to do (bad usage, device errors); anything else that
- * stops a run before it starts (tracefs missing, not root, perf or debugfs trouble)
- * becomes a CannotRunError.
+ * Rethrows what already stands for "could not run" (bad usage, a missing device, tool or
+ * permission: exit 3 by `exitCodeOf()`) or an interruption; any other error that stops a
+ * run before it starts (tracefs trouble, a failed allocation) becomes a CannotRunError,
+ * so that verify's exit status 1 only ever means an invariant failed.
  *
  * @example
  * ```ts
@@ -188,12 +189,7 @@ export function metisRun(
  * ```
  */
 export function couldNotRun(err: unknown): never {
-  if (
-    err instanceof UsageError || err instanceof CannotRunError || err instanceof AxlError ||
-    err instanceof TypeError || err instanceof RangeError
-  ) {
-    throw err;
-  }
+  if (errorKind(err) !== "failed") throw err;
   throw new CannotRunError(`verify: could not run: ${(err as Error)?.message ?? err}`, {
     cause: err,
   });

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import { z } from "../_deps.ts";
 import { commandWorkload, pidWorkload, type WorkloadSpec } from "../verify/workload.ts";
 import { intOption } from "./options.ts";
 import { type ParsedArgs, stringOption, UsageError } from "./spec.ts";

@@ -334,6 +334,8 @@ export function describeConflicts(c: Conflicts): string {
 
 /** Thrown by {@linkcode reconcileOrThrow}. */
 export class ReconcileError extends Error {
+  /** Exit status 1 (`failed`): the buffer's users cannot agree. */
+  readonly exitKind = "failed";
   /** Each attribute the accessors disagree on. */
   readonly conflicts: readonly Conflict[];
   /** The message lists every conflict, one line each. */

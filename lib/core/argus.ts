@@ -56,10 +56,16 @@ export class ArgusSession {
       throw new AxlError("argus.open", -avail, {
         hint: hintFor("argus", "ENOSYS"),
         detail: "this shim has no Argus support (not a Jetson build)",
+        exitKind: "cannot-run",
       });
     }
     return new ArgusSession(
-      unwrap(s.symbols.axl_shim_argus_open(sensor, width, height), "argus.open", "argus"),
+      unwrap(
+        s.symbols.axl_shim_argus_open(sensor, width, height),
+        "argus.open",
+        "argus",
+        "cannot-run",
+      ),
     );
   }
 

@@ -5,13 +5,13 @@
  *
  * @module
  */
-import { z } from "zod";
+import { z } from "../_deps.ts";
 import { AxlError, errnoName, unwrap } from "./errors.ts";
 import type { DmaBuf } from "./dmabuf.ts";
 import { Fence } from "./fence.ts";
 import type { FenceInfo } from "./fence.ts";
 import { cString, nulStrings, shim } from "./_shim.ts";
-import { snapshot, unchanged } from "./_snapshot.ts";
+import { parseOptions } from "./parse_options.ts";
 import {
   type ImportPlane,
   type ImportRequest,
@@ -89,43 +89,6 @@ export const SubmitOptions = z.object({
 }).strict();
 /** Input type of {@linkcode SubmitOptions}. */
 export type SubmitOptions = z.input<typeof SubmitOptions>;
-
-// Options objects already validated, per schema, so a frame loop that reuses one
-// object pays for zod once. Each entry keeps a copy of the object's data: an object
-// changed since (even deep inside, as a plane's pitch) is validated again.
-const validated = new Map<z.ZodType, WeakMap<object, { snap: unknown; data: unknown }>>();
-
-/**
- * Parses options, turning schema failures into TypeError/RangeError. A valid object
- * is cached by identity with a copy of its data, so reusing one unchanged options
- * object in a frame loop validates it once, and changing it is always noticed.
- */
-export function parseOptions<S extends z.ZodType>(
-  schema: S,
-  value: unknown,
-  what: string,
-): z.output<S> {
-  const isObject = typeof value === "object" && value !== null;
-  let cache = validated.get(schema);
-  const hit = isObject ? cache?.get(value) : undefined;
-  if (hit && unchanged(value, hit.snap)) return hit.data as z.output<S>;
-  const r = schema.safeParse(value);
-  if (r.success) {
-    if (isObject) {
-      if (!cache) validated.set(schema, cache = new WeakMap());
-      cache.set(value, { snap: snapshot(value), data: r.data });
-    }
-    return r.data;
-  }
-  // an object that was valid and is no longer: forget it
-  if (hit) cache!.delete(value as object);
-  const issue = r.error.issues[0]!;
-  const where = issue.path.length ? issue.path.join(".") : what;
-  const msg = `${what}: ${where}: ${issue.message}`;
-  throw issue.code === "too_small" || issue.code === "too_big"
-    ? new RangeError(msg)
-    : new TypeError(msg);
-}
 
 /**
  * The request of validated import options, worked out once per options object: options the
@@ -254,6 +217,7 @@ export class Device implements Disposable {
           code: "EPROTO",
           detail: `driver ABI ${info.abiVersion}, shim ABI ${want}`,
           hint: "driver and shim were built from different linux/axl.h; rebuild and reload both",
+          exitKind: "cannot-run",
         });
       }
     } catch (err) {

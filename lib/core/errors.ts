@@ -19,8 +19,23 @@ export type ErrorContext =
   | "argus"
   | "file";
 
-/** A failed device operation. */
+/**
+ * What an error means for the exit status (one rule for the CLI, the shell and verify,
+ * mapped to a code by `exitCodeOf()` in `lib/commands/exit_code.ts`):
+ * - `usage`: the input or arguments are wrong as written (exit 3);
+ * - `cannot-run`: something this machine lacks: a device node, tool, file, permission (exit 3);
+ * - `failed`: it ran and an operation or check failed (exit 1);
+ * - `interrupted`: cancelled by Ctrl-C (exit 130).
+ */
+export type ErrorKind = "usage" | "cannot-run" | "failed" | "interrupted";
+
+/**
+ * A failed device operation. Opening a device (a `device-node` context, or `exitKind:
+ * "cannot-run"`) is something this machine lacks; any other failed operation is a failure.
+ */
 export class AxlError extends Error {
+  /** `cannot-run` when the device could not be opened, `failed` for a failed operation. */
+  readonly exitKind: "cannot-run" | "failed";
   /** Positive errno value, e.g. 2. */
   readonly errno: number;
   /** Symbolic errno name, e.g. `"ENOENT"`. */
@@ -34,7 +49,13 @@ export class AxlError extends Error {
   constructor(
     op: string,
     errno: number,
-    options: { code?: string; hint?: string; detail?: string; cause?: unknown } = {},
+    options: {
+      code?: string;
+      hint?: string;
+      detail?: string;
+      cause?: unknown;
+      exitKind?: "cannot-run" | "failed";
+    } = {},
   ) {
     const code = options.code ?? errnoName(errno);
     const hint = options.hint ?? "";
@@ -45,6 +66,7 @@ export class AxlError extends Error {
     this.code = code;
     this.op = op;
     this.hint = hint;
+    this.exitKind = options.exitKind ?? "failed";
   }
 }
 
@@ -172,7 +194,9 @@ export function hintFor(context: ErrorContext, code: string): string {
 }
 
 /**
- * Returns `ret` when it is >= 0; otherwise throws an {@linkcode AxlError} for `op`.
+ * Returns `ret` when it is >= 0; otherwise throws an {@linkcode AxlError} for `op`. A failed
+ * open of a device node (context `device-node`) cannot run here; pass `exitKind` to say so
+ * for another context (opening a camera).
  *
  * @example
  * ```ts
@@ -184,9 +208,14 @@ export function hintFor(context: ErrorContext, code: string): string {
  * }
  * ```
  */
-export function unwrap<T extends number | bigint>(ret: T, op: string, context: ErrorContext): T {
+export function unwrap<T extends number | bigint>(
+  ret: T,
+  op: string,
+  context: ErrorContext,
+  exitKind: "cannot-run" | "failed" = context === "device-node" ? "cannot-run" : "failed",
+): T {
   if (ret >= 0) return ret;
   const errno = -Number(ret);
   const code = errnoName(errno);
-  throw new AxlError(op, errno, { code, hint: hintFor(context, code) });
+  throw new AxlError(op, errno, { code, hint: hintFor(context, code), exitKind });
 }

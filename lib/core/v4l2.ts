@@ -78,7 +78,7 @@ export class V4l2Device {
 
   /** Opens `path` read-write and non-blocking; AxlError when it cannot. */
   static open(path: string): V4l2Device {
-    const fd = unwrap(V4l2Device.#openFd(path), `v4l2.open(${path})`, "v4l2");
+    const fd = unwrap(V4l2Device.#openFd(path), `v4l2.open(${path})`, "v4l2", "cannot-run");
     return new V4l2Device(path, fd);
   }
 

@@ -18,7 +18,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../_deps.ts";
 import { type NvBufColorFormat, nvbufColorFormat } from "./color_format.ts";
 
 /** A validated NVMM frame handle. */

@@ -16,6 +16,8 @@
  * ```
  */
 export class CancelledError extends Error {
+  /** Exit status 130. */
+  readonly exitKind = "interrupted";
   /** Creates the error. */
   constructor(message = "cancelled") {
     super(message);

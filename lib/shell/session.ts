@@ -206,6 +206,7 @@ export class Session {
           "fences or engine results",
         hint: "use 'attach', 'transfer' and 'wait' here; start 'axl shell' without " +
           "--device NODE (or with --device /dev/axl) for axl.ko",
+        exitKind: "cannot-run",
       });
     }
     if (this.#device && !this.#device.closed) return this.#device;
@@ -226,6 +227,7 @@ export class Session {
           "memory transfers",
         hint: "start 'axl shell --device metis' (or --device /dev/metis-*, " +
           "/dev/axl-metis-*) for a Metis node; here use 'import', 'submit' and 'wait'",
+        exitKind: "cannot-run",
       });
     }
     if (this.#metis && !this.#metis.closed) return this.#metis;

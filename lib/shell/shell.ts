@@ -6,13 +6,11 @@
  *
  * @module
  */
-import { ShimLoadError } from "../core/shim.ts";
-import { AxlError } from "../core/errors.ts";
-import { abortable, CancelledError } from "./abortable.ts";
+import { abortable } from "./abortable.ts";
 import { splitWords } from "./args.ts";
 import { type CommandOutcome, type ShellCommand } from "./command.ts";
-import { CannotRunError, parseCommandArgs, UsageError } from "../commands/spec.ts";
-import { ExitCode } from "../commands/exit_code.ts";
+import { parseCommandArgs, UsageError } from "../commands/spec.ts";
+import { ExitCode, exitCodeOf } from "../commands/exit_code.ts";
 import { isIncomplete } from "./js_rewrite.ts";
 import { findShellCommand } from "./registry.ts";
 import { errorData, errorLine, renderValue, summarize, toPlain } from "./render.ts";
@@ -105,29 +103,6 @@ export function needsMore(buffer: string): boolean {
   if (c.kind === "empty") return false;
   if (c.kind === "command") return /\\$/.test(buffer.trimEnd());
   return isIncomplete(buffer);
-}
-
-/**
- * The exit code an error stands for: 3 when the input could not run as written or the
- * device/shim is missing, 130 when cancelled, 1 for every other failure.
- *
- * @example
- * ```ts
- * import { exitCodeOf } from "./shell.ts";
- * if (exitCodeOf(new SyntaxError("x")) !== 3 || exitCodeOf(new Error("x")) !== 1) {
- *   throw new Error();
- * }
- * ```
- */
-export function exitCodeOf(err: unknown): number {
-  if (err instanceof CancelledError) return ExitCode.Interrupted;
-  if (err instanceof UsageError || err instanceof SyntaxError) return ExitCode.CannotRun;
-  if (err instanceof CannotRunError) return ExitCode.CannotRun;
-  if (err instanceof ShimLoadError) return ExitCode.CannotRun;
-  if (err instanceof AxlError && /^(device\.open|argus\.open|v4l2\.open)/.test(err.op)) {
-    return ExitCode.CannotRun;
-  }
-  return ExitCode.Fail;
 }
 
 /**

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { z } from "zod";
+import { z } from "../_deps.ts";
 
 /** Version of the `axl` extension; bumped on incompatible changes. */
 export const RESULT_SCHEMA_VERSION = "axl.verify/1";

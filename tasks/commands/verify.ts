@@ -24,6 +24,7 @@ import {
   verifyMetisNode,
 } from "../../lib/commands/verify_builtin.ts";
 import { type ExternalRun, externalRun } from "../../lib/commands/verify_workload.ts";
+import { writeVerifyOutputs } from "../../lib/commands/verify_outputs.ts";
 import {
   CannotRunError,
   type ParsedArgs,
@@ -37,8 +38,14 @@ import { printJson } from "../_cli.ts";
 
 type Run = ExternalRun & Partial<Pick<BuiltinRun, "device" | "axlDevice">>;
 
-function printVerdict(result: Parameters<typeof verdictLines>[0], dir: string, html: string) {
+function printVerdict(
+  result: Parameters<typeof verdictLines>[0],
+  dir: string,
+  html: string,
+  written: string[],
+) {
   for (const line of verdictLines(result)) console.log(line);
+  for (const line of written) console.log(line);
   console.log(`${result.axl.status}  (artifacts: ${dir}; report: ${html})`);
 }
 
@@ -55,9 +62,10 @@ async function replay(args: ParsedArgs, plan: VerifyPlan, dir: string): Promise<
     throw new CannotRunError(`verify: cannot replay: ${what}`, { cause: e });
   }
   const { result, files } = replayed;
+  const written = await writeVerifyOutputs(result, plan.outputs);
   console.log(`axl verify: replay of ${dir}: ${result.axl.workload.description}`);
   if (args.values.json) printJson(result);
-  else printVerdict(result, plan.run.artifacts, files.html);
+  else printVerdict(result, plan.run.artifacts, files.html, written);
   return VERIFY_EXIT[result.axl.status];
 }
 
@@ -108,8 +116,9 @@ async function verify(args: ParsedArgs): Promise<number> {
       importer: verifyImporter(plan, run.axlDevice),
       onProgress: tty ? (m) => console.error(`  … ${m}`) : undefined,
     });
+    const written = await writeVerifyOutputs(result, plan.outputs);
     if (args.values.json) printJson(result);
-    else printVerdict(result, artifacts.dir, artifacts.html);
+    else printVerdict(result, artifacts.dir, artifacts.html, written);
     return VERIFY_EXIT[result.axl.status];
   } catch (err) {
     return couldNotRun(err);

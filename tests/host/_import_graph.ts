@@ -35,13 +35,15 @@ export function importsOf(file: string, source: string): ImportEdge[] {
   return edges;
 }
 
-/** The `.ts` files under `dir` (repo-relative), skipping build output. */
+/** The `.ts` files under `dir` (repo-relative), skipping build output and test data. */
 export function tsFiles(root: string, dir: string): string[] {
   const out: string[] = [];
   const info = Deno.statSync(`${root}/${dir}`);
   if (info.isFile) return dir.endsWith(".ts") ? [dir] : [];
   for (const entry of Deno.readDirSync(`${root}/${dir}`)) {
     if (entry.name === "build" || entry.name.startsWith(".")) continue;
+    // captured sysfs trees (with their dangling symlinks) and other data, not modules
+    if (entry.name === "fixtures" || entry.isSymlink) continue;
     out.push(...tsFiles(root, `${dir}/${entry.name}`));
   }
   return out.sort();

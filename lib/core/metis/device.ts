@@ -8,10 +8,10 @@
  *
  * @module
  */
-import { z } from "zod";
+import { z } from "../../_deps.ts";
 import { AxlError, unwrap } from "../errors.ts";
 import type { DmaBuf } from "../dmabuf.ts";
-import { parseOptions } from "../device.ts";
+import { parseOptions } from "../parse_options.ts";
 import { cString, shim } from "../_shim.ts";
 import { type MetisNodeName, metisNodes, nodePathsForPci, parseNodeName } from "./node.ts";
 import {
@@ -80,6 +80,7 @@ function resolveNode(target: MetisTarget | undefined): string {
       detail: "no /dev/metis-* or /dev/axl-metis-* node",
       hint: "load Axelera's metis driver, or axl.ko (its Metis node is on unless " +
         "metis_node=0); set AXL_METIS_DEVICE for another path",
+      exitKind: "cannot-run",
     });
   }
   if (typeof target === "object") {
@@ -102,6 +103,7 @@ function pciNode(address: string): string {
     code: "ENOENT",
     detail: `no node for PCI ${address}: tried ${paths.join(", ")}`,
     hint: "check lspci -D -k for the card and the driver bound to it",
+    exitKind: "cannot-run",
   });
 }
 

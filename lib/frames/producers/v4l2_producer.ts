@@ -126,6 +126,7 @@ export class V4l2Producer implements Producer {
         code: "ENODEV",
         detail: "no V4L2 capture device with streaming I/O",
         hint: "connect a camera or, for testing, modprobe vivid allocators=1",
+        exitKind: "cannot-run",
       });
     }
     const count = options.buffers ?? 4;

@@ -26,6 +26,7 @@ import {
   openVerifyProducer,
 } from "../../commands/verify_builtin.ts";
 import { externalRun } from "../../commands/verify_workload.ts";
+import { writeVerifyOutputs } from "../../commands/verify_outputs.ts";
 import type { FrameSize } from "../../commands/options.ts";
 import { type ParsedArgs, stringOption, UsageError } from "../../commands/spec.ts";
 import type { CommandContext, CommandOutcome, ShellCommand } from "../command.ts";
@@ -97,7 +98,11 @@ async function judged(
     importer: verifyImporter(plan, builtin?.axlDevice),
     onProgress: (m) => ctx.note(`… ${m}`),
   }).catch(couldNotRun);
-  const lines = [headline, ...verdictLines(result)];
+  const lines = [
+    headline,
+    ...verdictLines(result),
+    ...await writeVerifyOutputs(result, plan.outputs),
+  ];
   lines.push(`${result.axl.status}  (artifacts: ${artifacts.dir})`);
   return { value: result, text: lines.join("\n"), code: VERIFY_EXIT[result.axl.status] };
 }

@@ -26,6 +26,8 @@ export interface ParseErrorLocation {
  * ```
  */
 export class ParseError extends Error {
+  /** Exit status 1 (`failed`): the kernel's output could not be read. */
+  readonly exitKind = "failed";
   /** What was being parsed. */
   readonly source: string;
   /** 1-based line number. */

@@ -1,7 +1,8 @@
 // The import layout code: which ioctl an import uses, the planes it describes, where a
 // frame ends, and the reference model on layouts with per-plane offsets and pitches.
 import assert from "node:assert/strict";
-import { ImportOptions, parseOptions } from "../../../lib/core/device.ts";
+import { ImportOptions } from "../../../lib/core/device.ts";
+import { parseOptions } from "../../../lib/core/parse_options.ts";
 import { frameLayout, placedLayout } from "../../../lib/core/frame_layout.ts";
 import type { FrameLayout } from "../../../lib/formats/layout.ts";
 import type { PixelFormat } from "../../../lib/core/pixel_format.ts";

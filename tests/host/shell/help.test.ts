@@ -45,6 +45,8 @@ const SHELL_OPTIONS: Record<string, string[]> = {
     "--no-graph",
     "--no-stream",
     "--no-perf",
+    "--junit",
+    "--metrics",
   ],
   caps: [
     "--pipeline",

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { CancelledError } from "../../../lib/shell/abortable.ts";
 import { UsageError } from "../../../lib/commands/spec.ts";
 import { Session } from "../../../lib/shell/session.ts";
-import { classify, exitCodeOf, needsMore, Shell } from "../../../lib/shell/shell.ts";
+import { classify, needsMore, Shell } from "../../../lib/shell/shell.ts";
+import { exitCodeOf } from "../../../lib/commands/exit_code.ts";
 import { AxlError } from "../../../lib/core/errors.ts";
 
 function shellWithOutput(json = false) {
@@ -40,9 +41,15 @@ Deno.test("exitCodeOf() maps errors to exit codes", () => {
   assert.equal(exitCodeOf(new UsageError("x")), 3);
   assert.equal(exitCodeOf(new SyntaxError("x")), 3);
   assert.equal(exitCodeOf(new CancelledError()), 130);
-  assert.equal(exitCodeOf(new AxlError("device.open(/dev/axl)", 2, { code: "ENOENT" })), 3);
+  assert.equal(
+    exitCodeOf(
+      new AxlError("device.open(/dev/axl)", 2, { code: "ENOENT", exitKind: "cannot-run" }),
+    ),
+    3,
+  );
   assert.equal(exitCodeOf(new AxlError("device.import(inode 3)", 22, { code: "EINVAL" })), 1);
-  assert.equal(exitCodeOf(new TypeError("x")), 1);
+  assert.equal(exitCodeOf(new TypeError("x")), 3);
+  assert.equal(exitCodeOf(new Error("x")), 1);
 });
 
 Deno.test("Shell.execute() evaluates JavaScript and prints the value", async () => {
@@ -102,7 +109,7 @@ Deno.test("Shell.execute() --json prints one object per input", async () => {
     [1, 3, "x = objects", "command", true, 0, ["$1", "x"], []],
   );
   assert.deepEqual(b.value, { big: "1180591620717411303424", bytes: [1, 2] });
-  assert.deepEqual([c.ok, c.code, c.error], [false, 1, { name: "RangeError", message: "bad" }]);
+  assert.deepEqual([c.ok, c.code, c.error], [false, 3, { name: "RangeError", message: "bad" }]);
 });
 
 Deno.test("Shell.execute() --help shows a command's help", async () => {

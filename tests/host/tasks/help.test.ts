@@ -30,6 +30,8 @@ const HELP: Record<string, HelpFacts> = {
       "--frames",
       "--importer",
       "--json",
+      "--junit",
+      "--metrics",
       "--mode",
       "--no-graph",
       "--no-perf",
@@ -241,7 +243,8 @@ Deno.test("axl --help lists every command in order, with the exit codes", async 
       "  heaps   list the DMA heaps under /dev/dma_heap",
       "  caps    explain whether GStreamer caps negotiate, in which memory, and why not",
       "",
-      "Exit codes: 0 ok, 1 failed, 2 inconclusive or skipped, 3 could not run.",
+      "Exit codes: 0 ok, 1 failed, 2 inconclusive or skipped, 3 could not run (bad usage, no",
+      "device, tool or permission), 130 interrupted. The same in the shell (docs/outputs.md).",
     ].join("\n"),
   );
   for (const args of [["-h"], ["help"]]) {

@@ -1,7 +1,8 @@
 // Option validation of the device API: zod schemas, errors as TypeError/RangeError,
 // and the per-object cache the frame loop relies on.
 import assert from "node:assert/strict";
-import { ImportOptions, parseOptions, SubmitOptions } from "../../../lib/core/device.ts";
+import { ImportOptions, SubmitOptions } from "../../../lib/core/device.ts";
+import { parseOptions } from "../../../lib/core/parse_options.ts";
 
 Deno.test("parseOptions() fills defaults and rejects unknown keys and bad values", () => {
   assert.deepEqual(parseOptions(ImportOptions, { width: 64, height: 32 }, "import"), {

@@ -1,0 +1,179 @@
+// The results.json of a bench run, which every section fills, and the helpers the sections
+// share: running a command, noting the machine's load, formatting numbers.
+import type { Summary } from "./_stats.ts";
+import type { OverheadRun } from "./verify_overhead.ts";
+import type { StartupResult } from "./startup.ts";
+import type { runSoakVm } from "./soak_vm.ts";
+import type { runGraphVm } from "./graph_vm.ts";
+import type { CallComparison } from "./section_ffi.ts";
+import type { SizeRow } from "./section_trace.ts";
+import type { LoopRatio, LoopRow } from "./section_frame_loop.ts";
+
+export const root = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
+export const work = `${root}/build/bench`;
+
+/** A target and whether this run met it. */
+export interface Target {
+  name: string;
+  target: string;
+  value: string;
+  met: boolean | null;
+  note?: string;
+}
+
+export interface Noise {
+  loadavg: number[];
+  otherQemu: number;
+}
+
+/** One `deno bench` result: its times, or why it failed. */
+export interface DenoBenchRow {
+  name: string;
+  group: string | null;
+  avgNs?: number;
+  minNs?: number;
+  p75Ns?: number;
+  p99Ns?: number;
+  maxNs?: number;
+  n?: number;
+  error?: string;
+}
+
+/** Section 1: FFI per call. */
+export interface FfiResults {
+  comparisons: CallComparison[];
+  /** Absent when `deno bench` failed (the problem is listed). */
+  denoBench: DenoBenchRow[] | undefined;
+}
+
+/** Section 3: trace analysis at each size. */
+export interface TraceResults {
+  template: string;
+  sizes: SizeRow[];
+}
+
+/** Section 4: the frame loops in the VM. */
+export interface FrameLoopResults {
+  config: {
+    kernel: string;
+    icount: boolean;
+    nohzFull: string;
+    affinity: string;
+    moduleParams: Record<string, string>;
+    width: number;
+    height: number;
+    frames: number;
+    warmup: number;
+    rounds: number;
+    tracedRounds: number;
+    traceEvents: string[];
+    vmWallS: number;
+  };
+  syscallBoundaryNs: number | undefined;
+  rows: LoopRow[];
+  ratios: LoopRatio[];
+  getInfoPerCall: { impl: string; ns: Summary }[];
+  raw: string;
+}
+
+/** Section 4: verify's cost beyond its workload. */
+export interface VerifyOverheadResults {
+  frames: number;
+  runs: OverheadRun[];
+  workloadWallMs: number;
+  overheadWallMs: Record<string, number>;
+}
+
+/** Everything `bench/results.json` holds; a section that did not run is undefined. */
+export interface BenchResults {
+  version: number;
+  startedAt: string;
+  finishedAt: string;
+  host: { deno: string; arch: string; cpus: number; kernel: string };
+  noise: Record<string, Noise>;
+  ffi: FfiResults | undefined;
+  startup: StartupResult[] | undefined;
+  trace: TraceResults | undefined;
+  frameLoop: FrameLoopResults | undefined;
+  verifyOverhead: VerifyOverheadResults | undefined;
+  graph: Awaited<ReturnType<typeof runGraphVm>> | undefined;
+  soak: Awaited<ReturnType<typeof runSoakVm>> | undefined;
+  targets: Target[];
+  problems: string[];
+}
+
+export const results: BenchResults = {
+  version: 1,
+  startedAt: new Date().toISOString(),
+  finishedAt: "",
+  host: {
+    deno: Deno.version.deno,
+    arch: Deno.build.arch,
+    cpus: navigator.hardwareConcurrency,
+    kernel: Deno.osRelease(),
+  },
+  noise: {},
+  ffi: undefined,
+  startup: undefined,
+  trace: undefined,
+  frameLoop: undefined,
+  verifyOverhead: undefined,
+  graph: undefined,
+  soak: undefined,
+  targets: [],
+  problems: [],
+};
+
+export async function sh(
+  cmd: string[],
+  opts: { env?: Record<string, string>; timeoutMs?: number; inherit?: boolean } = {},
+): Promise<{ code: number; stdout: string; stderr: string; ms: number; timedOut: boolean }> {
+  const t0 = performance.now();
+  const child = new Deno.Command(cmd[0]!, {
+    args: cmd.slice(1),
+    cwd: root,
+    stdout: "piped",
+    stderr: opts.inherit ? "inherit" : "piped",
+    stdin: "null",
+    env: { NO_COLOR: "1", ...opts.env },
+  }).spawn();
+  let timedOut = false;
+  const timer = opts.timeoutMs
+    ? setTimeout(() => {
+      timedOut = true;
+      try {
+        child.kill("SIGKILL");
+      } catch { /* already gone */ }
+    }, opts.timeoutMs)
+    : undefined;
+  const out = await child.output();
+  clearTimeout(timer);
+  const dec = new TextDecoder();
+  return {
+    code: out.code,
+    stdout: dec.decode(out.stdout),
+    stderr: opts.inherit ? "" : dec.decode(out.stderr),
+    ms: performance.now() - t0,
+    timedOut,
+  };
+}
+
+export async function noise(label: string): Promise<void> {
+  const loadavg = Deno.loadavg();
+  let otherQemu = 0;
+  try {
+    const r = await sh(["pgrep", "-c", "qemu-system"]);
+    otherQemu = Number(r.stdout.trim()) || 0;
+  } catch { /* no pgrep */ }
+  results.noise[label] = { loadavg: loadavg.map((l) => Math.round(l * 100) / 100), otherQemu };
+}
+
+export function log(msg: string): void {
+  console.error(`bench: ${msg}`);
+}
+
+export const fmt = (n: number, digits = 1): string =>
+  Number.isFinite(n) ? n.toFixed(digits) : String(n);
+export const spread = (s: Summary, scale = 1, digits = 1): string =>
+  `${fmt(s.median * scale, digits)} [${fmt(s.min * scale, digits)}–${fmt(s.max * scale, digits)}]`;
+export const mb = (bytes: number): string => `${fmt(bytes / 1e6, 0)} MB`;
