@@ -23,6 +23,7 @@ import type { BufinfoSummary } from "../trace/parse/bufinfo_summary.ts";
 import type { BufferLoss } from "../trace/parse/per_cpu_stats.ts";
 import type { DmaBufMapRef } from "../trace/parse/dmabuf_maps.ts";
 import { judgeAccounting } from "./accounting.ts";
+import { analyzeChain } from "./chain.ts";
 import { type AttachmentsVerdict, judgeAttachments } from "./attachments.ts";
 import { type CopiesVerdict, judgeCopies, type PerfEvidence } from "./copies.ts";
 import { diagnosis } from "./diagnosis.ts";
@@ -347,6 +348,21 @@ function evidenceSection(
   };
 }
 
+/** Where the camera → card chain held or broke (`chain.ts`). */
+function chainSection(input: JudgeInput, ev: FrameEvidence): VerifyResult["axl"]["chain"] {
+  const w = input.workload;
+  return analyzeChain({
+    importer: ev.importer.name,
+    bufinfo: input.bufinfo,
+    ...(input.trace.dmabuf ? { probes: input.trace.dmabuf } : {}),
+    mapRefs: w.mapRefs ?? [],
+    cameraDevices: (w.v4l2Devices ?? []).map((d) => d.device),
+    workload: { kind: w.kind, description: w.description, pids: w.pids },
+    ...("summary" in input.perf ? { perf: input.perf.summary } : {}),
+    hotThresholdPercent: input.options?.copyThresholdPercent ?? 1,
+  });
+}
+
 /** Every sign of lost trace events, and its diagnosis. */
 function traceLoss(
   t: TraceFacts,
@@ -452,6 +468,7 @@ function compose(p: Parts): VerifyResult {
       },
       workload: workloadSection(input.workload),
       evidence: evidenceSection(input, p.evidence),
+      chain: chainSection(input, p.evidence),
       diagnosis: p.diagnosis,
       notes: p.notes,
     },
