@@ -214,18 +214,46 @@ function processName(pid: number, w: ChainInput["workload"]): string {
   return argv0.slice(argv0.lastIndexOf("/") + 1);
 }
 
+/**
+ * The workload's top self symbols at or above the threshold. The tiers of one JIT-compiled
+ * function (V8's `JS:^f`, `JS:*f`, `JS:o*f`, each with its source location) are one entry,
+ * named `f (JIT)`.
+ */
 function hotSymbols(input: ChainInput): Chain["hot"] {
   const threshold = input.hotThresholdPercent ?? 1;
-  return (input.perf?.symbols ?? [])
-    .filter((s) => s.selfPercent >= threshold)
-    .slice(0, HOT_SYMBOLS)
-    .map((s) => ({
-      symbol: s.symbol,
+  const by = new Map<string, Chain["hot"][number]>();
+  for (const s of input.perf?.symbols ?? []) {
+    const symbol = jitFunction(s.symbol) ?? s.symbol;
+    const key = `${symbol}\u0000${symbol === s.symbol ? s.dso : "jit"}`;
+    const e = by.get(key);
+    if (e) {
+      e.self_percent += s.selfPercent;
+      e.samples += s.samples;
+      continue;
+    }
+    by.set(key, {
+      symbol,
       dso: s.dso,
-      self_percent: round(s.selfPercent),
+      self_percent: s.selfPercent,
       samples: s.samples,
       ...(s.copyRoutine ? { copy_routine: s.copyRoutine } : {}),
-    }));
+    });
+  }
+  return [...by.values()]
+    .filter((h) => h.self_percent >= threshold)
+    .sort((a, b) => b.self_percent - a.self_percent)
+    .slice(0, HOT_SYMBOLS)
+    .map((h) => ({ ...h, self_percent: round(h.self_percent) }));
+}
+
+/**
+ * `convertNv12ToRgb (JIT)` for V8's `JS:*'convertNv12ToRgb file:///x.ts:26:30`: the marks
+ * before the name are its tier (`~` interpreted, `^` baseline, `+` Maglev, `*` TurboFan,
+ * a leading `o` for on-stack replacement, `'` for a context-specialised function).
+ */
+function jitFunction(symbol: string): string | undefined {
+  const m = /^JS:(?:o(?=[~^+*]))?[~^+*']*([A-Za-z_$#][\w$.#]*)/.exec(symbol);
+  return m ? `${m[1]} (JIT)` : undefined;
 }
 
 /**
@@ -298,9 +326,10 @@ function betweenPhrase(c: Chain): string {
     : w === k
     ? ` and each of the card's ${k} writable`
     : ` and the card's ${k}${w ? ` (${w} of them writable)` : " (read-only)"}`;
-  const hot = c.hot.length
+  const named = c.hot.filter((h) => h.symbol !== "[unknown]").slice(0, 3);
+  const hot = named.length
     ? `; top self symbols in the workload: ${
-      c.hot.map((h) => `${h.symbol} ${h.self_percent}%${h.copy_routine ? " (copy)" : ""}`)
+      named.map((h) => `${h.symbol} ${h.self_percent}%${h.copy_routine ? " (copy)" : ""}`)
         .join(", ")
     }`
     : "";
