@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { analyzeChain } from "../../../lib/verify/chain.ts";
 import { DEFAULT_ACCEPTED_EXPORTERS } from "../../../lib/verify/judge.ts";
-import { judgeArtifacts } from "../../../lib/verify/replay.ts";
+import { judgeArtifacts, readCapture } from "../../../lib/verify/replay.ts";
+import type { BufinfoSummary } from "../../../lib/trace/parse/bufinfo_summary.ts";
 import type { Chain } from "../../../lib/verify/chain_schema.ts";
 import { ChainSchema } from "../../../lib/verify/chain_schema.ts";
 import { verdictLines } from "../../../lib/commands/verify.ts";
@@ -136,4 +137,35 @@ Deno.test("the text summary and the HTML report show the chain", async () => {
     /<h2>Chain <span class="badge" style="background:#1a7f37">whole<\/span><\/h2>/,
   );
   assert.ok(html.includes("the card imported the camera&#39;s buffers: vkms imported 4 buffers"));
+});
+
+Deno.test("judge() notes a broken chain under invariants that all passed", async () => {
+  // The builtin zero-copy run (PASS), told that the workload's camera was another V4L2 device
+  // whose one buffer the card never imported: the invariants still pass, the chain is broken,
+  // and the result says so instead of a silent PASS.
+  const capture = await readCapture(fixture("6.12-axl/zero-copy"));
+  capture.record.workload.v4l2Devices = [{ node: "/dev/video9", name: "cam", device: "cam.9" }];
+  const bufinfo = capture.bufinfo as BufinfoSummary;
+  bufinfo.inodes.set(999_999, {
+    inode: 999_999,
+    exporter: "system",
+    name: "other-camera-0",
+    size: 4096,
+    maxDevices: 1,
+    devicesAtMax: ["cam.9"],
+    devicesSeen: ["cam.9"],
+    samples: 1,
+    multiAttachSamples: 0,
+    firstSeenMs: 0,
+    lastSeenMs: 0,
+  });
+  const r = await judgeArtifacts(capture);
+  assert.equal(r.axl.status, "PASS");
+  assert.equal(r.axl.chain?.status, "broken", r.axl.chain?.summary);
+  assert.ok(
+    r.axl.notes.includes(
+      `the invariants passed, but the chain is broken: ${r.axl.chain!.summary}`,
+    ),
+    r.axl.notes.join("\n"),
+  );
 });
