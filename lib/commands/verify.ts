@@ -412,6 +412,7 @@ export function verdictLines(result: VerifyResult): string[] {
         `p99 ${a.latency.p99} µs over ${a.latency.count} frames`,
     );
   }
+  if (a.chain) lines.push(`chain: ${a.chain.summary}`);
   for (const d of a.diagnosis) {
     lines.push(`diagnosis [${d.invariant}] ${d.symptom}\n  cause: ${d.cause}\n  fix:   ${d.fix}`);
   }

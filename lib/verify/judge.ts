@@ -24,6 +24,8 @@ import type { BufinfoSummary } from "../trace/parse/bufinfo_summary.ts";
 import type { BufferLoss } from "../trace/parse/per_cpu_stats.ts";
 import type { DmaBufMapRef } from "../trace/parse/dmabuf_maps.ts";
 import { judgeAccounting } from "./accounting.ts";
+import { analyzeChain } from "./chain.ts";
+import type { Chain } from "./chain_schema.ts";
 import { type AttachmentsVerdict, judgeAttachments } from "./attachments.ts";
 import { type CopiesVerdict, judgeCopies, type PerfEvidence } from "./copies.ts";
 import { diagnosis } from "./diagnosis.ts";
@@ -281,6 +283,10 @@ export function judge(input: JudgeInput): VerifyResult {
     ? "PASS"
     : "INCONCLUSIVE";
   if (status === "PASS" && (loss.lossy || workloadFailed)) status = "INCONCLUSIVE";
+  const chain = chainSection(input, ev);
+  if (status === "PASS" && (chain.status === "broken" || chain.status === "partial")) {
+    notes.push(`the invariants passed, but the chain is ${chain.status}: ${chain.summary}`);
+  }
   // Typed, not parsed: compose() builds what VerifyResult says, and the tests hold every judged
   // result against VerifyResultSchema. Parsing here cost 25–60 ms a run (zod compiling the
   // schema, then walking up to 10,000 frames), a sixth of judging a 100 MB trace.
@@ -294,6 +300,7 @@ export function judge(input: JudgeInput): VerifyResult {
     frames,
     counts,
     evidence: ev,
+    chain,
     submitted: i3.submitted,
     latency,
     overrun: loss.overrun,
@@ -353,6 +360,21 @@ function evidenceSection(
   };
 }
 
+/** Where the camera → card chain held or broke (`chain.ts`). */
+function chainSection(input: JudgeInput, ev: FrameEvidence): Chain {
+  const w = input.workload;
+  return analyzeChain({
+    importer: ev.importer.name,
+    bufinfo: input.bufinfo,
+    ...(input.trace.dmabuf ? { probes: input.trace.dmabuf } : {}),
+    mapRefs: w.mapRefs ?? [],
+    cameraDevices: (w.v4l2Devices ?? []).map((d) => d.device),
+    workload: { kind: w.kind, description: w.description, pids: w.pids },
+    ...("summary" in input.perf ? { perf: input.perf.summary } : {}),
+    hotThresholdPercent: input.options?.copyThresholdPercent ?? 1,
+  });
+}
+
 /** Every sign of lost trace events, and its diagnosis. */
 function traceLoss(
   t: TraceFacts,
@@ -404,6 +426,7 @@ interface Parts {
   frames: JoinedFrames;
   counts: { imports: number; releases: number };
   evidence: FrameEvidence;
+  chain: Chain;
   submitted: number | null;
   latency: ReturnType<typeof latencyOf>;
   overrun: number;
@@ -458,6 +481,7 @@ function compose(p: Parts): VerifyResult {
       },
       workload: workloadSection(input.workload),
       evidence: evidenceSection(input, p.evidence),
+      chain: p.chain,
       diagnosis: p.diagnosis,
       notes: p.notes,
     },

@@ -15,6 +15,8 @@ export * from "./exporter.ts";
 export * from "./accounting.ts";
 export * from "./copies.ts";
 export * from "./judge.ts";
+export * from "./chain.ts";
+export * from "./chain_schema.ts";
 export * from "./evidence/source.ts";
 export * from "./evidence/dmabuf_probes.ts";
 export type { Verdict } from "./_invariant.ts";

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "../_deps.ts";
+import { ChainSchema } from "./chain_schema.ts";
 
 /** Version of the `axl` extension; bumped on incompatible changes. */
 export const RESULT_SCHEMA_VERSION = "axl.verify/1";
@@ -207,6 +208,8 @@ export const VerifyResultSchema = z.object({
         events: z.number().int(),
       }),
     }).optional(),
+    /** Where the camera → card chain of buffers held or broke (absent in older results). */
+    chain: ChainSchema.optional(),
     diagnosis: z.array(DiagnosisSchema),
     notes: z.array(z.string()),
   }),

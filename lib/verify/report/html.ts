@@ -5,6 +5,7 @@
  * @module
  */
 import type { VerifyResult } from "../schema.ts";
+import { chainHtml } from "./chain_html.ts";
 
 /**
  * Escapes text for HTML element content and attribute values.
@@ -223,6 +224,7 @@ tr.copy td{background:#fff1e5} .head{font-size:13px;color:#57606a}
   }</p>
 <h2>Invariants</h2>
 <table><tr><th></th><th>invariant</th><th>status</th><th>why</th></tr>${invRows}</table>
+${a.chain ? chainHtml(a.chain, escapeHtml) : ""}
 <h2>Diagnosis</h2>${diag}
 <h2>Latency</h2><p>${escapeHtml(latText)}</p>
 ${latencyHistogramSvg(lat.histogram)}

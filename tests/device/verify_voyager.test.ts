@@ -1,0 +1,159 @@
+// `axl verify -- COMMAND` on a camera → Metis client shaped like Axelera's Voyager SDK
+// (tests/device/verify/_voyager_client.ts), judged through the generic evidence path only
+// (kprobes on the dma-buf functions, bufinfo, map refs, perf; never our axl:* tracepoints).
+// The transform client converts every camera frame on the CPU into a system-heap buffer of its
+// own pool and attaches that: it must FAIL, and the `chain` section must say where the chain
+// broke. Its twin attaches the camera's own buffers: it must PASS.
+// Artifacts go to $AXL_RESULTS/voyager-<mode>/ when the rig provides it.
+import assert from "node:assert/strict";
+import { MetisDevice } from "../../lib/core/metis/device.ts";
+import { parseNodeName, sameDevice } from "../../lib/core/metis/node.ts";
+import { listPci, METIS_SIM_DRIVER } from "../../lib/doctor/pci.ts";
+import { systemAt } from "../../lib/doctor/system.ts";
+import { listCaptureDevices } from "../../lib/frames/producers/v4l2_producer.ts";
+import type { VerifyResult } from "../../lib/verify/schema.ts";
+
+const results = Deno.env.get("AXL_RESULTS") ??
+  await Deno.makeTempDir({ prefix: "axl-verify-voyager-test-" });
+/**
+ * Frames per run. Under TCG the client's per-pixel loop costs most of a second a frame, so the
+ * transform run is kept short; the twin still gives I4 several times the 1,000 perf samples it
+ * needs (120 frames gave 18,499).
+ */
+const FRAMES = 40;
+// The arm64 guest runs the same Metis node and vivid, but its emulated CPU is slower still;
+// the chain is architecture-independent, so these runs are made in the x86_64 guest only and
+// reported as ignored on arm64.
+const ON_X86_64 = Deno.build.arch === "x86_64";
+const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
+const CLIENT = new URL("./verify/_voyager_client.ts", import.meta.url).pathname;
+
+/** The simulator's Metis node and the PCI function behind it, as bufinfo names it. */
+function metisTarget(): { node: string; pci: string } {
+  const node = MetisDevice.discover().find((p) => parseNodeName(p)?.driver === "axl-metis");
+  assert.ok(node, "axl.ko's Metis-compatible node /dev/axl-metis-* is present");
+  const name = parseNodeName(node)!;
+  const fn = listPci(systemAt("/")).find((f) =>
+    f.driver === METIS_SIM_DRIVER && sameDevice(name, f.address)
+  );
+  assert.ok(fn, `a PCI function bound to ${METIS_SIM_DRIVER} behind ${node}`);
+  return { node, pci: fn.address };
+}
+
+/** Runs `axl verify … -- deno run CLIENT mode …`; its exit code, result.json and output. */
+async function verifyClient(
+  mode: "transform" | "direct",
+): Promise<{ code: number; result: VerifyResult; stdout: string; html: string }> {
+  const vivid = listCaptureDevices().find((c) => c.driver === "vivid");
+  assert.ok(vivid, "vivid capture device present (scripts/vm/run.sh --vivid)");
+  const { node, pci } = metisTarget();
+  const dir = `${results}/voyager-${mode}`;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--no-check",
+      "--allow-all",
+      CLI,
+      "verify",
+      // function_graph is evidence of no invariant; leaving it out saves minutes under TCG.
+      "--no-graph",
+      "--evidence",
+      "generic",
+      "--importer",
+      pci,
+      "--frames",
+      String(FRAMES),
+      "--artifacts",
+      dir,
+      "--",
+      Deno.execPath(),
+      "run",
+      "--no-check",
+      "--allow-all",
+      // V8 writes /tmp/perf-PID.map, so perf names the client's JIT-compiled functions
+      "--v8-flags=--perf-basic-prof",
+      CLIENT,
+      mode,
+      String(FRAMES),
+      vivid.path,
+      node,
+    ],
+    // V8's perf map comes with its code log, written to the working directory (to stdout
+    // where that is read-only): a directory of its own keeps it out of the repo and the output
+    cwd: await Deno.makeTempDir({ prefix: "axl-voyager-client-" }),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  const stderr = new TextDecoder().decode(out.stderr);
+  console.log(`verify voyager ${mode} (exit ${out.code}):\n${stdout}${stderr}`);
+  const result = JSON.parse(await Deno.readTextFile(`${dir}/result.json`)) as VerifyResult;
+  const html = await Deno.readTextFile(`${dir}/report.html`).catch(() => "");
+  return { code: out.code, result, stdout, html };
+}
+
+Deno.test({
+  name:
+    "verify -- a Voyager-shaped client (CPU transform into its own system-heap pool): FAIL, the chain names the break",
+  ignore: !ON_X86_64,
+}, async () => {
+  const { pci } = metisTarget();
+  const { code, result, stdout } = await verifyClient("transform");
+  const a = result.axl;
+  assert.equal(a.workload.exit_code, 0, a.workload.stderr_tail);
+  assert.equal(a.evidence?.source, "kprobes");
+  assert.equal(a.status, "FAIL");
+  assert.equal(code, 1);
+  // the card imported buffers no camera attached: I1 sees no frame buffer shared
+  assert.equal(a.invariants.I1.status, "FAIL", a.invariants.I1.summary);
+  const chain = (a as { chain?: Record<string, unknown> }).chain as {
+    status: string;
+    camera: { buffers: { inode: number; exporter: string; devices: string[] }[] };
+    card: { device: string; buffers: { inode: number; exporter: string; name: string }[] };
+    shared: number[];
+    between: { pid: number; comm: string; camera: number[]; card: number[] }[];
+    hot: { symbol: string }[];
+    summary: string;
+  };
+  assert.ok(chain, "result.json has a chain section");
+  assert.equal(chain.status, "broken", chain.summary);
+  assert.equal(chain.camera.buffers.length, 4, "vivid filled the client's 4 queued buffers");
+  assert.ok(chain.camera.buffers.every((b) => b.exporter === "system"));
+  assert.equal(chain.card.device, pci);
+  assert.equal(chain.card.buffers.length, 4, "the card imported the 4 pool buffers");
+  assert.ok(chain.card.buffers.every((b) => /^voyager-pool-/.test(b.name)));
+  assert.deepEqual(chain.shared, []);
+  assert.equal(chain.between.length, 1, "one process mapped the camera's and the card's buffers");
+  assert.equal(chain.between[0]!.comm, "deno");
+  assert.equal(chain.between[0]!.camera.length, 4, "it mapped each camera buffer");
+  assert.equal(chain.between[0]!.card.length, 4, "and each pool buffer");
+  // the per-pixel loop is named although it is no copy routine (V8's perf map names it)
+  assert.ok(chain.hot.some((h) => h.symbol === "convertNv12ToRgb (JIT)"), "the transform named");
+  assert.match(chain.summary, /convertNv12ToRgb \(JIT\)/);
+  assert.match(chain.summary, /the card never imported a camera buffer/);
+  assert.match(stdout, /chain: the card never imported a camera buffer/);
+});
+
+Deno.test({
+  name: "verify -- the twin attaching the camera's own buffers: PASS, the chain is whole",
+  ignore: !ON_X86_64,
+}, async () => {
+  const { code, result, stdout } = await verifyClient("direct");
+  const a = result.axl;
+  assert.equal(a.workload.exit_code, 0, a.workload.stderr_tail);
+  const chain = (a as { chain?: Record<string, unknown> }).chain as {
+    status: string;
+    shared: number[];
+    summary: string;
+  };
+  assert.ok(chain, "result.json has a chain section");
+  assert.equal(chain.status, "whole", chain.summary);
+  assert.equal(chain.shared.length, 4, "the card imported the camera's 4 buffers");
+  assert.match(stdout, /chain: the card imported the camera's buffers/);
+  for (const i of Object.values(a.invariants)) {
+    assert.equal(i.status, "PASS", `${i.id}: ${i.summary}`);
+  }
+  assert.equal(a.status, "PASS");
+  assert.equal(code, 0);
+});
