@@ -16,6 +16,7 @@ import {
   type ImporterRecord,
 } from "../verify/evidence/source.ts";
 import { DEFAULT_ACCEPTED_EXPORTERS } from "../verify/judge.ts";
+import { pipelineLines } from "../verify/pipeline.ts";
 import { DEVICE_EXPORTERS } from "../verify/attachments.ts";
 import type { VerifyRunOptions } from "../verify/run.ts";
 import type { Status, VerifyResult } from "../verify/schema.ts";
@@ -361,6 +362,7 @@ export function verdictLines(result: VerifyResult): string[] {
   const lines = Object.values(a.invariants).map((i) =>
     `${i.id} ${i.status.padEnd(12)} ${i.summary}`
   );
+  if (a.pipeline) lines.push(...pipelineLines(a.pipeline));
   if (a.evidence) {
     lines.push(
       `evidence: ${a.evidence.source} (importer ${a.evidence.importer ?? "unknown"}: ` +

@@ -15,6 +15,9 @@ import type { Capture, CaptureRecord } from "./capture.ts";
 import { judge, type JudgeOptions } from "./judge.ts";
 import type { VerifyResult } from "./schema.ts";
 import { readTraceFacts } from "./trace_facts.ts";
+import { type GstPadsLog, parseGstPads } from "../trace/parse/gst_pads.ts";
+import { judgePipeline, withPipeline } from "./pipeline.ts";
+import { GST_PADS_FILE } from "./workload.ts";
 
 /**
  * Parses `### cpuN` sections of a saved `per_cpu_stats.txt`.
@@ -107,7 +110,7 @@ export async function judgeArtifacts(
       { pids: record.workload.pids },
     ),
   };
-  return judge({
+  const result = judge({
     headline: record.headline,
     trace: facts,
     setup: record.setup,
@@ -121,4 +124,16 @@ export async function judgeArtifacts(
     ...(record.probes ? { probes: record.probes } : {}),
     ...(options ? { options } : {}),
   });
+  const pads = await readGstPads(dir);
+  return pads ? withPipeline(result, judgePipeline(pads)) : result;
+}
+
+/** The GStreamer tracer's record of the run, or undefined when it wrote none. */
+async function readGstPads(dir: string): Promise<GstPadsLog | undefined> {
+  try {
+    return parseGstPads(await Deno.readTextFile(join(dir, GST_PADS_FILE)));
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return undefined;
+    throw e;
+  }
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { PipelineSectionSchema } from "./pipeline_schema.ts";
 
 /** Version of the `axl` extension; bumped on incompatible changes. */
 export const RESULT_SCHEMA_VERSION = "axl.verify/1";
@@ -209,6 +210,8 @@ export const VerifyResultSchema = z.object({
     }).optional(),
     diagnosis: z.array(DiagnosisSchema),
     notes: z.array(z.string()),
+    /** GStreamer workloads: where frames left the camera's dma-buf (`pipeline.ts`). */
+    pipeline: PipelineSectionSchema.optional(),
   }),
 });
 
