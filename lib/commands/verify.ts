@@ -64,6 +64,11 @@ the count is unknown and I3 cannot pass. --mode, --producer, --camera and
 --device are the builtin's. Without our axl tracepoints (another driver, or
 --evidence generic), name the importing device with --importer.
 
+A GStreamer command runs with the axlpads tracer loaded (GST_TRACERS): per pad,
+the memory each buffer travelled in. The pipeline section names the first
+element whose output is no longer the camera's dma-buf (e.g. "videoconvert0:src
+pushed system memory"), and a break there FAILs the run (docs/gstreamer.md).
+
 --replay DIR judges a saved artifacts directory again (e.g. one copied from a
 Jetson) with the judge's options (--threshold, --accept-exporter, --importer,
 --evidence): no root, no device, nothing captured. DIR is only read; the new
