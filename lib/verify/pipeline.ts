@@ -20,17 +20,26 @@ import {
 import type { PipelineSection } from "./pipeline_schema.ts";
 import type { VerifyResult } from "./schema.ts";
 
-/** `sys:SystemMemory` → words for people. */
-export function describeMemory(m: PadMemory, cameraInodes?: ReadonlySet<number>): string {
+/**
+ * A pad's memory in words for people: `system memory (SystemMemory)`, `a dma-buf (inode 3,
+ * not the camera's, exported by vkms)`. `camera` marks the camera's inodes; `exporterOf` names
+ * the exporter of an inode that is not the camera's.
+ */
+export function describeMemory(
+  m: PadMemory,
+  camera?: ReadonlySet<number>,
+  exporterOf?: (inode: number) => string | undefined,
+): string {
   switch (m.kind) {
     case "dmabuf":
     case "nvmm": {
       const what = m.kind === "nvmm" ? "an NVMM surface's dma-buf" : "a dma-buf";
-      const whose = !cameraInodes
+      const exporter = exporterOf?.(m.inode);
+      const whose = !camera
         ? ""
-        : cameraInodes.has(m.inode)
+        : camera.has(m.inode)
         ? ", the camera's"
-        : ", not the camera's";
+        : `, not the camera's${exporter ? `, exported by ${exporter}` : ""}`;
       return `${what} (inode ${m.inode}${whose})`;
     }
     case "nvmm-nofd":
@@ -128,7 +137,8 @@ export function judgePipeline(log: GstPadsLog): PipelineSection {
       break;
     }
   }
-  const rows = pads.map((p) => padRow(p, camera, broke?.pad === p));
+  const exporterOf = (inode: number) => log.dmabufs.get(inode)?.exporter;
+  const rows = pads.map((p) => padRow(p, camera, broke?.pad === p, exporterOf));
   const drawing = [
     ...pads.filter((p, i) => pads.findIndex((q) => q.element === p.element) === i)
       .map((p) => (p === broke?.pad ? `[${p.element} ✗ ${kindWord(broke.memory)}]` : p.element)),
@@ -156,7 +166,7 @@ export function judgePipeline(log: GstPadsLog): PipelineSection {
     };
   }
   if (broke) {
-    const what = describeMemory(broke.memory, camera);
+    const what = describeMemory(broke.memory, camera, exporterOf);
     const isSource = sources.includes(broke.pad);
     return {
       ...base,
@@ -194,7 +204,12 @@ function kindWord(m: PadMemory): string {
     : "another dma-buf";
 }
 
-function padRow(p: PadRecord, camera: ReadonlySet<number>, marked: boolean) {
+function padRow(
+  p: PadRecord,
+  camera: ReadonlySet<number>,
+  marked: boolean,
+  exporterOf: (inode: number) => string | undefined,
+) {
   const first = p.first[0];
   return {
     pad: p.pad,
@@ -203,7 +218,7 @@ function padRow(p: PadRecord, camera: ReadonlySet<number>, marked: boolean) {
     peer: p.peer,
     caps: p.caps.at(-1) ?? null,
     buffers: p.buffers,
-    memory: first ? describeMemory(first, camera) : "no memory",
+    memory: first ? describeMemory(first, camera, exporterOf) : "no memory",
     camera_dmabuf: offending(p, camera) === undefined,
     marked,
   };
