@@ -255,7 +255,7 @@ export function withPipeline(result: VerifyResult, section: PipelineSection): Ve
 export function pipelineLines(s: PipelineSection): string[] {
   const width = Math.max(0, ...s.pads.map((p) => p.pad.length));
   return [
-    `pipeline ${s.status.padEnd(12)} ${s.summary}`,
+    `pipeline ${s.status}: ${s.summary}`,
     `  ${s.drawing}`,
     ...s.pads.map((p) =>
       `  ${p.marked ? "✗" : " "} ${p.pad.padEnd(width)}  ${p.buffers} buffers, ${p.memory}`
