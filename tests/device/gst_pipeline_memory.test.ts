@@ -42,11 +42,13 @@ const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-gst-memory-" });
 const tracer = gstTracerDir();
 
-/** Runs `axl verify --json` on vivid's capture, `middle` elements, then kmssink on vkms. */
+/** Runs `axl verify --json` on vivid's capture, `middle` elements, then `sink` (kmssink on vkms). */
 async function verifyToKms(
   name: string,
   middle: string[],
   frames = FRAMES,
+  // sync=false: on the clock, kmssink drops late frames under TCG.
+  sink = ["kmssink", "driver-name=vkms", "sync=false"],
 ): Promise<VerifyResult> {
   assert.equal(typeof tracer, "string", `the tracer is not built: ${JSON.stringify(tracer)}`);
   assert.ok(loaded("vkms"), "AXL_EXPECT_VKMS=1 but vkms is not loaded (scripts/vm/run.sh --vkms)");
@@ -63,9 +65,7 @@ async function verifyToKms(
       ...["--evidence", "generic", "--accept-exporter", "videobuf2_dma_contig"],
       ...["--importer", "vkms", "--artifacts", dir, "--frames", String(frames), "--"],
       ...["gst-launch-1.0", "-q", "v4l2src", `device=${videoNode("vivid-000-vid-cap")}`],
-      ...["io-mode=dmabuf", `num-buffers=${frames}`, "!", ...middle, "!"],
-      // sync=false: on the clock, kmssink drops late frames under TCG.
-      ...["kmssink", "driver-name=vkms", "sync=false"],
+      ...["io-mode=dmabuf", `num-buffers=${frames}`, "!", ...middle, "!", ...sink],
     ],
     stdin: "null",
     env,
@@ -135,6 +135,32 @@ Deno.test({
   assert.deepEqual(p.sinks, ["kmssink0"]);
   for (const i of Object.values(r.axl.invariants)) assert.equal(i.status, "PASS", i.summary);
   assert.equal(r.axl.status, "PASS");
+});
+
+Deno.test({
+  name: "verify -- camera ! videoscale ! fakesink: FAIL, videoscale0:src pushed system memory",
+  ignore: !kmsRunnable,
+}, async () => {
+  // A sink that offers no pool: videoscale scales every frame into system memory of its own.
+  const r = await verifyToKms(
+    "scale",
+    [
+      ...["video/x-raw,format=YUY2,width=640,height=480", "!", "videoscale", "!"],
+      "video/x-raw,width=320,height=240",
+    ],
+    30,
+    ["fakesink"],
+  );
+  const p = r.axl.pipeline;
+  assert.ok(p, "result.json has a pipeline section");
+  assert.equal(p.status, "FAIL", p.summary);
+  assert.equal(p.broke_at?.pad, "videoscale0:src");
+  assert.match(p.summary, /^videoscale0:src pushed system memory \(SystemMemory\): videoscale0/);
+  assert.equal(
+    p.drawing,
+    "v4l2src0 ! capsfilter0 ! [videoscale0 ✗ system memory] ! capsfilter1 ! fakesink0",
+  );
+  assert.equal(r.axl.status, "FAIL");
 });
 
 /** Builds nvmm_feed in a temporary directory (the x86_64 guest has the host's compiler). */

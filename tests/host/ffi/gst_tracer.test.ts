@@ -7,6 +7,15 @@ import { gstTracerDir, gstTracerEnv } from "../../../lib/core/gst_tracer.ts";
 import { parseGstPads } from "../../../lib/trace/parse/gst_pads.ts";
 import { judgePipeline } from "../../../lib/verify/pipeline.ts";
 
+// Where this architecture's tracer is not built (aarch64 on an x86_64 build machine, e.g.
+// under qemu-user: ffi/build.sh says why), the tests are reported as ignored; on x86_64 a
+// missing tracer fails them.
+const tracer = gstTracerDir();
+const ignore = typeof tracer !== "string" && Deno.build.arch !== "x86_64";
+if (ignore) {
+  console.error(`gst_tracer.test.ts: ignored on ${Deno.build.arch}: ${JSON.stringify(tracer)}`);
+}
+
 async function launch(args: string[], env: Record<string, string>) {
   const dir = await Deno.makeTempDir({ prefix: "axl-gst-tracer-" });
   const base = { GST_REGISTRY_1_0: `${dir}/registry.bin`, ...env };
@@ -18,8 +27,10 @@ async function launch(args: string[], env: Record<string, string>) {
   return { dir, out };
 }
 
-Deno.test("axlpads records each pad's buffers of a real pipeline, in system memory here", async () => {
-  const tracer = gstTracerDir();
+Deno.test({
+  name: "axlpads records each pad's buffers of a real pipeline, in system memory here",
+  ignore,
+}, async () => {
   assert.equal(
     typeof tracer,
     "string",
@@ -65,16 +76,18 @@ Deno.test("axlpads records each pad's buffers of a real pipeline, in system memo
   }
 });
 
-Deno.test("axlpads without AXL_GST_PADS records nothing and says so", async () => {
-  const tracer = gstTracerDir();
-  assert.equal(typeof tracer, "string");
-  const env = gstTracerEnv(tracer as string, "/unused", {});
-  delete (env as Record<string, string | undefined>).AXL_GST_PADS;
-  const { dir, out } = await launch(["fakesrc", "num-buffers=1", "!", "fakesink"], env);
-  try {
-    assert.ok(out.success);
-    assert.match(new TextDecoder().decode(out.stderr), /axlpads: AXL_GST_PADS is not set/);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+Deno.test(
+  { name: "axlpads without AXL_GST_PADS records nothing and says so", ignore },
+  async () => {
+    assert.equal(typeof tracer, "string");
+    const env = gstTracerEnv(tracer as string, "/unused", {});
+    delete (env as Record<string, string | undefined>).AXL_GST_PADS;
+    const { dir, out } = await launch(["fakesrc", "num-buffers=1", "!", "fakesink"], env);
+    try {
+      assert.ok(out.success);
+      assert.match(new TextDecoder().decode(out.stderr), /axlpads: AXL_GST_PADS is not set/);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
