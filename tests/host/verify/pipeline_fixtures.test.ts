@@ -5,6 +5,8 @@ import { parseGstPads } from "../../../lib/trace/parse/gst_pads.ts";
 import { judgePipeline } from "../../../lib/verify/pipeline.ts";
 import { judgeArtifacts } from "../../../lib/verify/replay.ts";
 import { DEFAULT_ACCEPTED_EXPORTERS } from "../../../lib/verify/judge.ts";
+import { parseVerifyResult } from "../../../lib/verify/schema.ts";
+import { renderHtmlReport } from "../../../lib/verify/report/html.ts";
 
 const pads = (name: string) =>
   Deno.readTextFile(new URL(`../../fixtures/gst/pads/${name}`, import.meta.url));
@@ -94,6 +96,9 @@ Deno.test("judgeArtifacts() adds the pipeline section when the artifacts hold gs
     assert.equal(after.axl.pipeline?.broke_at?.pad, "videoconvert0:src");
     assert.equal(after.axl.status, "FAIL");
     assert.equal(after.pass, false);
+    // The result with its pipeline section is a valid result.json, and the report marks it.
+    parseVerifyResult(JSON.parse(JSON.stringify(after)));
+    assert.match(renderHtmlReport(after), /\[videoconvert0 ✗ another dma-buf\]/);
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }
