@@ -40,6 +40,22 @@ Deno.test("vivid ! videoconvert (YUY2 → BGRx) ! kmssink: FAIL at videoconvert0
   ]);
 });
 
+Deno.test("vivid ! videoscale ! fakesink: FAIL, videoscale0:src pushed system memory", async () => {
+  const v = judgePipeline(parseGstPads(await pads("vivid-scale-fakesink.txt")));
+  assert.equal(v.status, "FAIL");
+  assert.equal(
+    v.summary,
+    "videoscale0:src pushed system memory (SystemMemory): videoscale0 (videoscale) is the " +
+      "first element whose output is no longer the camera's dma-buf (2 buffers of " +
+      "videobuf2_dma_contig)",
+  );
+  assert.equal(
+    v.drawing,
+    "v4l2src0 ! capsfilter0 ! [videoscale0 ✗ system memory] ! capsfilter1 ! fakesink0",
+  );
+  assert.deepEqual(v.broke_at?.buffers, 30);
+});
+
 Deno.test("vivid ! videoconvert (passthrough) ! kmssink: PASS, the camera's four dma-bufs all the way", async () => {
   const v = judgePipeline(parseGstPads(await pads("vivid-passthrough-kmssink.txt")));
   assert.equal(v.status, "PASS", v.summary);
