@@ -64,7 +64,7 @@ struct _AxlPadsTracer {
 	/* lock protects out, pads and inodes: pads push from their own streaming threads. */
 	GMutex lock;
 	FILE *out;
-	GHashTable *pads;   /* GstPad * -> struct pad_state * */
+	GHashTable *pads;   /* GstPad * (a reference: no other pad reuses the address) -> state */
 	GHashTable *inodes; /* inode -> present: dma-bufs already described */
 };
 
@@ -239,7 +239,7 @@ static struct pad_state *pad_state_of(AxlPadsTracer *self, GstPad *pad)
 	s->name = g_strdup_printf("%s:%s", parent ? GST_OBJECT_NAME(parent) : "?",
 				  GST_OBJECT_NAME(pad));
 	s->kinds = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	g_hash_table_insert(self->pads, pad, s);
+	g_hash_table_insert(self->pads, gst_object_ref(pad), s);
 	fprintf(self->out, "pad pid=%d pad=%s element=%s factory=%s peer=%s:%s\n", (int)getpid(),
 		s->name, parent ? GST_OBJECT_NAME(parent) : "?",
 		factory ? GST_OBJECT_NAME(factory) : "?",
@@ -348,7 +348,8 @@ static void axl_pads_tracer_init(AxlPadsTracer *self)
 	int fd;
 
 	g_mutex_init(&self->lock);
-	self->pads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, pad_state_free);
+	self->pads = g_hash_table_new_full(g_direct_hash, g_direct_equal, gst_object_unref,
+					   pad_state_free);
 	self->inodes = g_hash_table_new(g_direct_hash, g_direct_equal);
 	if (!path || !*path) {
 		g_printerr("axlpads: AXL_GST_PADS is not set: recording nothing (set it to the file "
