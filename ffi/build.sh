@@ -6,6 +6,11 @@
 #
 #   AXL_MMAPI=<dir>  Jetson Multimedia API to build the Argus export against
 #                    (default /usr/src/jetson_multimedia_api when it exists)
+#
+# Beside each shim: build/<arch>/gst/libgstaxltrace.so, the GStreamer tracer 'axlpads' that
+# verify loads into a GStreamer workload (docs/gstreamer.md). It needs that architecture's
+# GStreamer development files (libgstreamer1.0-dev, libgstreamer-plugins-base1.0-dev); where
+# they are missing it is not built, and this script says so.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -26,6 +31,25 @@ compiler_for() {
 	else
 		echo "$1-linux-gnu-gcc"
 	fi
+}
+
+# The GStreamer tracer for $1 with compiler $2 into $3/gst/, when $1's GStreamer development
+# files are installed; otherwise a loud line on stderr and no library.
+build_gst_tracer() {
+	local arch=$1 cc=$2 out=$3 pc=(pkg-config) mods=(gstreamer-1.0 gstreamer-allocators-1.0)
+	[[ $arch == "$native" ]] || pc=(env PKG_CONFIG_LIBDIR="/usr/lib/$arch-linux-gnu/pkgconfig" pkg-config)
+	if ! "${pc[@]}" --exists "${mods[@]}" 2>/dev/null; then
+		echo "ffi/build.sh: $arch: GStreamer tracer NOT BUILT: no $arch GStreamer development" \
+			"files (libgstreamer1.0-dev and libgstreamer-plugins-base1.0-dev for $arch);" \
+			"verify will record no per-pad memory for GStreamer workloads on $arch" >&2
+		return 0
+	fi
+	mkdir -p "$out/gst"
+	# shellcheck disable=SC2046 # pkg-config prints words
+	"$cc" -std=gnu11 -O2 -g -fPIC -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Iffi/src/gst \
+		$("${pc[@]}" --cflags "${mods[@]}") -shared -Wl,--no-undefined \
+		-o "$out/gst/libgstaxltrace.so" ffi/src/gst/axl_gst_pads.c $("${pc[@]}" --libs "${mods[@]}")
+	echo "ffi/build.sh: built $out/gst/libgstaxltrace.so"
 }
 
 mmapi=${AXL_MMAPI:-/usr/src/jetson_multimedia_api}
@@ -59,4 +83,5 @@ for arch in "${archs[@]}"; do
 	"$cc" -shared -Wl,-soname,libaxl_shim.so -Wl,--no-undefined -o "$out/libaxl_shim.so" \
 		"${objs[@]}" "${libs[@]}"
 	echo "ffi/build.sh: built $out/libaxl_shim.so"
+	build_gst_tracer "$arch" "$cc" "$out"
 done

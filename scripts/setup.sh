@@ -7,7 +7,8 @@
 #   scripts/setup.sh --build    only what 'deno task build' needs
 set -euo pipefail
 
-build=(gcc libc6-dev make gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+build=(gcc libc6-dev make gcc-aarch64-linux-gnu libc6-dev-arm64-cross pkg-config
+	libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev)
 tests=(qemu-user-static tmux linux-perf chromium dkms libdrm-dev
 	gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
 	gstreamer1.0-plugins-bad

@@ -16,6 +16,7 @@ import {
   type ImporterRecord,
 } from "../verify/evidence/source.ts";
 import { DEFAULT_ACCEPTED_EXPORTERS } from "../verify/judge.ts";
+import { pipelineLines } from "../verify/pipeline.ts";
 import { DEVICE_EXPORTERS } from "../verify/attachments.ts";
 import type { VerifyRunOptions } from "../verify/run.ts";
 import type { Status, VerifyResult } from "../verify/schema.ts";
@@ -63,6 +64,11 @@ number the workload submits, e.g. its num-buffers); otherwise the verdict says
 the count is unknown and I3 cannot pass. --mode, --producer, --camera and
 --device are the builtin's. Without our axl tracepoints (another driver, or
 --evidence generic), name the importing device with --importer.
+
+A GStreamer command runs with the axlpads tracer loaded (GST_TRACERS): per pad,
+the memory each buffer travelled in. The pipeline section names the first
+element whose output is no longer the camera's dma-buf (e.g. "videoconvert0:src
+pushed system memory"), and a break there FAILs the run (docs/gstreamer.md).
 
 --replay DIR judges a saved artifacts directory again (e.g. one copied from a
 Jetson) with the judge's options (--threshold, --accept-exporter, --importer,
@@ -385,6 +391,7 @@ export function verdictLines(result: VerifyResult): string[] {
   const lines = Object.values(a.invariants).map((i) =>
     `${i.id} ${i.status.padEnd(12)} ${i.summary}`
   );
+  if (a.pipeline) lines.push(...pipelineLines(a.pipeline));
   if (a.evidence) {
     lines.push(
       `evidence: ${a.evidence.source} (importer ${a.evidence.importer ?? "unknown"}: ` +

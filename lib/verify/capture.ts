@@ -214,7 +214,7 @@ export async function captureRun(
     if (!bufinfoUnavailable) sampler.start();
     if (o.workload.pidsBeforeStart) await perf.attach(o.workload.pidsBeforeStart);
     say(`running workload: ${o.workload.description}`);
-    running = o.workload.start();
+    running = o.workload.start({ artifacts: o.artifacts, notes });
     if (stopRequested) running.stop();
     if (!o.workload.pidsBeforeStart) await perf.attach(running.pids);
     running.release?.();

@@ -19,6 +19,9 @@ import { judge, type JudgeOptions } from "./judge.ts";
 import type { VerifyResult } from "./schema.ts";
 import { readTraceFacts } from "./trace_facts.ts";
 import { traceScanUnavailable } from "../core/trace_scan.ts";
+import { type GstPadsLog, parseGstPads } from "../trace/parse/gst_pads.ts";
+import { judgePipeline, withPipeline } from "./pipeline.ts";
+import { GST_PADS_FILE } from "./workload.ts";
 
 /**
  * CPU time of `readTraceFacts()` on a 100 MB trace scaled from a real capture
@@ -129,7 +132,7 @@ export async function judgeArtifacts(
       { pids: record.workload.pids },
     ),
   };
-  return judge({
+  const result = judge({
     headline: record.headline,
     trace: facts,
     setup: record.setup,
@@ -143,6 +146,18 @@ export async function judgeArtifacts(
     ...(record.probes ? { probes: record.probes } : {}),
     ...(options ? { options } : {}),
   });
+  const pads = await readGstPads(dir);
+  return pads ? withPipeline(result, judgePipeline(pads)) : result;
+}
+
+/** The GStreamer tracer's record of the run, or undefined when it wrote none. */
+async function readGstPads(dir: string): Promise<GstPadsLog | undefined> {
+  try {
+    return parseGstPads(await Deno.readTextFile(join(dir, GST_PADS_FILE)));
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return undefined;
+    throw e;
+  }
 }
 
 /** The note of a trace read by the TypeScript scanner: why, how long it took, how much slower. */

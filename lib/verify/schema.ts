@@ -7,6 +7,7 @@
  */
 import { z } from "../_deps.ts";
 import { ChainSchema } from "./chain_schema.ts";
+import { PipelineSectionSchema } from "./pipeline_schema.ts";
 
 /** Version of the `axl` extension; bumped on incompatible changes. */
 export const RESULT_SCHEMA_VERSION = "axl.verify/1";
@@ -212,6 +213,8 @@ export const VerifyResultSchema = z.object({
     chain: ChainSchema.optional(),
     diagnosis: z.array(DiagnosisSchema),
     notes: z.array(z.string()),
+    /** GStreamer workloads: where frames left the camera's dma-buf (`pipeline.ts`). */
+    pipeline: PipelineSectionSchema.optional(),
   }),
 });
 

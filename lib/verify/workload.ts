@@ -5,7 +5,20 @@
  *
  * @module
  */
+import { join } from "node:path";
+import { gstTracerDir, gstTracerEnv } from "../core/gst_tracer.ts";
 import type { WorkloadFrame } from "./frames.ts";
+
+/** The file the GStreamer tracer writes into the artifacts directory (`pipeline.ts` reads it). */
+export const GST_PADS_FILE = "gst_pads.txt";
+
+/** What capture gives a workload it starts. */
+export interface WorkloadContext {
+  /** The artifacts directory of the run. */
+  artifacts: string;
+  /** The capture's notes: a workload adds what the report should say about its setup. */
+  notes: string[];
+}
 
 /** What a finished workload reports. */
 export interface WorkloadOutcome {
@@ -44,7 +57,7 @@ export interface WorkloadSpec {
   expectedFrames: number;
   /** Pids known before start (the builtin runs in this process): perf attaches first. */
   pidsBeforeStart?: number[];
-  start(): RunningWorkload;
+  start(context?: WorkloadContext): RunningWorkload;
 }
 
 /** Options of {@linkcode commandWorkload} and {@linkcode pidWorkload}. */
@@ -84,11 +97,12 @@ export function commandWorkload(argv: string[], o: ExternalWorkloadOptions = {})
     kind: "command",
     description: argv.join(" "),
     expectedFrames: o.expectedFrames ?? o.frames ?? 300,
-    start() {
+    start(context?: WorkloadContext) {
       // Held at a read of stdin until release(): perf attaches to this pid first (exec keeps
       // the pid), and a pipeline of a few seconds is not over before perf starts.
       const child = new Deno.Command("sh", {
         args: ["-c", 'read -r _; exec "$@" </dev/null', "axl-verify-held", ...argv],
+        ...(context ? { env: gstTracing(context) } : {}),
         stdin: "piped",
         stdout: "inherit",
         stderr: "piped",
@@ -133,6 +147,20 @@ export function commandWorkload(argv: string[], o: ExternalWorkloadOptions = {})
       };
     },
   };
+}
+
+/**
+ * The environment that loads the GStreamer tracer into a command (a no-op for a command that
+ * is not GStreamer): it records per pad the memory of every buffer into the artifacts'
+ * {@linkcode GST_PADS_FILE}. Without the tracer library, a note says so.
+ */
+function gstTracing(context: WorkloadContext): Record<string, string> {
+  const dir = gstTracerDir();
+  if (typeof dir !== "string") {
+    context.notes.push(`GStreamer per-pad memory not recorded: ${dir.unavailable}`);
+    return {};
+  }
+  return gstTracerEnv(dir, join(context.artifacts, GST_PADS_FILE), Deno.env.toObject());
 }
 
 /** Options of {@linkcode pidWorkload}. */
@@ -226,8 +254,8 @@ export function pidWorkload(pid: number, o: PidWorkloadOptions = {}): WorkloadSp
 export function stoppable(inner: WorkloadSpec, signal: AbortSignal): WorkloadSpec {
   return {
     ...inner,
-    start: () => {
-      const running = inner.start();
+    start: (context?: WorkloadContext) => {
+      const running = inner.start(context);
       if (signal.aborted) running.stop();
       else signal.addEventListener("abort", () => running.stop(), { once: true });
       return running;

@@ -93,9 +93,11 @@ kernel_x86_64() {
 	local flavour abi key vmlinux
 	# The guest runs the host's root: GStreamer for the device tests' third-party pipelines,
 	# tmux for the ls --watch device test (it drives the view in a tmux pane); -bad has kmssink.
+	# gcc, pkg-config and GStreamer's development files: the NVMM device test builds its feeder
+	# (tests/device/gst/nvmm_feed.c) in the guest.
 	local tools=(qemu-system-x86 qemu-system-data busybox-static cpio zstd xz-utils kmod linux-perf bc
 		gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
-		tmux)
+		gcc pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev tmux)
 	((module || vkms)) && tools+=(make gcc)
 	vm_apt_install "${tools[@]}"
 

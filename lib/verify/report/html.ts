@@ -6,6 +6,7 @@
  */
 import type { VerifyResult } from "../schema.ts";
 import { chainHtml } from "./chain_html.ts";
+import { pipelineHtml } from "./pipeline_html.ts";
 
 /**
  * Escapes text for HTML element content and attribute values.
@@ -211,7 +212,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1f2328;max-width:1000
 h1{font-size:22px} h2{font-size:17px;margin-top:28px;border-bottom:1px solid #d0d7de}
 table{border-collapse:collapse;width:100%} td,th{border:1px solid #d0d7de;padding:4px 6px;vertical-align:top;text-align:left}
 .badge{color:#fff;border-radius:4px;padding:1px 6px;font-weight:600} pre{font-size:11px;white-space:pre-wrap}
-tr.copy td{background:#fff1e5} .head{font-size:13px;color:#57606a}
+tr.copy td,tr.broke td{background:#fff1e5} .head{font-size:13px;color:#57606a}
 </style></head><body>
 <h1>axl verify ${badge(a.status)}</h1>
 <p class="head">${escapeHtml(a.headline)}</p>
@@ -225,6 +226,7 @@ tr.copy td{background:#fff1e5} .head{font-size:13px;color:#57606a}
 <h2>Invariants</h2>
 <table><tr><th></th><th>invariant</th><th>status</th><th>why</th></tr>${invRows}</table>
 ${a.chain ? chainHtml(a.chain, escapeHtml) : ""}
+${pipelineHtml(a.pipeline, badge, escapeHtml)}
 <h2>Diagnosis</h2>${diag}
 <h2>Latency</h2><p>${escapeHtml(latText)}</p>
 ${latencyHistogramSvg(lat.histogram)}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Generated from lib/nvmm/surface_layout.ts by scripts/gen-nvmm-layout.ts: do not edit.
+ * Byte offsets of NvBufSurface and NvBufSurfaceParams (nvbufsurface.h) on LP64 Linux.
+ */
+#ifndef AXL_NVBUFSURFACE_LAYOUT_H
+#define AXL_NVBUFSURFACE_LAYOUT_H
+
+#define NVBUF_SURFACE_SIZE 64
+#define NVBUF_SURFACE_GPU_ID 0
+#define NVBUF_SURFACE_BATCH_SIZE 4
+#define NVBUF_SURFACE_NUM_FILLED 8
+#define NVBUF_SURFACE_IS_CONTIGUOUS 12
+#define NVBUF_SURFACE_MEM_TYPE 16
+#define NVBUF_SURFACE_SURFACE_LIST 24
+
+#define NVBUF_PARAMS_SIZE 384
+#define NVBUF_PARAMS_WIDTH 0
+#define NVBUF_PARAMS_HEIGHT 4
+#define NVBUF_PARAMS_PITCH 8
+#define NVBUF_PARAMS_COLOR_FORMAT 12
+#define NVBUF_PARAMS_LAYOUT 16
+#define NVBUF_PARAMS_BUFFER_DESC 24
+#define NVBUF_PARAMS_DATA_SIZE 32
+#define NVBUF_PARAMS_DATA_PTR 40
+#define NVBUF_PARAMS_PLANE_PARAMS 48
+#define NVBUF_PARAMS_MAPPED_ADDR 280
+#define NVBUF_PARAMS_PARAMEX 352
+
+#define NVBUF_MEM_DEFAULT 0
+#define NVBUF_MEM_CUDA_PINNED 1
+#define NVBUF_MEM_CUDA_DEVICE 2
+#define NVBUF_MEM_CUDA_UNIFIED 3
+#define NVBUF_MEM_SURFACE_ARRAY 4
+#define NVBUF_MEM_HANDLE 5
+#define NVBUF_MEM_SYSTEM 6
+
+#endif
