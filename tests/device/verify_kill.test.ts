@@ -94,73 +94,82 @@ async function killVerifyAt(phase: Phase, frames: number): Promise<number> {
   return child.pid;
 }
 
+/**
+ * Kills a verify run at `phase`, runs `restore` (the next command), and checks tracefs is back
+ * as it was, with no reader and no state file left; then the checks `restore` returns.
+ */
 async function killAndRestore(
   phase: Phase,
   frames: number,
-  restore: (pid: number) => Promise<void>,
+  restore: (pid: number) => Promise<() => void>,
 ) {
   const before = tracefsState();
   const pid = await killVerifyAt(phase, frames);
   assert.notDeepEqual(tracefsState(), before, `the ${phase} kill left tracefs changed`);
-  await restore(pid);
+  const check = await restore(pid);
   assert.deepEqual(tracefsState(), before, `tracefs as it was before the ${phase} kill`);
   assert.deepEqual(readersOf(pid), [], "no trace_pipe reader left");
   const left = [...Deno.readDirSync("/run/axl")].map((e) => e.name).filter((n) =>
     n.startsWith("tracefs-")
   );
   assert.deepEqual(left, [], "no state file left");
+  check();
 }
 
 Deno.test("axl verify killed with SIGKILL during setup: doctor reports it, axl reset puts tracefs back", async () => {
   await killAndRestore("setup", 1_000_000, async (pid) => {
     const doctor = await axl(["doctor", "--json"]);
-    const checks = JSON.parse(doctor.out).checks as Array<
-      { id: string; status: string; message: string }
-    >;
-    const state = checks.find((c) => c.id === "tracefs.state");
-    assert.equal(state?.status, "fail", JSON.stringify(state));
-    assert.match(
-      state!.message,
-      new RegExp(`^pid ${pid} \\(.*verify.*, exited\\) left \\d+ tracefs change`),
-    );
     const reset = await axl(["reset", "--json"]);
-    assert.equal(reset.code, 0, reset.out + reset.err);
-    const out = JSON.parse(reset.out);
-    assert.deepEqual(out.restored.map((r: { pid: number }) => r.pid), [pid]);
-    assert.ok(out.restored[0].restored.length >= 1, reset.out);
-    console.log(`setup kill: reset put back ${out.restored[0].restored.join("; ")}`);
+    return () => {
+      const checks = JSON.parse(doctor.out).checks as Array<
+        { id: string; status: string; message: string }
+      >;
+      const state = checks.find((c) => c.id === "tracefs.state");
+      assert.equal(state?.status, "fail", JSON.stringify(state));
+      assert.match(
+        state!.message,
+        new RegExp(`^pid ${pid} \\(.*verify.*, exited\\) left \\d+ tracefs change`),
+      );
+      assert.equal(reset.code, 0, reset.out + reset.err);
+      const out = JSON.parse(reset.out);
+      assert.deepEqual(out.restored.map((r: { pid: number }) => r.pid), [pid]);
+      assert.ok(out.restored[0].restored.length >= 1, reset.out);
+      console.log(`setup kill: reset put back ${out.restored[0].restored.join("; ")}`);
+    };
   });
 });
 
 Deno.test("axl verify killed with SIGKILL during capture: axl reset puts tracefs back and stops its reader", async () => {
   await killAndRestore("capture", 1_000_000, async (pid) => {
-    assert.notDeepEqual(readersOf(pid), [], "the killed run's trace_pipe reader outlived it");
+    const readers = readersOf(pid);
     const reset = await axl(["reset"]);
-    assert.equal(reset.code, 0, reset.out + reset.err);
-    assert.match(reset.out, new RegExp(`^tracefs restored after pid ${pid} \\(.*; exited\\)`, "m"));
-    assert.match(reset.out, new RegExp(`^  stopped cat .*trace_pipe`, "m"));
-    console.log(reset.out.trim());
+    return () => {
+      assert.notDeepEqual(readers, [], "the killed run's trace_pipe reader outlived it");
+      assert.equal(reset.code, 0, reset.out + reset.err);
+      assert.match(
+        reset.out,
+        new RegExp(`^tracefs restored after pid ${pid} \\(.*; exited\\)`, "m"),
+      );
+      assert.match(reset.out, /^ {2}stopped cat .*trace_pipe/m);
+      console.log(reset.out.trim());
+    };
   });
 });
 
 Deno.test("axl verify killed with SIGKILL during the drain: the next verify puts tracefs back first", async () => {
   await killAndRestore("drain", 60, async (pid) => {
-    const next = await axl([
-      "verify",
-      "--frames",
-      "20",
-      "--no-perf",
-      "--artifacts",
-      `${results}/verify-kill-next`,
-    ]);
-    assert.ok(next.code === 0 || next.code === 1 || next.code === 2, next.out + next.err);
-    assert.match(next.err, new RegExp(`axl: tracefs restored after pid ${pid} \\(`));
-    const result = JSON.parse(Deno.readTextFileSync(`${results}/verify-kill-next/result.json`));
-    assert.ok(
-      result.axl.notes.some((n: string) =>
-        n.startsWith(`tracefs left by pid ${pid} (exited) was restored`)
-      ),
-      JSON.stringify(result.axl.notes),
-    );
+    const dir = `${results}/verify-kill-next`;
+    const next = await axl(["verify", "--frames", "20", "--no-perf", "--artifacts", dir]);
+    return () => {
+      assert.ok([0, 1, 2].includes(next.code), `exit ${next.code}\n${next.out}${next.err}`);
+      assert.match(next.err, new RegExp(`axl: tracefs restored after pid ${pid} \\(`));
+      const result = JSON.parse(Deno.readTextFileSync(`${dir}/result.json`));
+      assert.ok(
+        result.axl.notes.some((n: string) =>
+          n.startsWith(`tracefs left by pid ${pid} (exited) was restored`)
+        ),
+        JSON.stringify(result.axl.notes),
+      );
+    };
   });
 });
