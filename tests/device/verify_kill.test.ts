@@ -82,12 +82,15 @@ async function killVerifyAt(phase: Phase, frames: number): Promise<number> {
   let exited = false;
   child.status.then(() => exited = true);
   const deadline = Date.now() + 240_000;
-  while (!exited && Date.now() < deadline && !reached(phase, child.pid, dir)) {
-    await new Promise((r) => setTimeout(r, phase === "drain" ? 5 : 20));
+  try {
+    while (!exited && Date.now() < deadline && !reached(phase, child.pid, dir)) {
+      await new Promise((r) => setTimeout(r, phase === "drain" ? 5 : 20));
+    }
+    if (exited) assert.fail(`verify ended before the ${phase} phase:\n${await stderr}`);
+    assert.ok(Date.now() < deadline, `verify did not reach the ${phase} phase in 240 s`);
+  } finally {
+    if (!exited) child.kill("SIGKILL");
   }
-  assert.ok(!exited, `verify ended before the ${phase} phase:\n${await stderr}`);
-  assert.ok(Date.now() < deadline, `verify did not reach the ${phase} phase in 240 s`);
-  child.kill("SIGKILL");
   assert.equal((await child.status).signal, "SIGKILL");
   await stderr;
   assert.equal(read(`${dir}/result.json`), undefined, `killed during ${phase}, before judging`);

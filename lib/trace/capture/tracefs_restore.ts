@@ -13,6 +13,7 @@ import {
   type OwnerStatus,
   ownerStatus,
   parseStateFile,
+  procStartTime,
   stateDirectory,
   type StateFile,
 } from "./tracefs_state_file.ts";
@@ -93,7 +94,9 @@ export function restoreAbandonedRuns(options: RestoreOptions = {}): RestoreOutco
   const out: RestoreOutcome = { dir, restored: [], live: [], unreadable: [] };
   let names: string[];
   try {
-    names = [...Deno.readDirSync(dir)].filter((e) => isStateFileName(e.name)).map((e) => e.name);
+    const all = [...Deno.readDirSync(dir)].map((e) => e.name);
+    removeStaleTemporaries(dir, all);
+    names = all.filter(isStateFileName);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return out;
     throw new Error(`cannot list the tracefs state files in ${dir}: ${(e as Error).message}`, {
@@ -128,6 +131,24 @@ export function restoreAbandonedRuns(options: RestoreOptions = {}): RestoreOutco
     out.restored.push(restoreOne(file, state, owner.why));
   }
   return out;
+}
+
+/**
+ * Removes `tracefs-<pid>-<start>.json.tmp` files of processes that are gone: a run killed
+ * between writing its new state and renaming it over the old one leaves one behind (the
+ * state file itself is whole either way).
+ */
+function removeStaleTemporaries(dir: string, names: string[]): void {
+  for (const name of names) {
+    const m = /^(tracefs-(\d+)-(\d+)\.json)\.tmp$/.exec(name);
+    if (!m) continue;
+    const stat = procStat(Number(m[2]));
+    const live = stat !== undefined && procStartTime(stat) === m[3];
+    if (live) continue;
+    try {
+      Deno.removeSync(`${dir}/${name}`);
+    } catch { /* another restorer took it */ }
+  }
 }
 
 function restoreOne(

@@ -211,6 +211,10 @@ Deno.test("resetTracefs() restores a reused pid's file, drops an old boot's, kee
       await Deno.writeTextFile(`${dir}/${stateFileName(s.pid, s.startTime)}`, JSON.stringify(s));
     }
     await Deno.writeTextFile(`${dir}/${stateFileName(9, "9")}`, "{not json");
+    // A dead run's half-written replacement goes; a live run's stays.
+    await Deno.writeTextFile(`${dir}/${stateFileName(4, "4")}.tmp`, "{");
+    const liveTmp = `${stateFileName(Deno.pid, selfStartTime())}.tmp`;
+    await Deno.writeTextFile(`${dir}/${liveTmp}`, "{");
     const out = resetTracefs({ dir });
     assert.equal(out.code, 1);
     assert.equal(
@@ -228,6 +232,10 @@ Deno.test("resetTracefs() restores a reused pid's file, drops an old boot's, kee
     assert.match(out.text, /dropped: tracefs was reset by the reboot/);
     assert.match(out.text, /FAILED .*tracing_on/);
     assert.match(out.text, /run in progress left alone: pid \d+/);
+    assert.deepEqual(
+      [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.endsWith(".tmp")),
+      [liveTmp],
+    );
     const left = [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.endsWith(".json"))
       .sort();
     assert.deepEqual(
