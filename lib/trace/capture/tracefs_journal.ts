@@ -23,12 +23,28 @@ export interface JournalRecord {
   readonly entry: StateEntry;
 }
 
-/** This process's start time (`/proc/self/stat` field 22). */
+/**
+ * This process's start time (`/proc/self/stat` field 22).
+ *
+ * @example
+ * ```ts
+ * import { selfStartTime } from "./tracefs_journal.ts";
+ * if (!/^\d+$/.test(selfStartTime())) throw new Error();
+ * ```
+ */
 export function selfStartTime(): string {
   return procStartTime(Deno.readTextFileSync("/proc/self/stat"));
 }
 
-/** The current boot id, or `""` where the kernel has none. */
+/**
+ * The current boot id, or `""` where the kernel has none.
+ *
+ * @example
+ * ```ts
+ * import { bootId } from "./tracefs_journal.ts";
+ * if (typeof bootId() !== "string") throw new Error();
+ * ```
+ */
 export function bootId(): string {
   try {
     return Deno.readTextFileSync("/proc/sys/kernel/random/boot_id").trim();

@@ -50,7 +50,7 @@ function writeBack(path: string, value: string): void {
 }
 
 /** Removes a tracefs instance; rmdir fails with EBUSY while a reader holds trace_pipe. */
-export function removeInstance(inst: string): void {
+function removeInstance(inst: string): void {
   for (let i = 0;; i++) {
     try {
       Deno.removeSync(inst);
