@@ -4,6 +4,7 @@
 // leave tracefs exactly as it was before the killed run, with no trace_pipe reader left.
 import assert from "node:assert/strict";
 import { tracefsState } from "./verify/_tracefs_state.ts";
+import { stateDirectory } from "../../lib/trace/capture/tracefs_state_file.ts";
 
 const TRACEFS = "/sys/kernel/tracing";
 const AXL = new URL("../../tasks/axl.ts", import.meta.url).pathname;
@@ -112,7 +113,7 @@ async function killAndRestore(
   const check = await restore(pid);
   assert.deepEqual(tracefsState(), before, `tracefs as it was before the ${phase} kill`);
   assert.deepEqual(readersOf(pid), [], "no trace_pipe reader left");
-  const left = [...Deno.readDirSync("/run/axl")].map((e) => e.name).filter((n) =>
+  const left = [...Deno.readDirSync(stateDirectory())].map((e) => e.name).filter((n) =>
     n.startsWith("tracefs-")
   );
   assert.deepEqual(left, [], "no state file left");
