@@ -24,4 +24,5 @@ export * from "./pci.ts";
 export * from "./perf.ts";
 export * from "./run.ts";
 export * from "./system.ts";
+export * from "./trace_state.ts";
 export * from "./tracing.ts";

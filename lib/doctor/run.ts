@@ -12,6 +12,7 @@ import { checkNpuPci } from "./pci.ts";
 import { checkMetisKo } from "./metis_ko.ts";
 import { checkPerf } from "./perf.ts";
 import { checkTracing } from "./tracing.ts";
+import { checkTraceState } from "./trace_state.ts";
 
 /**
  * Runs every check against `ctx`: kernel and config, DMA heaps and CMA,
@@ -33,6 +34,7 @@ export function runDoctor(ctx: DoctorContext): CheckResult[] {
     ...checkHeaps(ctx),
     checkCmaPool(ctx),
     ...checkTracing(ctx),
+    ...checkTraceState(ctx),
     ...checkPerf(ctx),
     ...checkNpuPci(ctx),
     ...checkMetisKo(ctx),

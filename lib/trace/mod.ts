@@ -21,3 +21,5 @@ export * from "./capture/dmabuf_refs.ts";
 export * from "./capture/perf_record.ts";
 export * from "./capture/sysfs_stats.ts";
 export * from "./capture/tracefs.ts";
+export * from "./capture/tracefs_restore.ts";
+export * from "./capture/tracefs_state_file.ts";

@@ -3,7 +3,8 @@
  * and perf around a workload, until it ends. The raw evidence goes to an artifacts directory
  * (`trace.txt`, `per_cpu_stats.txt`, `bufinfo_samples.txt`, `perf.script`, `capture.json`);
  * what the judge needs besides the raw files comes back as a {@linkcode Capture}. tracefs is
- * restored on every path.
+ * restored on every path; what a killed run left behind is put back before anything is set
+ * up (`tracefs_restore.ts`).
  *
  * @module
  */
@@ -33,6 +34,7 @@ import { type V4l2DeviceRef, v4l2DevicesOf } from "./v4l2_devices.ts";
 import type { ImporterRecord } from "./evidence/source.ts";
 import { installDmabufProbes, removeDmabufProbes } from "../trace/capture/kprobe_events.ts";
 import type { ProbeSetup } from "./judge.ts";
+import { formatRestore, restoreAbandonedRuns } from "../trace/capture/tracefs_restore.ts";
 
 /** Options of {@linkcode captureRun}. */
 export interface CaptureOptions {
@@ -176,11 +178,12 @@ export async function captureRun(
     })`,
   );
   const tracefs = o.tracefs ?? findTracefs();
+  const leftover = restoreLeftovers();
   const probes: ProbeSetup = o.probes === false
     ? { unavailable: "not requested (--no-probes)" }
     : installDmabufProbes(tracefs, `axl_kp_${Deno.pid}`);
   const session = openSession(tracefs, bufferSizeKb, graph, probes);
-  const notes: string[] = [...session.info.notes];
+  const notes: string[] = [...leftover, ...session.info.notes];
   if ("unavailable" in probes) notes.push(`no dma-buf kprobe events: ${probes.unavailable}`);
   const tmp = await Deno.makeTempDir({ prefix: "axl-verify-" });
   let drain: TraceDrain | undefined;
@@ -269,6 +272,22 @@ export async function captureRun(
       await Deno.remove(tmp, { recursive: true }).catch(() => {});
     }
   }
+}
+
+/**
+ * Puts back what killed runs left in tracefs, says so on stderr, and returns notes for the
+ * report. A run that cannot be restored is reported, and this run goes on: its own changes
+ * are recorded and undone like any other.
+ */
+function restoreLeftovers(): string[] {
+  const outcome = restoreAbandonedRuns();
+  const lines = formatRestore({ ...outcome, live: [] });
+  for (const l of lines) console.error(`axl: ${l}`);
+  return outcome.restored.map((r) =>
+    `tracefs left by pid ${r.pid} (${r.why}) was restored before this run: ` +
+    `${r.restored.length} change(s) put back` +
+    (r.errors.length ? `, ${r.errors.length} failed: ${r.errors.join("; ")}` : "")
+  );
 }
 
 /** The bufinfo sampler, or why debugfs' bufinfo cannot be sampled here. */

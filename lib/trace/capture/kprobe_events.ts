@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { type JournalRecord, TracefsJournal } from "./tracefs_journal.ts";
 
 /** The events of one probe set, by what they record. */
 export type DmabufProbeKind = "attach" | "map" | "unmap" | "detach";
@@ -181,12 +182,27 @@ export interface InstalledProbes {
 }
 
 const installed = new Map<string, () => void>();
+/** The state-file records of the groups this process defined, until they are removed. */
+const journaled = new Map<string, JournalRecord>();
+
+/** Records `group` in the state file before its first event is defined. */
+function journalGroup(tracefs: string, group: string): void {
+  if (journaled.has(group)) return;
+  const rec = TracefsJournal.current().record(`kprobe events ${group}`, {
+    op: "kprobes",
+    tracefs,
+    group,
+  });
+  journaled.set(group, rec);
+}
 let unloadHooked = false;
 
 /**
  * Defines the dma-buf probe events under `group` (with the inode where the kernel takes
  * it). Nothing is enabled; enable `group:*` like any event. {@linkcode removeDmabufProbes}
- * undoes it, and so does process exit. Returns why not when the kernel cannot.
+ * undoes it, and so does process exit; the group is in the process's state file
+ * (`tracefs_journal.ts`) before it is defined, for a run killed with SIGKILL. Returns why
+ * not when the kernel cannot.
  *
  * @example
  * ```ts ignore
@@ -212,6 +228,7 @@ export function installDmabufProbes(
       "(CONFIG_PROBE_EVENTS_BTF_ARGS, Linux 6.6+)";
   }
   const remove = () => removeDmabufProbes(tracefs, group);
+  journalGroup(tracefs, group);
   installed.set(group, remove);
   hookUnload();
   try {
@@ -225,6 +242,7 @@ export function installDmabufProbes(
         out.inode = false;
         out.inodeUnavailable = `the kernel refused '${text}': ${(e as Error).message}`;
         remove();
+        journalGroup(tracefs, group);
         installed.set(group, remove);
         return retryPlain(path, group, defs, out);
       }
@@ -279,6 +297,9 @@ export function removeDmabufProbes(tracefs: string, group: string): void {
         `disable them and run: echo '-:${group}/<event>' >> ${tracefs}/kprobe_events`,
     );
   }
+  const rec = journaled.get(group);
+  journaled.delete(group);
+  if (rec) TracefsJournal.current().forget(rec);
 }
 
 /**

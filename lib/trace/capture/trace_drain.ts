@@ -17,6 +17,8 @@
  */
 
 import { parsePerCpuStats } from "../parse/per_cpu_stats.ts";
+import { TracefsJournal } from "./tracefs_journal.ts";
+import { procStartTime } from "./tracefs_state_file.ts";
 
 /** Options of {@linkcode TraceDrain.start}. */
 export interface TraceDrainOptions {
@@ -77,7 +79,34 @@ export class TraceDrain {
       stdout: "null",
       stderr: "piped",
     }).spawn();
+    TraceDrain.#journal(child, pipe);
     return new TraceDrain(child, opts);
+  }
+
+  /**
+   * Records the reader in the state file: it ignores SIGINT and SIGTERM and outlives a
+   * killed run, holding `trace_pipe` open (an instance cannot be removed while it does).
+   */
+  static #journal(child: Deno.ChildProcess, pipe: string): void {
+    let startTime: string;
+    try {
+      startTime = procStartTime(Deno.readTextFileSync(`/proc/${child.pid}/stat`));
+    } catch {
+      return; // already gone
+    }
+    const journal = TracefsJournal.current();
+    try {
+      const rec = journal.record(`reading ${pipe}`, {
+        op: "kill",
+        pid: child.pid,
+        startTime,
+        command: `cat ${pipe}`,
+      });
+      child.status.finally(() => journal.forget(rec));
+    } catch (e) {
+      child.kill("SIGKILL");
+      throw e;
+    }
   }
 
   /**

@@ -3,7 +3,9 @@
  * `instances/` with the `dma_fence:*` and `axl:*` events and, where the kernel has it,
  * function_graph limited to the dma-buf attach/map/export functions. Every file it changes
  * is read first and written back on {@linkcode TraceSession.close} — also on errors, SIGINT,
- * SIGTERM and process exit — and the instance is removed. The top-level buffer is used only
+ * SIGTERM and process exit — and the instance is removed. What it found is recorded in the
+ * process's state file (`tracefs_journal.ts`) before each change, so that the next run or
+ * `axl reset` can put it back after a SIGKILL. The top-level buffer is used only
  * when the kernel cannot do the job in an instance, and the session says so.
  *
  * Undo steps are synchronous on purpose: they must also run from an `unload` handler.
@@ -12,6 +14,9 @@
  */
 import { type CpuBufferStats, parsePerCpuStats } from "../parse/per_cpu_stats.ts";
 import { pathExists } from "../../core/path_exists.ts";
+import { type JournalRecord, TracefsJournal } from "./tracefs_journal.ts";
+import type { UndoStep } from "./tracefs_state_file.ts";
+import { applyUndo } from "./tracefs_undo.ts";
 
 /** The dma-buf functions function_graph is limited to (those absent in the kernel are skipped). */
 export const DMABUF_GRAPH_FUNCTIONS: readonly string[] = [
@@ -77,10 +82,11 @@ export interface TraceSessionInfo {
   notes: string[];
 }
 
-/** One undoable change. */
+/** One undoable change, as recorded in the state file. */
 interface Change {
   what: string;
-  undo: () => void;
+  undo: UndoStep;
+  record: JournalRecord;
 }
 
 /**
@@ -273,8 +279,15 @@ export class TraceSession {
             `remove it with rmdir ${inst}`,
         );
       }
-      Deno.mkdirSync(inst);
-      this.#changes.push({ what: `mkdir ${inst}`, undo: () => removeInstance(inst) });
+      const made = this.#push(`mkdir ${inst}`, { op: "rmdir", path: inst });
+      try {
+        Deno.mkdirSync(inst);
+      } catch (e) {
+        // Not made: the recorded rmdir must not remove someone else's instance.
+        this.#changes.pop();
+        TracefsJournal.current().forget(made.record);
+        throw new Error(`mkdir ${inst}: ${(e as Error).message}`, { cause: e });
+      }
       dir = inst;
       info.instance = name;
       if (funcs.length > 0) {
@@ -294,7 +307,8 @@ export class TraceSession {
         `using the top-level trace buffer: ${info.topLevelReason}; its previous contents are lost`,
       );
     }
-    this.#set(`${dir}/tracing_on`, "0");
+    // Recorded even when already off: start() turns it on.
+    this.#set(`${dir}/tracing_on`, "0", true);
     this.#setBufferSize(dir, o.bufferSizeKb, dir === root ? rootBufferText : undefined);
     this.#setClock(dir, o.clock ?? "mono");
     if (funcs.length > 0) {
@@ -345,23 +359,31 @@ export class TraceSession {
     } catch (e) {
       return `set_ftrace_filter: ${(e as Error).message}`;
     }
+    this.#push(`${inst}/current_tracer=function_graph`, {
+      op: "write",
+      path: `${inst}/current_tracer`,
+      value: "nop",
+    });
     try {
       write(`${inst}/current_tracer`, "function_graph");
     } catch (e) {
       return `current_tracer: ${(e as Error).message}`;
     }
-    this.#changes.push({
-      what: `${inst}/current_tracer=function_graph`,
-      undo: () => write(`${inst}/current_tracer`, "nop"),
-    });
     return undefined;
   }
 
-  #set(path: string, value: string): void {
+  /** Records a change in the state file and on the undo stack; make the change after. */
+  #push(what: string, undo: UndoStep): Change {
+    const change = { what, undo, record: TracefsJournal.current().record(what, undo) };
+    this.#changes.push(change);
+    return change;
+  }
+
+  #set(path: string, value: string, always = false): void {
     const before = read(path).trim();
-    if (before === value) return;
+    if (before === value && !always) return;
+    this.#push(`${path}=${value}`, { op: "write", path, value: before });
     write(path, value);
-    this.#changes.push({ what: `${path}=${value}`, undo: () => write(path, before) });
   }
 
   #setBufferSize(dir: string, kb: number, textAtOpen?: string): void {
@@ -383,13 +405,10 @@ export class TraceSession {
     // The requested size also on the top-level buffer, smaller or not: the session
     // owns it while function_graph runs there (kernels before 6.x cannot run that
     // tracer in an instance), and the judge weighs lost events against this size.
-    write(path, String(kb));
     if (!Number.isNaN(before)) {
-      this.#changes.push({
-        what: `${path}=${kb}`,
-        undo: () => write(path, String(before)),
-      });
+      this.#push(`${path}=${kb}`, { op: "write", path, value: String(before) });
     }
+    write(path, String(kb));
     this.#info.bufferSizeKb = bufferKb(read(path));
   }
 
@@ -403,8 +422,8 @@ export class TraceSession {
       this.#info.notes.push(`trace clock '${clock}' is not available; using '${want}'`);
     }
     if (before !== want) {
+      if (before) this.#push(`${path}=${want}`, { op: "write", path, value: before });
       write(path, want);
-      if (before) this.#changes.push({ what: `${path}=${want}`, undo: () => write(path, before) });
     }
     this.#info.clock = want;
   }
@@ -420,13 +439,14 @@ export class TraceSession {
 
   #setFilter(path: string, funcs: string[]): void {
     const before = read(path);
-    write(path, funcs.join("\n") + "\n");
     const all = before.includes("all functions enabled") || before.trim() === "";
     const lines = before.split("\n").filter((l) => l.trim() !== "" && !l.startsWith("#"));
-    this.#changes.push({
-      what: `${path}=${funcs.join(",")}`,
-      undo: () => write(path, all ? "" : lines.map((l) => l.split(/\s/, 1)[0]).join("\n") + "\n"),
+    this.#push(`${path}=${funcs.join(",")}`, {
+      op: "write",
+      path,
+      value: all ? "" : lines.map((l) => l.split(/\s/, 1)[0]).join("\n") + "\n",
     });
+    write(path, funcs.join("\n") + "\n");
   }
 
   #enableEvents(dir: string, specs: readonly string[]): void {
@@ -527,8 +547,10 @@ export class TraceSession {
     while (this.#changes.length > 0) {
       const c = this.#changes.pop()!;
       try {
-        c.undo();
+        applyUndo(c.undo);
+        TracefsJournal.current().forget(c.record);
       } catch (e) {
+        // Kept in the state file: the next run or `axl reset` tries again.
         errors.push(`undo ${c.what}: ${(e as Error).message}`);
       }
     }
@@ -539,8 +561,9 @@ export class TraceSession {
     // Undo everything back to and including the mkdir of the instance.
     while (this.#changes.length > 0) {
       const c = this.#changes.pop()!;
-      c.undo();
-      if (c.what.startsWith("mkdir ")) return;
+      applyUndo(c.undo);
+      TracefsJournal.current().forget(c.record);
+      if (c.undo.op === "rmdir") return;
     }
   }
 
@@ -574,20 +597,5 @@ export class TraceSession {
     openSessions.delete(this);
     for (const [sig, h] of this.#signalHandlers) Deno.removeSignalListener(sig, h);
     this.#signalHandlers = [];
-  }
-}
-
-function removeInstance(inst: string): void {
-  // rmdir fails with EBUSY while a reader holds trace_pipe; give it a moment.
-  for (let i = 0;; i++) {
-    try {
-      Deno.removeSync(inst);
-      return;
-    } catch (e) {
-      if (e instanceof Deno.errors.NotFound) return;
-      if (i >= 20) throw e;
-      const until = Date.now() + 50;
-      while (Date.now() < until) { /* short busy wait: this must stay synchronous */ }
-    }
   }
 }

@@ -15,7 +15,7 @@ Deno.test("doctor --root prints every check with its fix and exits 1 on a FAIL",
   assert.match(out, /^FAIL {2}dma-heap\.cma {2,}no CMA heap/m);
   assert.match(out, /^ +fix: set CONFIG_DMABUF_HEAPS_CMA=y/m);
   assert.match(out, /^OK {4}abi {2,}ABI driver 1, this build 1/m);
-  assert.match(out, /^25 ok, 4 warn, 5 fail$/m);
+  assert.match(out, /^26 ok, 4 warn, 5 fail$/m);
 });
 
 Deno.test("doctor --json gives counts and checks", async () => {
@@ -24,7 +24,7 @@ Deno.test("doctor --json gives counts and checks", async () => {
   const report = JSON.parse(out);
   assert.equal(report.release, "6.12.117+deb12-amd64");
   assert.equal(report.arch, "x86_64");
-  assert.deepEqual(report.counts, { ok: 25, warn: 4, fail: 5 });
+  assert.deepEqual(report.counts, { ok: 26, warn: 4, fail: 5 });
   const cma = report.checks.find((c: { id: string }) => c.id === "cma");
   assert.match(cma.fix, /reserve 128 MiB/);
 });

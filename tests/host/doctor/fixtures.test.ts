@@ -31,6 +31,7 @@ Deno.test("runDoctor() reports the VM rig's captured state check by check", () =
     "function_graph": "ok",
     "debugfs": "ok",
     "bufinfo": "ok",
+    "tracefs.state": "ok",
     "perf": "ok",
     "pmu": "warn",
     "npu": "ok",

@@ -157,6 +157,18 @@ const HELP: Record<string, HelpFacts> = {
       "3 bad usage",
     ],
   },
+  reset: {
+    flags: ["--json"],
+    facts: [
+      "axl reset",
+      "/run/axl/ (or $AXL_STATE_DIR)",
+      "with its pid and start time",
+      "Files of runs still going are left alone.",
+      "0 nothing was left, or everything left was put back",
+      "1 a change could not be undone",
+      "3 bad usage, or the state directory cannot be read or locked",
+    ],
+  },
   info: {
     flags: ["--device", "--json"],
     facts: [
@@ -238,6 +250,7 @@ Deno.test("axl --help lists every command in order, with the exit codes", async 
       "  run     run the builtin frame workload against the NPU and report latency",
       "  shell   the device shell: commands and JavaScript, interactive or from a session file",
       "  doctor  check kernel config, heaps, CMA, tracing, perf, the NPU link and the driver ABI",
+      "  reset   put back the tracefs state a killed verify left behind",
       "  info    show the NPU driver's ABI, engine, attach device and limits",
       "  ls      list dma-bufs: attached devices (bufinfo), fd refs and map refs",
       "  heaps   list the DMA heaps under /dev/dma_heap",

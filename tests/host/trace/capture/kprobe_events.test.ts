@@ -85,6 +85,8 @@ Deno.test("dmabufProbeDefinitions() falls back to argument registers, and says w
 Deno.test("installDmabufProbes() writes the BTF lines and removes the groups of dead runs", async () => {
   // A stand-in tracefs: kprobe_events is a plain file here, so writes append and never fail.
   const root = await Deno.makeTempDir();
+  // The group is recorded in a state file before it is defined: keep it out of /run/axl.
+  Deno.env.set("AXL_STATE_DIR", `${root}/state`);
   try {
     await Deno.writeTextFile(`${root}/kprobe_events`, "");
     await Deno.writeTextFile(`${root}/README`, "$arg<N>, <argname>[->field[->field|.field...]],\n");
@@ -108,8 +110,16 @@ Deno.test("installDmabufProbes() writes the BTF lines and removes the groups of 
     assert.equal(written[0], `-:axl_kp_${dead.pid}/axl_kp_map`, "the dead run's group goes first");
     assert.deepEqual(written.slice(1), p.definitions);
     assert.ok(written.slice(1).every((l) => / ino=/.test(l)));
+    const state = [...Deno.readDirSync(`${root}/state`)].map((e) => e.name);
+    assert.equal(state.length, 1, "the group is in the state file while defined");
+    assert.match(
+      await Deno.readTextFile(`${root}/state/${state[0]}`),
+      /"op": "kprobes",\s+"tracefs": "[^"]+",\s+"group": "axl_kp_test"/,
+    );
     removeDmabufProbes(root, "axl_kp_test"); // no events/ dirs: nothing to remove, no error
+    assert.deepEqual([...Deno.readDirSync(`${root}/state`)], [], "and gone once removed");
   } finally {
+    Deno.env.delete("AXL_STATE_DIR");
     await Deno.remove(root, { recursive: true });
   }
 });
