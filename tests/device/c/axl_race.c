@@ -39,11 +39,11 @@
 
 static int kmsg_at_start = -1;
 
-/* A small GREY frame in a heap buffer. */
-static int frame_buf(uint64_t seed)
+/* A small GREY frame at the start of a heap buffer of @len bytes. */
+static int frame_buf_len(uint64_t seed, size_t len)
 {
 	struct frame_geom g;
-	int fd = heap_alloc(PAGE);
+	int fd = heap_alloc(len);
 	uint8_t *p;
 
 	if (fd < 0 || frame_geom(&g, AXL_PIXFMT_GREY, 64, 64, 0))
@@ -54,6 +54,11 @@ static int frame_buf(uint64_t seed)
 	frame_fill(&g, p, seed);
 	munmap(p, PAGE);
 	return fd;
+}
+
+static int frame_buf(uint64_t seed)
+{
+	return frame_buf_len(seed, PAGE);
 }
 
 static int import_grey(int dev, int buf, struct axl_import_fd *out)
@@ -131,10 +136,14 @@ static bool pci_restore(const char *addr)
 static atomic_bool stop;
 static atomic_long rounds_jobs, rounds_efault, rounds_close;
 
-/* {import, submit, wait, release}, whatever the device does meanwhile. */
+/*
+ * {import, submit, wait, release}, whatever the device does meanwhile. The
+ * buffer is large, so the job's cleanup (vunmap) takes a while and the
+ * release often waits for it: the window a removal used to slip into.
+ */
 static void *loop_jobs(void *arg)
 {
-	int dev = axl_open_dev(), buf = frame_buf(81), res = heap_alloc(PAGE);
+	int dev = axl_open_dev(), buf = frame_buf_len(81, 8u << 20), res = heap_alloc(PAGE);
 	struct axl_import_fd imp;
 	struct axl_submit sub;
 

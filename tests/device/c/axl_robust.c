@@ -600,9 +600,11 @@ out:
 
 #define MIB (1024u * 1024u)
 
-/* In a child running as @uid: import @buf on @dev @times times, then another
- * buffer @extra (unless -1). Exit status: 0, 1 an import failed, 2 the
- * extra import did not fail with ENOSPC, 3 setup. */
+/*
+ * In a child running as @uid: import @buf on @dev @times times, then expect
+ * importing @extra (unless -1) to fail with ENOSPC. Exit status: 0; 1 an
+ * import failed; 2 the import of @extra did not fail with ENOSPC; 3 setup.
+ */
 static int as_user_import(uid_t uid, int dev, int buf, int times, int extra)
 {
 	struct axl_import_fd imp;
@@ -647,13 +649,10 @@ static int case_user_share(void)
 	FAIL_IF(dev_a < 0 || dev_b < 0 || big < 0 || more < 0 || res < 0, "setup");
 	FAIL_IF(axl_stat("imports") != 0, "imports left from earlier tests");
 	EXPECT_RET(param_set("max_pinned_mb", 1024), 0);
-	EXPECT_RET(param_set("max_user_pinned_mb", 16), 0);
 	EXPECT_RET(tframe_make(&b, 64, 64, 59), 0);
 
-	ret = as_user_import(60001, dev_a, big, 64, more);
-	FAIL_IF(ret == 1, "uid A could not import one 16 MiB buffer 64 times");
-	FAIL_IF(ret == 2, "uid A pinned past max_user_pinned_mb (16)");
-	FAIL_IF(ret, "uid A's child: status %d", ret);
+	ret = as_user_import(60001, dev_a, big, 64, -1);
+	FAIL_IF(ret, "uid A could not import one 16 MiB buffer 64 times (status %d)", ret);
 	FAIL_IF(axl_stat("imports") != 64, "%lld imports, expected 64", axl_stat("imports"));
 
 	ret = as_user_import(60002, dev_b, b.fd, 1, -1);
@@ -662,6 +661,15 @@ static int case_user_share(void)
 	EXPECT_RET(axl_submit(dev_b, imp.handle, res, 0, &sub), 0);
 	if (job_ok(&sub, res, &b.ref) != KSFT_PASS)
 		return KSFT_FAIL;
+
+	/* A's 16 MiB are all max_user_pinned_mb lets A have */
+	EXPECT_RET(param_set("max_user_pinned_mb", 16), 0);
+	ret = as_user_import(60001, dev_a, big, 0, more);
+	FAIL_IF(ret == 2, "uid A pinned past max_user_pinned_mb (16)");
+	FAIL_IF(ret, "uid A's child: status %d", ret);
+	ret = as_user_import(60002, dev_b, more, 1, -1);
+	FAIL_IF(ret, "uid B's import failed once uid A reached its own cap");
+	close(sub.fence_fd);
 	close(dev_a);
 	close(dev_b);
 	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 5000), "imports left behind");
