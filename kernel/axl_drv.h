@@ -68,11 +68,16 @@ struct axl_frame {
  * @nr_jobs:    jobs submitted and not yet completed.
  * @node:       link in the list of open files (under axl_files_lock), so
  *              removing the device can revoke every file's imports.
+ * @pins_lock:  protects @pins; taken with no other lock of the file held.
+ * @pins:       the dma-bufs the file's imports and jobs pin, each counted
+ *              once (struct axl_pin, axl_pin.c).
  */
 struct axl_file {
 	struct kref ref;
 	struct list_head node;
 	struct mutex lock;	/* handle table; see above */
+	struct mutex pins_lock;	/* @pins */
+	struct list_head pins;
 	struct xarray imports;
 	u32 next_handle;
 	u32 nr_imports;
@@ -87,6 +92,8 @@ struct axl_file {
  * @busy:       jobs in flight that read this import; RELEASE_IMPORT fails
  *              with -EBUSY while it is non-zero.
  * @handle:     the handle user space knows it by.
+ * @file:       the importing file, which its bytes are counted against;
+ *              outlives the import (jobs that hold the import hold it).
  * @dmabuf:     reference from dma_buf_get().
  * @dev:        the device @attach belongs to.
  * @attach:     attachment to the engine's device; NULL once revoked (the
@@ -103,6 +110,7 @@ struct axl_import {
 	struct kref ref;
 	atomic_t busy;
 	u32 handle;
+	struct axl_file *file;
 	struct dma_buf *dmabuf;
 	struct device *dev;
 	struct dma_buf_attachment *attach;
@@ -132,6 +140,7 @@ struct axl_import {
  * @result:      the result dma-buf (reference).
  * @result_attach: the result buffer's attachment to the engine's device.
  * @result_sgt:  its mapping for device writes.
+ * @pin_file:    the file the result buffer is counted against.
  * @in_map:      kernel mapping of the input, made at submit.
  * @out_map:     kernel mapping of the result buffer, made at submit.
  * @model_id:    from the submit.
@@ -161,6 +170,7 @@ struct axl_job {
 	struct dma_buf *result;
 	struct dma_buf_attachment *result_attach;
 	struct sg_table *result_sgt;
+	struct axl_file *pin_file;
 	struct iosys_map in_map;
 	struct iosys_map out_map;
 	u32 model_id;
@@ -230,6 +240,7 @@ int axl_frame_compute(const struct axl_frame *frame, const u8 *base,
 int axl_import_ioctl(struct axl_file *file, void __user *uarg);
 int axl_import2_ioctl(struct axl_file *file, void __user *uarg);
 int axl_release_ioctl(struct axl_file *file, void __user *uarg);
+int axl_import_remove(struct axl_file *file, u32 handle);
 struct axl_import *axl_import_get_busy(struct axl_file *file, u32 handle);
 void axl_import_idle(struct axl_import *imp);
 void axl_import_put(struct axl_import *imp);
@@ -243,6 +254,10 @@ void axl_job_complete(struct axl_job *job, int status);
 void axl_job_signal(struct axl_job *job, int status);
 void axl_job_cleanup(struct work_struct *work);
 void axl_engine_flush_cleanup(void);
+
+/* axl_pin.c: bytes pinned, per user and in all. */
+int axl_pin_get(struct axl_file *file, const struct dma_buf *buf);
+void axl_pin_put(struct axl_file *file, const struct dma_buf *buf);
 
 /* axl_writers.c: one device mapping for writing per buffer. */
 int axl_writer_claim(struct dma_buf *buf, void *owner,

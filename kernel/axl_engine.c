@@ -63,9 +63,7 @@ MODULE_PARM_DESC(stall_ms, "Extra run time of every job in milliseconds (0: none
  * struct axl_engine - metis-sim state
  * @submit_lock: held from taking a seqno to queueing its job, so seqno order
  *              is queue order and a submit that fails before queueing gives
- *              its seqno back. Held across the copy of the answer to user
- *              space: a fault there stalls other submitters, never the
- *              worker or a fence.
+ *              its seqno back. Never held across a user copy.
  * @lock:       protects @queue, @seqno, @started, @stopping, the fields of
  *              queued jobs, and consumption of the fault counters.
  * @fence_lock: the dma_fence lock of every fence on the timeline.
@@ -199,6 +197,19 @@ static bool axl_engine_deps_done(struct axl_job *job)
 }
 
 /*
+ * A job leaving the queue stops listening to its dependency: the callback
+ * kicks the engine's worker, which must not be kicked (or exist) for a job
+ * that is gone, nor after a forced unload freed the worker and this code.
+ */
+static void axl_engine_disarm(struct axl_job *job)
+{
+	if (!job->dep_armed)
+		return;
+	dma_fence_remove_callback(job->deps[job->dep_next], &job->dep_cb);
+	job->dep_armed = false;
+}
+
+/*
  * What happens to the head job now: its final status, or -EINPROGRESS with
  * @wake set to when to look again. Waiting for dependencies counts against
  * the job's deadline.
@@ -241,6 +252,7 @@ static struct axl_job *axl_engine_next(int *status)
 		goto out_none;
 	}
 	list_del_init(&job->node);
+	axl_engine_disarm(job);
 	spin_unlock(&engine.lock);
 	return job;
 
@@ -514,6 +526,8 @@ void axl_engine_fini(void)
 		pr_warn("axl: unloading with jobs queued; failing them with -ENODEV\n");
 	list_for_each_entry_safe(job, tmp, &dead, node) {
 		list_del_init(&job->node);
+		/* a foreign fence may outlive this module: no callback into it */
+		axl_engine_disarm(job);
 		axl_job_complete(job, -ENODEV);
 	}
 	destroy_workqueue(engine.wq);

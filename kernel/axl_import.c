@@ -7,14 +7,15 @@
  * and debugfs bufinfo lists the device among the buffer's attachments.
  * Handles belong to the open file that made them.
  *
- * Imports pin their buffers, so besides the per-file handle limit a global
- * cap (max_pinned_mb) bounds the bytes all imports together hold.
+ * Imports pin their buffers, so besides the per-file handle limit their
+ * bytes count against the caller's user and all users (axl_pin.c).
  */
 #include <linux/dma-buf.h>
 #include <linux/fs.h>
 #include <linux/capability.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
+#include <linux/user_namespace.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/wait_bit.h>
@@ -26,13 +27,6 @@
 static unsigned int max_imports = 64;
 module_param(max_imports, uint, 0444);
 MODULE_PARM_DESC(max_imports, "Imports one open file may hold at once (default: 64)");
-
-static unsigned int max_pinned_mb = 1024;
-module_param(max_pinned_mb, uint, 0644);
-MODULE_PARM_DESC(max_pinned_mb, "MiB of dma-bufs all imports together may hold (default: 1024)");
-
-/* Bytes of the dma-bufs imports hold; at most max_pinned_mb MiB. */
-static atomic64_t axl_pinned;
 
 /* Handle 0 is never used, so a zeroed struct never names an import. */
 #define AXL_HANDLE_LIMIT XA_LIMIT(1, INT_MAX)
@@ -77,23 +71,6 @@ static bool axl_sgt_contiguous(struct sg_table *sgt)
 	return true;
 }
 
-/* Count @size bytes against max_pinned_mb: -ENOSPC past it. */
-static int axl_pin(u64 size)
-{
-	u64 cap = (u64)READ_ONCE(max_pinned_mb) << 20;
-
-	if (atomic64_add_return(size, &axl_pinned) > cap) {
-		atomic64_sub(size, &axl_pinned);
-		return -ENOSPC;
-	}
-	return 0;
-}
-
-static void axl_unpin(u64 size)
-{
-	atomic64_sub(size, &axl_pinned);
-}
-
 /*
  * dma_buf_get(), attach to the engine's device and map: the IOVA comes from
  * here. The caller holds the device lock (axl_dev_lock()).
@@ -114,7 +91,7 @@ static int axl_import_map(struct axl_import *imp, int fd)
 		ret = -EINVAL;
 		goto err_put;
 	}
-	ret = axl_pin(imp->dmabuf->size);
+	ret = axl_pin_get(imp->file, imp->dmabuf);
 	if (ret)
 		goto err_put;
 	ret = axl_writer_claim(imp->dmabuf, imp, imp->dir);
@@ -150,7 +127,7 @@ err_detach:
 err_unclaim:
 	axl_writer_release(imp->dmabuf, imp->dir);
 err_unpin:
-	axl_unpin(imp->dmabuf->size);
+	axl_pin_put(imp->file, imp->dmabuf);
 err_put:
 	dma_buf_put(imp->dmabuf);
 	return ret;
@@ -171,7 +148,7 @@ static void axl_import_detach(struct axl_import *imp)
 static void axl_import_unmap(struct axl_import *imp)
 {
 	axl_import_detach(imp);
-	axl_unpin(imp->dmabuf->size);
+	axl_pin_put(imp->file, imp->dmabuf);
 	dma_buf_put(imp->dmabuf);
 }
 
@@ -240,24 +217,28 @@ static void axl_import_fill(struct axl_import_fd *args,
 	args->out_flags = imp->contiguous ? AXL_IMPORT_OUT_CONTIGUOUS : 0;
 	/*
 	 * Without an IOMMU the IOVA is a physical address: like the PFNs
-	 * in /proc/<pid>/pagemap, only CAP_SYS_ADMIN gets to see it.
+	 * in /proc/<pid>/pagemap, only CAP_SYS_ADMIN gets to see it. Not
+	 * having it is no error, so no audit record of a denial either.
 	 */
-	args->iova_base = capable(CAP_SYS_ADMIN) ? imp->iova : 0;
+	args->iova_base = ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN) ?
+			  imp->iova : 0;
 	args->size = imp->dmabuf->size;
 	args->inode = imp->inode;
 	args->nents = imp->sgt->nents;
 }
 
-/* Hands a new import's handle and mapping to user space; 0 or -EFAULT. */
-typedef int (*axl_import_out_fn)(const struct axl_import *imp, void *ctx);
+/* Fills the answer to user space from a new import, before it is visible. */
+typedef void (*axl_import_fill_fn)(const struct axl_import *imp, void *ctx);
 
 /*
  * The path both import ioctls share once the frame is validated: map the
- * dma-buf of @fd, reserve a handle, report it through @out and make it
- * visible. On failure everything but @imp itself is undone.
+ * dma-buf of @fd, reserve a handle, fill the answer through @fill and make
+ * the handle visible. On failure everything but @imp itself is undone. The
+ * answer is filled while the import cannot go away yet: once the handle is
+ * visible, another thread may release it.
  */
 static int axl_import_add(struct axl_file *file, struct axl_import *imp,
-			  int fd, axl_import_out_fn out, void *ctx)
+			  int fd, axl_import_fill_fn fill, void *ctx)
 {
 	u32 handle;
 	int ret;
@@ -266,6 +247,7 @@ static int axl_import_add(struct axl_file *file, struct axl_import *imp,
 	if (READ_ONCE(file->nr_imports) >= axl_max_imports())
 		return -ENOSPC;
 
+	imp->file = file;
 	/* held until the handle is committed, so a device removal revokes it */
 	ret = axl_dev_lock();
 	if (ret)
@@ -278,10 +260,7 @@ static int axl_import_add(struct axl_file *file, struct axl_import *imp,
 	if (ret)
 		goto err_unmap;
 	imp->handle = handle;
-
-	ret = out(imp, ctx);
-	if (ret)
-		goto err_unreserve;
+	fill(imp, ctx);
 
 	ret = axl_handle_commit(file, imp);
 	if (ret)
@@ -298,6 +277,21 @@ err_unlock_dev:
 	return ret;
 }
 
+/*
+ * Drop the handle of an import whose answer could not be copied out. The
+ * copy happens with no lock held, so the handle was visible meanwhile: if
+ * a job uses it already (user space guessed it), it stays, for user space
+ * to release or for close.
+ */
+static int axl_import_copy_out(struct axl_file *file, void __user *uarg,
+			       const void *args, size_t size, u32 handle)
+{
+	if (!copy_to_user(uarg, args, size))
+		return 0;
+	axl_import_remove(file, handle);
+	return -EFAULT;
+}
+
 static struct axl_import *axl_import_alloc(void)
 {
 	struct axl_import *imp = kzalloc(sizeof(*imp), GFP_KERNEL_ACCOUNT);
@@ -309,17 +303,9 @@ static struct axl_import *axl_import_alloc(void)
 	return imp;
 }
 
-struct axl_import_v1_out {
-	struct axl_import_fd *args;
-	void __user *uarg;
-};
-
-static int axl_import_out_v1(const struct axl_import *imp, void *ctx)
+static void axl_import_fill_v1(const struct axl_import *imp, void *ctx)
 {
-	struct axl_import_v1_out *o = ctx;
-
-	axl_import_fill(o->args, imp);
-	return copy_to_user(o->uarg, o->args, sizeof(*o->args)) ? -EFAULT : 0;
+	axl_import_fill(ctx, imp);
 }
 
 /**
@@ -330,14 +316,13 @@ static int axl_import_out_v1(const struct axl_import *imp, void *ctx)
  * Return: 0; -EFAULT; -EINVAL for non-zero pad or reserved fields, a bad
  * direction, geometry or pixel format, a frame larger than the buffer, or
  * an fd that is not a dma-buf; -EBADF for a bad fd; -ENOSPC when the file
- * holds max_imports handles or the buffer would take the bytes all imports
- * hold past max_pinned_mb; -ENODEV when the engine's device is gone; or
+ * holds max_imports handles or the buffer would take the bytes the caller's
+ * user pins past max_user_pinned_mb, or everyone's past max_pinned_mb; -ENODEV when the engine's device is gone; or
  * what attaching or mapping returned.
  */
 int axl_import_ioctl(struct axl_file *file, void __user *uarg)
 {
 	struct axl_import_fd args;
-	struct axl_import_v1_out out = { .args = &args, .uarg = uarg };
 	struct axl_import *imp;
 	int ret;
 
@@ -358,35 +343,30 @@ int axl_import_ioctl(struct axl_file *file, void __user *uarg)
 	if (ret)
 		goto err_free;
 
-	ret = axl_import_add(file, imp, args.fd, axl_import_out_v1, &out);
+	ret = axl_import_add(file, imp, args.fd, axl_import_fill_v1, &args);
 	if (ret)
 		goto err_free;
-	return 0;
+	/* no lock held: a copy that faults stalls nobody else */
+	return axl_import_copy_out(file, uarg, &args, sizeof(args), args.handle);
 
 err_free:
 	kfree(imp);
 	return ret;
 }
 
-struct axl_import_v2_out {
-	struct axl_import_fd2 *args;
-	void __user *uarg;
-};
-
 /* The output fields are those of AXL_IOCTL_IMPORT_FD: fill them the same way. */
-static int axl_import_out_v2(const struct axl_import *imp, void *ctx)
+static void axl_import_fill_v2(const struct axl_import *imp, void *ctx)
 {
-	struct axl_import_v2_out *o = ctx;
+	struct axl_import_fd2 *args = ctx;
 	struct axl_import_fd v1 = {};
 
 	axl_import_fill(&v1, imp);
-	o->args->handle = v1.handle;
-	o->args->out_flags = v1.out_flags;
-	o->args->iova_base = v1.iova_base;
-	o->args->size = v1.size;
-	o->args->inode = v1.inode;
-	o->args->nents = v1.nents;
-	return copy_to_user(o->uarg, o->args, sizeof(*o->args)) ? -EFAULT : 0;
+	args->handle = v1.handle;
+	args->out_flags = v1.out_flags;
+	args->iova_base = v1.iova_base;
+	args->size = v1.size;
+	args->inode = v1.inode;
+	args->nents = v1.nents;
 }
 
 static bool axl_import2_reserved_zero(const struct axl_import_fd2 *args)
@@ -415,7 +395,6 @@ static bool axl_import2_reserved_zero(const struct axl_import_fd2 *args)
 int axl_import2_ioctl(struct axl_file *file, void __user *uarg)
 {
 	struct axl_import_fd2 args;
-	struct axl_import_v2_out out = { .args = &args, .uarg = uarg };
 	struct axl_import *imp;
 	int ret;
 
@@ -435,13 +414,58 @@ int axl_import2_ioctl(struct axl_file *file, void __user *uarg)
 	if (ret)
 		goto err_free;
 
-	ret = axl_import_add(file, imp, args.fd, axl_import_out_v2, &out);
+	ret = axl_import_add(file, imp, args.fd, axl_import_fill_v2, &args);
 	if (ret)
 		goto err_free;
-	return 0;
+	return axl_import_copy_out(file, uarg, &args, sizeof(args), args.handle);
 
 err_free:
 	kfree(imp);
+	return ret;
+}
+
+/**
+ * axl_import_remove() - drop a handle and unmap its import
+ * @file:   the file.
+ * @handle: the handle.
+ *
+ * Jobs that read the import mark it idle before their fences signal, but
+ * keep their reference until their cleanup ran (after the signal, off the
+ * signalling worker). This waits for those references, so the buffer is
+ * unmapped and detached here, in the caller's context. The wait is short:
+ * cleanups depend on no fence.
+ *
+ * The device is held from before the handle is erased to after the
+ * unmap: a removal either finds the import in the table and revokes it,
+ * or starts once it is unmapped. Never an import it cannot see that is
+ * unmapped after the device is gone.
+ *
+ * Return: 0; -ENOENT when @file has no such handle; -EBUSY while a job
+ * reading it is in flight.
+ */
+int axl_import_remove(struct axl_file *file, u32 handle)
+{
+	struct axl_import *imp;
+	int ret = 0;
+
+	axl_dev_hold();
+	mutex_lock(&file->lock);
+	imp = xa_load(&file->imports, handle);
+	if (!imp) {
+		ret = -ENOENT;
+	} else if (atomic_read(&imp->busy)) {
+		ret = -EBUSY;
+	} else {
+		xa_erase(&file->imports, handle);
+		file->nr_imports--;
+	}
+	mutex_unlock(&file->lock);
+	if (!ret) {
+		/* handle erased: nobody can take a new reference */
+		wait_var_event(&imp->ref, kref_read(&imp->ref) == 1);
+		kref_put(&imp->ref, axl_import_free);
+	}
+	axl_dev_unlock();
 	return ret;
 }
 
@@ -450,12 +474,8 @@ err_free:
  * @file: the calling open file.
  * @uarg: struct axl_release in user memory.
  *
- * Jobs that read the import mark it idle before their fences signal, but
- * keep their reference until their cleanup ran (after the signal, off the
- * signalling worker). The release waits for those references, so the
- * buffer is unmapped and detached here, in the caller's context, and is
- * gone from debugfs bufinfo when the ioctl returns. The wait is short:
- * cleanups depend on no fence.
+ * The buffer is unmapped and detached when the ioctl returns, and gone
+ * from debugfs bufinfo: see axl_import_remove().
  *
  * Return: 0; -EFAULT; -EINVAL for a non-zero reserved field; -ENOENT when
  * this file has no such handle; -EBUSY while a job reading it is in flight.
@@ -463,34 +483,12 @@ err_free:
 int axl_release_ioctl(struct axl_file *file, void __user *uarg)
 {
 	struct axl_release args;
-	struct axl_import *imp;
-	int ret = 0;
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
 		return -EFAULT;
 	if (args.reserved)
 		return -EINVAL;
-
-	mutex_lock(&file->lock);
-	imp = xa_load(&file->imports, args.handle);
-	if (!imp) {
-		ret = -ENOENT;
-	} else if (atomic_read(&imp->busy)) {
-		ret = -EBUSY;
-	} else {
-		xa_erase(&file->imports, args.handle);
-		file->nr_imports--;
-	}
-	mutex_unlock(&file->lock);
-	if (ret)
-		return ret;
-
-	/* handle erased: nobody can take a new reference */
-	wait_var_event(&imp->ref, kref_read(&imp->ref) == 1);
-	axl_dev_hold();
-	kref_put(&imp->ref, axl_import_free);
-	axl_dev_unlock();
-	return 0;
+	return axl_import_remove(file, args.handle);
 }
 
 /**
@@ -545,8 +543,16 @@ void axl_import_idle(struct axl_import *imp)
  */
 void axl_import_put(struct axl_import *imp)
 {
-	if (!kref_put(&imp->ref, axl_import_free))
-		wake_up_var(&imp->ref);
+	if (kref_put(&imp->ref, axl_import_free))
+		return;
+	/*
+	 * A put that does not free is only a release: without a full barrier
+	 * the wake-up's look at the wait queue may be ordered before the
+	 * decrement (arm64 does), see no waiter, while the waiter, queued
+	 * meanwhile, still reads the old count and sleeps for good.
+	 */
+	smp_mb__after_atomic();
+	wake_up_var(&imp->ref);
 }
 
 /**
@@ -554,9 +560,10 @@ void axl_import_put(struct axl_import *imp)
  * @file: the file; no ioctl can run on it any more.
  *
  * One handle at a time: each is erased under the file's lock and put
- * outside it, since the last put unmaps (with the device held, so a
- * removal does not revoke it meanwhile). Imports that cancelled jobs
- * still read are unmapped when those jobs are cleaned up.
+ * outside it, since the last put unmaps. The device is held from before
+ * the erase to after the put, so a removal either revokes the import or
+ * starts after it is unmapped. Imports that cancelled jobs still read are
+ * unmapped when those jobs are cleaned up (a removal waits for that).
  */
 void axl_import_release_all(struct axl_file *file)
 {
@@ -564,6 +571,7 @@ void axl_import_release_all(struct axl_file *file)
 	unsigned long handle = 0;
 
 	for (;;) {
+		axl_dev_hold();
 		mutex_lock(&file->lock);
 		imp = xa_find(&file->imports, &handle, ULONG_MAX, XA_PRESENT);
 		if (imp) {
@@ -571,11 +579,11 @@ void axl_import_release_all(struct axl_file *file)
 			file->nr_imports--;
 		}
 		mutex_unlock(&file->lock);
+		if (imp)
+			axl_import_put(imp);
+		axl_dev_unlock();
 		if (!imp)
 			break;
-		axl_dev_hold();
-		axl_import_put(imp);
-		axl_dev_unlock();
 	}
 }
 

@@ -3,11 +3,13 @@
  * axl: AXL_IOCTL_SUBMIT and the end of a job.
  *
  * A submit does everything that can fail before the job is queued: the
- * input and result mappings, the dependencies, the fd, the sync_file (made
- * from an initialised but unqueued fence) and the copy of the answer to
- * user space. A failure up to there undoes it all: no job runs, no result
- * is written, the seqno is not consumed. Queueing and fd_install() come
- * last and cannot fail.
+ * input and result mappings, the dependencies, the fd and the sync_file
+ * (made from an initialised but unqueued fence). A failure up to there
+ * undoes it all: no job runs, no result is written, the seqno is not
+ * consumed. The answer is copied to user space after the job is queued
+ * and every lock dropped, so a caller whose argument faults (into a
+ * stalled userfaultfd or FUSE file) holds up nobody else; if that copy
+ * fails the job still runs and the fd is not installed.
  *
  * Both kernel mappings the engine uses are made here, at submit: between
  * publishing a fence and signalling it the driver allocates nothing, as
@@ -53,7 +55,9 @@ static void axl_file_free(struct kref *ref)
 {
 	struct axl_file *file = container_of(ref, struct axl_file, ref);
 
+	WARN_ON(!list_empty(&file->pins));
 	xa_destroy(&file->imports);
+	mutex_destroy(&file->pins_lock);
 	mutex_destroy(&file->lock);
 	kfree(file);
 	atomic64_dec(&axl_stats.files);
@@ -111,7 +115,8 @@ static void axl_job_unmap_input(struct axl_job *job)
  */
 #define AXL_RESULT_DIR DMA_BIDIRECTIONAL
 
-static int axl_job_map_result(struct axl_job *job, int fd)
+static int axl_job_map_result(struct axl_job *job, struct axl_file *file,
+			      int fd)
 {
 	struct dma_buf *result;
 	int ret;
@@ -129,12 +134,17 @@ static int axl_job_map_result(struct axl_job *job, int fd)
 	ret = axl_writer_claim(result, job, AXL_RESULT_DIR);
 	if (ret)
 		goto err_put;
+	/* mapped while the job lives: counted like an import */
+	ret = axl_pin_get(file, result);
+	if (ret)
+		goto err_unclaim;
+	job->pin_file = file;
 
 	job->dev = axl_dev();
 	job->result_attach = dma_buf_attach(result, job->dev);
 	if (IS_ERR(job->result_attach)) {
 		ret = PTR_ERR(job->result_attach);
-		goto err_unclaim;
+		goto err_unpin;
 	}
 	job->result_sgt = dma_buf_map_attachment_unlocked(job->result_attach,
 							  AXL_RESULT_DIR);
@@ -154,6 +164,8 @@ err_unmap:
 					  AXL_RESULT_DIR);
 err_detach:
 	dma_buf_detach(result, job->result_attach);
+err_unpin:
+	axl_pin_put(file, result);
 err_unclaim:
 	axl_writer_release(result, AXL_RESULT_DIR);
 err_put:
@@ -167,6 +179,7 @@ static void axl_job_unmap_result(struct axl_job *job)
 	dma_buf_unmap_attachment_unlocked(job->result_attach, job->result_sgt,
 					  AXL_RESULT_DIR);
 	dma_buf_detach(job->result, job->result_attach);
+	axl_pin_put(job->pin_file, job->result);
 	axl_writer_release(job->result, AXL_RESULT_DIR);
 	dma_buf_put(job->result);
 }
@@ -341,48 +354,37 @@ void axl_job_complete(struct axl_job *job, int status)
 }
 
 /*
- * Answer user space and queue the job: nothing is published before the
- * last step that can fail. On failure the fence, initialised but never
- * queued, is signalled with -ECANCELED and nobody ever saw it.
+ * Give the job its seqno and queue it, with the sync_file user space gets.
+ * The sync_file is the last step that can fail: on failure the fence,
+ * initialised but never queued, is signalled with -ECANCELED and nobody
+ * ever saw it, and the seqno is given back. On success the job may end at
+ * any time; @args holds what user space is told.
  */
-static int axl_submit_publish(struct axl_job *job, struct axl_submit *args,
-			      void __user *uarg, int fd)
+static struct sync_file *axl_submit_publish(struct axl_job *job,
+					    struct axl_submit *args, int fd)
 {
 	struct dma_fence *fence = job->fence;
 	struct sync_file *sync;
-	int ret;
 
 	axl_engine_submit_lock();
 	axl_engine_fence_init(job);
 
 	sync = sync_file_create(fence);
 	if (!sync) {
-		ret = -ENOMEM;
-		goto err_abort;
+		axl_engine_submit_unlock();
+		dma_fence_set_error(fence, -ECANCELED);
+		dma_fence_signal(fence);
+		dma_fence_put(fence);
+		return NULL;
 	}
-
 	args->fence_fd = fd;
 	args->seqno = fence->seqno;
 	args->submit_ns = job->submit_ns;
-	if (copy_to_user(uarg, args, sizeof(*args))) {
-		ret = -EFAULT;
-		goto err_put_sync;
-	}
 
 	/* the job owns the fence's first reference, the sync_file another */
 	axl_engine_push(job);
 	axl_engine_submit_unlock();
-	fd_install(fd, sync->file);
-	return 0;
-
-err_put_sync:
-	fput(sync->file);
-err_abort:
-	axl_engine_submit_unlock();
-	dma_fence_set_error(fence, -ECANCELED);
-	dma_fence_signal(fence);
-	dma_fence_put(fence);
-	return ret;
+	return sync;
 }
 
 /* Reject an input the engine may not read. */
@@ -403,15 +405,19 @@ static int axl_submit_check_input(const struct axl_import *imp)
  * a timeout above AXL_SUBMIT_MAX_TIMEOUT_US, an input imported
  * AXL_IMPORT_FROM_DEVICE, a result buffer that is the input or smaller
  * than struct axl_result, or a result fd that is not a dma-buf; -EBADF for
- * a bad result fd; -ENOENT for an unknown handle; -ENODEV when the
+ * a bad result fd; -ENOSPC when the result buffer would take the bytes
+ * pinned past max_user_pinned_mb or max_pinned_mb (see axl_pin.c); -ENOENT for an unknown handle; -ENODEV when the
  * engine's device is gone (also for imports it revoked); -EBUSY when the
  * file has max_jobs jobs in flight; -EOPNOTSUPP when the input has no
  * kernel mapping in system memory; -EMFILE when no fd is free. On any
- * error no job was queued and no seqno consumed.
+ * error but -EFAULT from the final copy no job was queued and no seqno
+ * consumed; after that -EFAULT the job runs and writes its result, but
+ * user space has no fd for its fence.
  */
 int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 {
 	struct axl_submit args;
+	struct sync_file *sync;
 	struct axl_job *job;
 	int fd, ret;
 
@@ -451,7 +457,7 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 	ret = axl_job_map_input(job);
 	if (ret)
 		goto err_put_import;
-	ret = axl_job_map_result(job, args.result_fd);
+	ret = axl_job_map_result(job, file, args.result_fd);
 	if (ret)
 		goto err_unmap_input;
 	ret = axl_job_get_deps(job);
@@ -472,15 +478,34 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 			  axl_engine_default_timeout_ns();
 	INIT_LIST_HEAD(&job->node);
 
-	ret = axl_submit_publish(job, &args, uarg, fd);
-	axl_dev_unlock();
-	if (ret) {
+	sync = axl_submit_publish(job, &args, fd);
+	if (!sync) {
 		/* the fence is gone; nothing of the job was published */
-		put_unused_fd(fd);
-		axl_import_idle(job->import);
-		axl_job_unprepare(job);
-		atomic_dec(&file->nr_jobs);
+		ret = -ENOMEM;
+		goto err_unprepare;
 	}
+	axl_dev_unlock();
+
+	/*
+	 * No lock is held across the copy: a fault there stalls this caller
+	 * only. The job is queued already and stays, as a DRM driver's would;
+	 * only the fd user space cannot learn goes.
+	 */
+	if (copy_to_user(uarg, &args, sizeof(args))) {
+		fput(sync->file);
+		put_unused_fd(fd);
+		return -EFAULT;
+	}
+	fd_install(fd, sync->file);
+	return 0;
+
+err_unprepare:
+	/* before the device is let go: the unmap must not outlive it */
+	put_unused_fd(fd);
+	axl_import_idle(job->import);
+	axl_job_unprepare(job);
+	axl_dev_unlock();
+	atomic_dec(&file->nr_jobs);
 	return ret;
 
 err_put_deps:

@@ -53,6 +53,8 @@ static int axl_open(struct inode *inode, struct file *filp)
 		return -ENOMEM;
 	kref_init(&file->ref);
 	mutex_init(&file->lock);
+	mutex_init(&file->pins_lock);
+	INIT_LIST_HEAD(&file->pins);
 	xa_init_flags(&file->imports, XA_FLAGS_ALLOC1);
 	atomic_set(&file->nr_jobs, 0);
 	mutex_lock(&axl_files_lock);
@@ -175,6 +177,11 @@ static void axl_debugfs_init(void)
 	debugfs_create_file("stats", 0444, axl_debugfs, NULL, &axl_stats_fops);
 }
 
+/*
+ * /dev/axl is registered last: once it exists an open may take a
+ * reference on the module, and a load that failed after that would free
+ * the module under an open file.
+ */
 static int __init axl_init(void)
 {
 	int ret;
@@ -185,17 +192,18 @@ static int __init axl_init(void)
 	ret = axl_dev_init();
 	if (ret)
 		goto err_engine;
-	ret = misc_register(&axl_misc);
-	if (ret)
-		goto err_dev;
 	ret = axl_metis_init();
 	if (ret)
-		goto err_misc;
+		goto err_dev;
 	axl_debugfs_init();
+	ret = misc_register(&axl_misc);
+	if (ret)
+		goto err_metis;
 	return 0;
 
-err_misc:
-	misc_deregister(&axl_misc);
+err_metis:
+	debugfs_remove_recursive(axl_debugfs);
+	axl_metis_fini();
 err_dev:
 	axl_dev_fini();
 err_engine:
@@ -205,9 +213,9 @@ err_engine:
 
 static void __exit axl_exit(void)
 {
+	misc_deregister(&axl_misc);
 	debugfs_remove_recursive(axl_debugfs);
 	axl_metis_fini();
-	misc_deregister(&axl_misc);
 	/* queued jobs still hold attachments to the device */
 	axl_engine_fini();
 	axl_dev_fini();

@@ -3,6 +3,7 @@
  * axl_fuzz: a seeded storm of random and half-valid axl ioctls.
  *
  *   axl_fuzz [--seed N] [--iterations N] [--threads N] [--time-limit S]
+ *            [--no-remove]
  *
  * Defaults: seed 1 (or $AXL_FUZZ_SEED), 100000 ioctls, 2 threads, 240 s.
  * Every thread has its own seeded generator and its own two open files;
@@ -10,11 +11,15 @@
  * and submits on one file race each other. With --threads 1 a run is
  * reproducible call for call.
  *
- * Commands (valid, near-valid with wrong size/direction, other magics,
- * random), argument sizes and pointers (NULL, unmapped, read-only), fds
+ * Commands (IMPORT_FD, IMPORT_FD2, SUBMIT, RELEASE_IMPORT, GET_INFO, the
+ * Metis-compatible node's ioctls on its own files, near-valid ones with
+ * wrong size/direction, other magics, random), argument sizes and pointers (NULL, unmapped, read-only), fds
  * (dma-bufs, closed, /dev/null, the device, fences, random), flags,
- * reserved fields, geometry and handles are all drawn at random, with the
- * fault injection knobs turned now and then. Every return code must be in
+ * reserved fields, geometry, planes and handles are all drawn at random, with
+ * the fault injection knobs turned now and then. When the engine is a PCI
+ * device, another thread removes it and rescans the bus every so often
+ * meanwhile (then ENODEV is expected too; --no-remove turns that off), and
+ * brings it back at the end. Every return code must be in
  * the documented set for its command. Afterwards: every file's import
  * count matches what the fuzzer kept, the driver's live counters and the
  * dma-buf count are back to their baseline, nothing is attached to the
@@ -24,13 +29,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <glob.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <linux/axl_metis.h>
 
 #include "axl_util.h"
 
@@ -39,24 +47,34 @@
 #define NFENCES 24
 #define MAX_HANDLES 256
 
-/* errno sets, as bit masks over small errno values */
-#define E(x) (1ull << (x))
+/* errno sets, as bit masks over errno values below 128 */
+typedef unsigned __int128 errset;
+#define E(x) ((errset)1 << (x))
 #define OK_INFO    (E(0) | E(EFAULT))
-#define OK_IMPORT  (E(0) | E(EINVAL) | E(EBADF) | E(ENOSPC) | E(EFAULT) | E(EBUSY))
+#define OK_IMPORT  (E(0) | E(EINVAL) | E(EBADF) | E(ENOSPC) | E(EFAULT) | E(EBUSY) | \
+		    OK_GONE)
+#define OK_IMPORT2 (OK_IMPORT | E(EOPNOTSUPP))
 #define OK_SUBMIT  (E(0) | E(EINVAL) | E(EBADF) | E(ENOENT) | E(EBUSY) | E(EFAULT) | \
-		    E(EMFILE))
+		    E(EMFILE) | E(ENOSPC) | OK_GONE)
 #define OK_RELEASE (E(0) | E(EINVAL) | E(ENOENT) | E(EBUSY) | E(EFAULT))
 #define OK_UNKNOWN E(ENOTTY)
+/* the Metis node: its documented errors; a status or event count is >= 0 */
+#define OK_METIS   (E(0) | E(EINVAL) | E(EBADF) | E(EBUSY) | E(EFAULT) | E(ETIMEDOUT) | \
+		    E(EINTR) | E(ENOTTY) | OK_GONE)
+/* ENODEV only while the engine's device is removed by the remover thread */
+#define OK_GONE    (removing ? E(ENODEV) : 0)
 
-enum op { OP_INFO, OP_IMPORT, OP_SUBMIT, OP_RELEASE, OP_UNKNOWN, OP_COUNT };
-static const char *const op_names[] = { "GET_INFO", "IMPORT_FD", "SUBMIT", "RELEASE", "unknown" };
+enum op { OP_INFO, OP_IMPORT, OP_IMPORT2, OP_SUBMIT, OP_RELEASE, OP_UNKNOWN, OP_METIS, OP_COUNT };
+static const char *const op_names[] = { "GET_INFO", "IMPORT_FD", "IMPORT_FD2", "SUBMIT",
+					"RELEASE", "unknown", "metis" };
 
 static struct {
 	uint64_t seed;
 	long iterations;
 	int threads;
 	int time_limit;
-} opt = { 1, 100000, 2, 240 };
+	bool remove;
+} opt = { 1, 100000, 2, 240, true };
 
 static int bufs[NBUFS];
 static size_t buf_len[NBUFS];
@@ -65,6 +83,9 @@ static int null_fd = -1;
 static void *ro_page;     /* readable, not writable */
 static void *gap_page;    /* PROT_NONE */
 static uint64_t deadline_ns;
+static char metis_path[128]; /* the Metis-compatible node, or "" */
+static bool removing;        /* the remover thread runs */
+static atomic_bool workers_done;
 
 struct worker {
 	pthread_t tid;
@@ -72,13 +93,14 @@ struct worker {
 	uint64_t rng;
 	long iterations;
 	int devs[3];                      /* [0] shared, [1] [2] own */
+	int metis;                        /* own file of the Metis node, or -1 */
 	void *ro;                         /* page for read-only argument copies */
 	uint32_t handles[3][MAX_HANDLES]; /* handles this worker imported */
 	int nhandles[3];
 	int fences[NFENCES];
 	int nfences;
 	long calls[OP_COUNT];
-	long errs[OP_COUNT][64];
+	long errs[OP_COUNT][128];
 	long unexpected;
 	char first_unexpected[256];
 	long done;
@@ -289,14 +311,14 @@ static unsigned long pick_unknown_cmd(struct worker *w)
 	}
 }
 
-static void record(struct worker *w, enum op op, int ret, uint64_t allowed,
+static void record(struct worker *w, enum op op, int ret, errset allowed,
 		   unsigned long cmd)
 {
 	int e = ret < 0 ? -ret : 0;
 
 	w->calls[op]++;
-	w->errs[op][e < 64 ? e : 63]++;
-	if (e < 64 && (allowed & E(e)))
+	w->errs[op][e < 128 ? e : 127]++;
+	if (e < 128 && (allowed & E(e)))
 		return;
 	if (!w->unexpected++)
 		snprintf(w->first_unexpected, sizeof(w->first_unexpected),
@@ -325,6 +347,95 @@ static void do_import(struct worker *w, int d)
 			 req.handle);
 	if (w->nhandles[d] < MAX_HANDLES)
 		w->handles[d][w->nhandles[d]++] = req.handle;
+}
+
+static void fill_import2(struct worker *w, struct axl_import_fd2 *r)
+{
+	struct axl_import_fd v1;
+
+	fill_import(w, &v1);
+	memset(r, 0, sizeof(*r));
+	r->fd = v1.fd;
+	r->flags = v1.flags;
+	r->width = v1.width;
+	r->height = v1.height;
+	r->pixfmt = v1.pixfmt;
+	r->nplanes = chance(w, 85) ? (v1.pixfmt == AXL_PIXFMT_NV12 ? 2 : 1) : below(w, 4);
+	r->modifier = chance(w, 90) ? AXL_FORMAT_MOD_LINEAR : (uint64_t)rnd(w) << below(w, 32);
+	for (uint32_t i = 0; i < AXL_MAX_PLANES; i++) {
+		uint32_t pitch = v1.stride ? v1.stride : v1.width * 2;
+
+		if (i >= r->nplanes && chance(w, 90))
+			continue;
+		r->planes[i].pitch = chance(w, 80) ? pitch : rnd(w);
+		r->planes[i].offset = chance(w, 50) ? (uint64_t)i * pitch * v1.height :
+				      chance(w, 50) ? below(w, 1 << 20) : ((uint64_t)rnd(w) << 32) | rnd(w);
+		if (chance(w, 3))
+			r->planes[i].reserved = rnd(w) | 1;
+	}
+	if (chance(w, 5))
+		r->pad = rnd(w);
+	if (chance(w, 5))
+		r->reserved[below(w, 4)] = 1ull << below(w, 64);
+}
+
+static void do_import2(struct worker *w, int d)
+{
+	struct axl_import_fd2 req, *arg;
+	bool bad;
+	int ret;
+
+	fill_import2(w, &req);
+	arg = pick_ptr(w, &req, sizeof(req), &bad);
+	ret = axl_ioctl(w->devs[d], AXL_IOCTL_IMPORT_FD2, arg);
+	record(w, OP_IMPORT2, ret, OK_IMPORT2, AXL_IOCTL_IMPORT_FD2);
+	if (!ret && bad)
+		snprintf(w->failure, sizeof(w->failure),
+			 "IMPORT_FD2 succeeded without writing its answer back");
+	if (ret || bad)
+		return;
+	if (w->nhandles[d] < MAX_HANDLES)
+		w->handles[d][w->nhandles[d]++] = req.handle;
+}
+
+/* One of the Metis node's ioctls, half-valid arguments, on the worker's own file. */
+static void do_metis(struct worker *w)
+{
+	static const unsigned long cmds[] = {
+		AXL_METIS_IOCTL_GET_DEV_PROPERTY, AXL_METIS_IOCTL_DMA_ATTACH,
+		AXL_METIS_IOCTL_DMA_DETACH, AXL_METIS_IOCTL_DMA_XFER,
+		AXL_METIS_IOCTL_DMA_GET_XFER_ASYNC_STATUS, AXL_METIS_IOCTL_CLEAR_POLL_EVENT,
+		AXL_METIS_IOCTL_GET_RESOURCE_INFO, AXL_METIS_IOCTL_GET_DMA_STATS,
+	};
+	static const int32_t dirs[] = { AXL_METIS_XFER_READ, AXL_METIS_XFER_WRITE };
+	static const int32_t modes[] = { AXL_METIS_XFER_SYNC, AXL_METIS_XFER_ASYNC };
+	union {
+		uint64_t prop;
+		int fd;
+		struct axl_metis_xfer x;
+		struct axl_metis_res_info res;
+		struct axl_metis_dma_stats stats;
+	} u;
+	unsigned long cmd = cmds[below(w, ARRAY_SIZE(cmds))];
+	bool bad;
+	int ret;
+
+	if (w->metis < 0)
+		return;
+	memset(&u, 0, sizeof(u));
+	if (cmd == AXL_METIS_IOCTL_GET_DEV_PROPERTY) {
+		u.prop = chance(w, 80) ? below(w, 5) : rnd(w);
+	} else if (cmd == AXL_METIS_IOCTL_DMA_ATTACH || cmd == AXL_METIS_IOCTL_DMA_DETACH) {
+		u.fd = pick_fd(w);
+	} else if (cmd == AXL_METIS_IOCTL_DMA_XFER) {
+		u.x.flags = chance(w, 85) ? dirs[below(w, 2)] | modes[below(w, 2)] : (int32_t)rnd(w);
+		u.x.size = chance(w, 80) ? PAGE << below(w, 6) : rnd(w);
+		u.x.offset = chance(w, 80) ? 0 : rnd(w);
+		u.x.phy = chance(w, 80) ? (uint64_t)below(w, 64) << 20 : ((uint64_t)rnd(w) << 32);
+		u.x.channel = chance(w, 80) ? (int32_t)below(w, 5) - 1 : (int32_t)rnd(w);
+	}
+	ret = axl_ioctl(w->metis, cmd, pick_ptr(w, &u, sizeof(u), &bad));
+	record(w, OP_METIS, ret < 0 ? ret : 0, OK_METIS, cmd);
 }
 
 static void do_submit(struct worker *w, int d)
@@ -438,16 +549,20 @@ static void *worker_run(void *arg)
 		int d = (int)below(w, 3);
 		uint32_t r = below(w, 1000);
 
-		if (r < 280)
+		if (r < 200)
 			do_import(w, d);
+		else if (r < 280)
+			do_import2(w, d);
 		else if (r < 500)
 			do_submit(w, d);
 		else if (r < 700)
 			do_release(w, d);
 		else if (r < 760)
 			do_info(w, d);
-		else
+		else if (r < 880)
 			do_unknown(w, d);
+		else
+			do_metis(w);
 		if (chance(w, 1) && chance(w, 20))
 			do_churn(w);
 		if (chance(w, 1) && chance(w, 10))
@@ -482,6 +597,8 @@ static int check_accounting(struct worker *w)
 
 static void worker_close(struct worker *w)
 {
+	if (w->metis >= 0)
+		close(w->metis);
 	for (int i = 0; i < w->nfences; i++)
 		close(w->fences[i]);
 	close(w->devs[1]);
@@ -519,10 +636,77 @@ static int setup(void)
 	return 0;
 }
 
+/* The Metis-compatible node, when there is exactly one. */
+static void metis_find(void)
+{
+	glob_t g;
+
+	if (glob("/dev/" AXL_METIS_NODE_PREFIX "*", 0, NULL, &g))
+		return;
+	if (g.gl_pathc == 1)
+		snprintf(metis_path, sizeof(metis_path), "%s", g.gl_pathv[0]);
+	globfree(&g);
+}
+
+static int sysfs_write(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, value, strlen(value)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+struct remover {
+	pthread_t tid;
+	char addr[64];
+	int removals;
+	bool restored;
+};
+
+/* Rescan until the driver bound @addr again (5 s at most). */
+static bool pci_restore(const char *addr)
+{
+	struct axl_info info;
+
+	sysfs_write("/sys/bus/pci/rescan", "1");
+	for (int t = 0; t < 500; t++) {
+		if (!axl_info(shared_dev, &info) && !strcmp(info.device, addr))
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* Remove the engine's PCI device now and then while the workers run. */
+static void *remover_run(void *arg)
+{
+	struct remover *r = arg;
+	char path[160];
+	uint64_t rng = opt.seed ^ 0x5eed;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove", r->addr);
+	r->restored = true;
+	while (!atomic_load(&workers_done)) {
+		usleep(200000 + (uint32_t)prng_next(&rng) % 600000);
+		if (atomic_load(&workers_done) || sysfs_write(path, "1"))
+			break;
+		r->removals++;
+		usleep((uint32_t)prng_next(&rng) % 100000);
+		r->restored = pci_restore(r->addr);
+		if (!r->restored)
+			break;
+	}
+	return NULL;
+}
+
 static void usage(const char *argv0)
 {
-	fprintf(stderr, "usage: %s [--seed N] [--iterations N] [--threads N] [--time-limit S]\n",
-		argv0);
+	fprintf(stderr, "usage: %s [--seed N] [--iterations N] [--threads N] [--time-limit S] "
+		"[--no-remove]\n", argv0);
 }
 
 static int parse(int argc, char **argv)
@@ -532,6 +716,7 @@ static int parse(int argc, char **argv)
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "time-limit", required_argument, NULL, 'l' },
+		{ "no-remove", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -553,6 +738,9 @@ static int parse(int argc, char **argv)
 			break;
 		case 'l':
 			opt.time_limit = atoi(optarg);
+			break;
+		case 'R':
+			opt.remove = false;
 			break;
 		default:
 			usage(argv[0]);
@@ -576,6 +764,7 @@ int main(int argc, char **argv)
 	uint64_t wall = 0;
 	char first[512] = "", device[64];
 	struct axl_info info;
+	struct remover rm = { .removals = 0 };
 	int kmsg, n0, ret, failures = 0, attached;
 	long long imported0, released0;
 
@@ -604,6 +793,10 @@ int main(int argc, char **argv)
 		return KSFT_FAIL;
 	}
 	snprintf(device, sizeof(device), "%s", info.device);
+	metis_find();
+	removing = opt.remove && (info.caps & AXL_CAP_PCI);
+	tap_diag("Metis node: %s; removal while fuzzing: %s", metis_path[0] ? metis_path : "none",
+		 removing ? device : "no");
 
 	ws = calloc((size_t)opt.threads, sizeof(*ws));
 	deadline_ns = now_ns() + (uint64_t)opt.time_limit * 1000000000ull;
@@ -617,6 +810,7 @@ int main(int argc, char **argv)
 		w->ro = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		w->devs[1] = axl_open_dev();
 		w->devs[2] = axl_open_dev();
+		w->metis = metis_path[0] ? open(metis_path, O_RDWR | O_CLOEXEC) : -1;
 		if (w->devs[1] < 0 || w->devs[2] < 0 || w->ro == MAP_FAILED) {
 			printf("not ok 1 setup # open %s\n", AXL_DEV_PATH);
 			return KSFT_FAIL;
@@ -624,6 +818,10 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < opt.threads; i++)
 		pthread_create(&ws[i].tid, NULL, worker_run, &ws[i]);
+	if (removing) {
+		snprintf(rm.addr, sizeof(rm.addr), "%s", device);
+		pthread_create(&rm.tid, NULL, remover_run, &rm);
+	}
 	for (int i = 0; i < opt.threads; i++) {
 		struct worker *w = &ws[i];
 
@@ -633,6 +831,17 @@ int main(int argc, char **argv)
 		wall = w->ns > wall ? w->ns : wall;
 		for (int op = 0; op < OP_COUNT; op++)
 			per_op[op] += w->calls[op];
+	}
+
+	atomic_store(&workers_done, true);
+	if (removing) {
+		pthread_join(rm.tid, NULL);
+		if (!rm.restored)
+			rm.restored = pci_restore(device);
+		tap_diag("%d removals of %s while fuzzing%s", rm.removals, device,
+			 rm.restored ? "" : "; the driver did not bind it again");
+		if (!rm.restored)
+			failures++;
 	}
 
 	/* 1: every call answered within its documented errno set */
@@ -650,7 +859,7 @@ int main(int argc, char **argv)
 		char line[512];
 		int len = snprintf(line, sizeof(line), "%-9s %7ld:", op_names[op], per_op[op]);
 
-		for (int err = 0; err < 64; err++) {
+		for (int err = 0; err < 128; err++) {
 			long c = 0;
 
 			for (int i = 0; i < opt.threads; i++)
@@ -662,6 +871,7 @@ int main(int argc, char **argv)
 		tap_diag("%s", line);
 	}
 	ret = unexpected || failures || total < opt.iterations;
+	failures = 0;
 	printf("%sok 1 %ld random ioctls, all answered with an expected code\n",
 	       ret ? "not " : "", total);
 	failures = ret;

@@ -8,8 +8,10 @@
  *  - the IOVA (a physical address without an IOMMU) is hidden from callers
  *    without CAP_SYS_ADMIN;
  *  - an input imported FROM_DEVICE cannot be submitted;
- *  - a submit whose answer cannot be copied out leaves no trace;
- *  - a global cap bounds the bytes imports pin;
+ *  - a submit whose answer cannot be copied out runs its job and leaves
+ *    no fd behind;
+ *  - a global cap bounds the bytes imports pin, a per-user one what one
+ *    user pins, and a buffer imported many times counts once;
  *  - the engine's work per job is bounded by the job's timeout;
  *  - removing the PCI device revokes every import and fails what comes
  *    after with ENODEV, and a rescan brings the engine back.
@@ -484,10 +486,26 @@ static int case_one_writer(void)
 	return KSFT_PASS;
 }
 
+/* Open file descriptors of this process. */
+static int fd_count(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
 /*
  * A submit whose answer cannot be copied back (the argument is read-only)
- * fails with EFAULT before anything is published: no job queued or run, no
- * result written, no fd, and the next submit gets the next seqno.
+ * fails with EFAULT. The answer is copied once the job is queued and every
+ * lock dropped (a fault there must stall nobody else), so the job runs and
+ * writes its result, as a DRM driver's would; but no fence fd is left
+ * behind in the process, and nothing leaks.
  */
 static int case_efault_no_job(void)
 {
@@ -497,6 +515,7 @@ static int case_efault_no_job(void)
 	struct axl_result r;
 	int dev = axl_open_dev(), r1 = heap_alloc(PAGE), r2 = heap_alloc(PAGE), rro = heap_alloc(PAGE);
 	long long submitted0, fences0;
+	int fds0;
 
 	FAIL_IF(dev < 0 || r1 < 0 || r2 < 0 || rro < 0, "setup");
 	EXPECT_RET(tframe_make(&x, 64, 64, 51), 0);
@@ -514,16 +533,19 @@ static int case_efault_no_job(void)
 	ro->input_handle = imp.handle;
 	ro->result_fd = rro;
 	FAIL_IF(mprotect(ro, PAGE, PROT_READ), "mprotect");
+	fds0 = fd_count();
 	EXPECT_RET(axl_ioctl(dev, AXL_IOCTL_SUBMIT, ro), -EFAULT);
-	FAIL_IF(axl_stat("submitted") != submitted0, "submitted %lld, was %lld",
+	FAIL_IF(fd_count() != fds0, "%d fds after the failed submit, %d before", fd_count(), fds0);
+	FAIL_IF(axl_stat("submitted") != submitted0 + 1, "submitted %lld, was %lld",
 		axl_stat("submitted"), submitted0);
 	FAIL_IF(!axl_stats_settle(1, 1, 0, fences0, 3000), "a job or fence left behind");
-	usleep(50000); /* well past latency_us: a queued job would have written */
 	EXPECT_RET(result_read(rro, &r), 0);
-	FAIL_IF(r.magic != 0, "result written by a job of a failed submit (status %d)", r.status);
+	FAIL_IF(r.magic != AXL_RESULT_MAGIC || r.status || r.seqno != s1.seqno + 1 ||
+		r.crc32 != x.ref.crc32, "the job of the EFAULT submit: magic 0x%x status %d seqno %llu",
+		r.magic, r.status, (unsigned long long)r.seqno);
 
 	EXPECT_RET(axl_submit(dev, imp.handle, r2, 0, &s2), 0);
-	FAIL_IF(s2.seqno != s1.seqno + 1, "seqno %llu after %llu: the failed submit took one",
+	FAIL_IF(s2.seqno != s1.seqno + 2, "seqno %llu after %llu and the EFAULT submit's",
 		(unsigned long long)s2.seqno, (unsigned long long)s1.seqno);
 	if (job_ok(&s2, r2, &x.ref) != KSFT_PASS)
 		return KSFT_FAIL;
@@ -574,6 +596,84 @@ out:
 	close(dev2);
 	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 3000), "imports left behind");
 	return ret;
+}
+
+#define MIB (1024u * 1024u)
+
+/*
+ * In a child running as @uid: import @buf on @dev @times times, then expect
+ * importing @extra (unless -1) to fail with ENOSPC. Exit status: 0; 1 an
+ * import failed; 2 the import of @extra did not fail with ENOSPC; 3 setup.
+ */
+static int as_user_import(uid_t uid, int dev, int buf, int times, int extra)
+{
+	struct axl_import_fd imp;
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+			_exit(3);
+		for (int i = 0; i < times; i++)
+			if (axl_import(dev, buf, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &imp)) {
+				tap_diag("uid %u: import %d of %d failed", (unsigned)uid, i + 1, times);
+				_exit(1);
+			}
+		if (extra >= 0 && axl_import(dev, extra, 64, 64, AXL_PIXFMT_GREY, 0,
+					     AXL_IMPORT_TO_DEVICE, &imp) != -ENOSPC)
+			_exit(2);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+}
+
+/*
+ * One user cannot take what the others need. uid A imports one 16 MiB
+ * buffer 64 times (max_imports): the buffer counts once, not 64 times
+ * against max_pinned_mb (1024 MiB, which 64 times 16 MiB would fill), and
+ * with max_user_pinned_mb at 16 A cannot pin a byte more. uid B's 4 KiB
+ * import and its job (whose result buffer counts too) still run.
+ */
+static int case_user_share(void)
+{
+	struct tframe b = { .fd = -1 };
+	struct axl_import_fd imp;
+	struct axl_submit sub;
+	int dev_a = axl_open_dev(), dev_b = axl_open_dev();
+	int big = heap_alloc(16 * MIB), more = heap_alloc(PAGE), res = heap_alloc(PAGE), ret;
+
+	FAIL_IF(dev_a < 0 || dev_b < 0 || big < 0 || more < 0 || res < 0, "setup");
+	FAIL_IF(axl_stat("imports") != 0, "imports left from earlier tests");
+	EXPECT_RET(param_set("max_pinned_mb", 1024), 0);
+	EXPECT_RET(tframe_make(&b, 64, 64, 59), 0);
+
+	ret = as_user_import(60001, dev_a, big, 64, -1);
+	FAIL_IF(ret, "uid A could not import one 16 MiB buffer 64 times (status %d)", ret);
+	FAIL_IF(axl_stat("imports") != 64, "%lld imports, expected 64", axl_stat("imports"));
+
+	ret = as_user_import(60002, dev_b, b.fd, 1, -1);
+	FAIL_IF(ret, "uid B's 4 KiB import failed while uid A holds 64 imports of one buffer");
+	imp.handle = 1; /* dev_b's first handle */
+	EXPECT_RET(axl_submit(dev_b, imp.handle, res, 0, &sub), 0);
+	if (job_ok(&sub, res, &b.ref) != KSFT_PASS)
+		return KSFT_FAIL;
+
+	/* A's 16 MiB are all max_user_pinned_mb lets A have */
+	EXPECT_RET(param_set("max_user_pinned_mb", 16), 0);
+	ret = as_user_import(60001, dev_a, big, 0, more);
+	FAIL_IF(ret == 2, "uid A pinned past max_user_pinned_mb (16)");
+	FAIL_IF(ret, "uid A's child: status %d", ret);
+	ret = as_user_import(60002, dev_b, more, 1, -1);
+	FAIL_IF(ret, "uid B's import failed once uid A reached its own cap");
+	close(sub.fence_fd);
+	close(dev_a);
+	close(dev_b);
+	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 5000), "imports left behind");
+	return KSFT_PASS;
 }
 
 /*
@@ -734,8 +834,9 @@ static const struct axl_case cases[] = {
 	{ "iova_base is hidden without CAP_SYS_ADMIN", case_iova_hidden },
 	{ "an input imported FROM_DEVICE cannot be submitted", case_from_device_input },
 	{ "one mapping for device writes per buffer: imports and results", case_one_writer },
-	{ "a submit failing with EFAULT queues nothing", case_efault_no_job },
+	{ "a submit failing with EFAULT runs its job and leaves no fd", case_efault_no_job },
 	{ "max_pinned_mb caps the bytes all imports pin", case_pinned_cap },
+	{ "one user's imports of one buffer leave room for another user", case_user_share },
 	{ "the engine stops reading a frame at the job's deadline", case_compute_deadline },
 	{ "PCI removal revokes imports and fails jobs with ENODEV; rescan restores", case_pci_remove },
 	{ "no leaks and a clean kernel log", case_baseline },

@@ -59,7 +59,8 @@ const char *axl_errname(int negerr)
 /* The fault-injection knobs a case may turn; put back after every case. */
 static const char *const tunables[] = {
 	"latency_us", "timeout_ms", "fail_every", "fail_next", "stall_next", "stall_ms",
-	"metis_xfer_us",
+	"metis_xfer_us", "metis_done_us", "metis_ll_max", "max_pinned_mb",
+	"max_user_pinned_mb",
 };
 
 struct saved_params {

@@ -242,9 +242,21 @@ struct axl_import_fd2 {
  * Fails with -EINVAL for an input imported AXL_IMPORT_FROM_DEVICE, and with
  * -ENODEV once the engine's device is gone (also for imports made before:
  * the removal revoked them; release them as usual). When the ioctl fails,
- * no job was queued and no seqno consumed. A job waits for the fences its
- * buffers' reservation objects hold at submit (the input's writers, all
- * users of the result buffer); that wait counts against its timeout.
+ * no job was queued and no seqno consumed, except for -EFAULT: the answer
+ * is copied out after the job is queued, so on -EFAULT the job runs and
+ * writes its result, but no @fence_fd was installed. A job waits for the
+ * fences its buffers' reservation objects hold at submit (the input's
+ * writers, all users of the result buffer); that wait counts against its
+ * timeout.
+ *
+ * IMPLICIT SYNC IS ONE-WAY: the driver does NOT add the job's fence to the
+ * buffers' reservation objects. Right after SUBMIT, poll(),
+ * DMA_BUF_IOCTL_SYNC and DMA_BUF_IOCTL_EXPORT_SYNC_FILE on the result (and
+ * any other driver using it) see nothing to wait for although the engine
+ * has not written yet. User space waits on @fence_fd before it reads the
+ * result, or hands it on: DMA_BUF_IOCTL_IMPORT_SYNC_FILE with
+ * DMA_BUF_SYNC_WRITE on the result (and DMA_BUF_SYNC_READ on the input)
+ * makes implicit-sync consumers wait for the job.
  */
 struct axl_submit {
 	__u32 input_handle;

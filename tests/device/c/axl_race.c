@@ -1,0 +1,628 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * axl_race: the driver under hostile timing.
+ *
+ *  - removing the PCI device while other threads import, submit, wait,
+ *    release, close, and submit with an argument the answer cannot be
+ *    copied to: when the removal returns, nothing is attached to the
+ *    device any more, and the kernel log stays clean (run it on the debug
+ *    kernel: KASAN sees an unmap on a removed device);
+ *  - RELEASE_IMPORT right after the job's fence signalled, many rounds on
+ *    two files at once: every release returns (a lost wake-up leaves it
+ *    asleep for good);
+ *  - a user whose ioctl argument stalls in a page fault (userfaultfd)
+ *    holds no lock another user needs: another file's SUBMIT and close
+ *    finish within a second, also with a device removal queued.
+ *
+ * The removal cases bring the device back (PCI rescan) and check that the
+ * driver bound it again, so the programs after this one still run.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/userfaultfd.h>
+
+#include "axl_util.h"
+
+#define PAGE 4096u
+#define MS 1000000ull
+
+static int kmsg_at_start = -1;
+
+/* A small GREY frame at the start of a heap buffer of @len bytes. */
+static int frame_buf_len(uint64_t seed, size_t len)
+{
+	struct frame_geom g;
+	int fd = heap_alloc(len);
+	uint8_t *p;
+
+	if (fd < 0 || frame_geom(&g, AXL_PIXFMT_GREY, 64, 64, 0))
+		return fd < 0 ? fd : -EINVAL;
+	p = buf_map(fd, PAGE);
+	if (!p)
+		return -errno;
+	frame_fill(&g, p, seed);
+	munmap(p, PAGE);
+	return fd;
+}
+
+static int frame_buf(uint64_t seed)
+{
+	return frame_buf_len(seed, PAGE);
+}
+
+static int import_grey(int dev, int buf, struct axl_import_fd *out)
+{
+	return axl_import(dev, buf, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, out);
+}
+
+static int sysfs_write(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, value, strlen(value)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Poll GET_INFO until the engine's device is @want (a PCI address, or "none"). */
+static bool device_is(int dev, const char *want, int timeout_ms)
+{
+	struct axl_info info;
+
+	for (int t = 0; t <= timeout_ms; t += 10) {
+		if (!axl_info(dev, &info) && !strcmp(info.device, want))
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* The engine's PCI address into @addr; false (with a diagnostic) without one. */
+static bool engine_pci(char *addr, size_t len)
+{
+	struct axl_info info;
+	int dev = axl_open_dev();
+	bool pci;
+
+	if (dev < 0 || axl_info(dev, &info)) {
+		tap_diag("GET_INFO failed");
+		return false;
+	}
+	close(dev);
+	pci = info.caps & AXL_CAP_PCI;
+	if (!pci)
+		tap_diag("the engine is not on a PCI device (%s)", info.device);
+	snprintf(addr, len, "%s", info.device);
+	return pci;
+}
+
+static int pci_remove(const char *addr)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove", addr);
+	return sysfs_write(path, "1");
+}
+
+/* Rescan and wait until the driver bound @addr again. */
+static bool pci_restore(const char *addr)
+{
+	int dev = axl_open_dev();
+	bool ok;
+
+	sysfs_write("/sys/bus/pci/rescan", "1");
+	ok = dev >= 0 && device_is(dev, addr, 5000);
+	if (dev >= 0)
+		close(dev);
+	return ok;
+}
+
+/* ---- removal racing release, close and a failed submit ---- */
+
+static atomic_bool stop;
+static atomic_long rounds_jobs, rounds_efault, rounds_close;
+
+/*
+ * {import, submit, wait, release}, whatever the device does meanwhile. The
+ * buffer is large, so the job's cleanup (vunmap) takes a while and the
+ * release often waits for it: the window a removal used to slip into.
+ */
+static void *loop_jobs(void *arg)
+{
+	int dev = axl_open_dev(), buf = frame_buf_len(81, 8u << 20), res = heap_alloc(PAGE);
+	struct axl_import_fd imp;
+	struct axl_submit sub;
+
+	if (dev < 0 || buf < 0 || res < 0)
+		return (void *)"setup";
+	while (!atomic_load(&stop)) {
+		if (import_grey(dev, buf, &imp)) {
+			usleep(1000);
+			continue;
+		}
+		if (!axl_submit(dev, imp.handle, res, 0, &sub)) {
+			fence_wait(sub.fence_fd, 10000);
+			close(sub.fence_fd);
+		}
+		/* at once: the job's cleanup may still hold the import */
+		if (axl_release(dev, imp.handle))
+			return (void *)"RELEASE_IMPORT after the fence signalled failed";
+		atomic_fetch_add(&rounds_jobs, 1);
+	}
+	close(dev);
+	return NULL;
+}
+
+/* SUBMIT whose answer cannot be copied out: EFAULT, or ENODEV without a device. */
+static void *loop_efault(void *arg)
+{
+	int dev = axl_open_dev(), buf = frame_buf(82), ret;
+	struct axl_import_fd imp = { .handle = 0 };
+	struct axl_submit *ro;
+
+	ro = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (dev < 0 || buf < 0 || ro == MAP_FAILED)
+		return (void *)"setup";
+	while (!atomic_load(&stop)) {
+		int res = heap_alloc(PAGE);
+
+		if (res < 0)
+			return (void *)"heap_alloc";
+		if (!imp.handle && import_grey(dev, buf, &imp)) {
+			close(res);
+			usleep(1000);
+			continue;
+		}
+		mprotect(ro, PAGE, PROT_READ | PROT_WRITE);
+		memset(ro, 0, sizeof(*ro));
+		ro->input_handle = imp.handle;
+		ro->result_fd = res;
+		mprotect(ro, PAGE, PROT_READ);
+		ret = axl_ioctl(dev, AXL_IOCTL_SUBMIT, ro);
+		close(res);
+		if (ret == -ENODEV) { /* revoked: import again once the device is back */
+			axl_release(dev, imp.handle);
+			imp.handle = 0;
+		} else if (ret == -EBUSY) { /* max_jobs of them still run */
+			usleep(1000);
+		} else if (ret != -EFAULT) {
+			tap_diag("SUBMIT with a read-only argument: %s", axl_errname(ret));
+			return (void *)"SUBMIT with a read-only argument did not fail with EFAULT";
+		}
+		atomic_fetch_add(&rounds_efault, 1);
+	}
+	close(dev);
+	return NULL;
+}
+
+/* {open, import, submit, close} without waiting: close drops what is left. */
+static void *loop_close(void *arg)
+{
+	int buf = frame_buf(83), res = heap_alloc(PAGE);
+	struct axl_import_fd imp;
+	struct axl_submit sub;
+
+	if (buf < 0 || res < 0)
+		return (void *)"setup";
+	while (!atomic_load(&stop)) {
+		int dev = axl_open_dev();
+
+		if (dev < 0)
+			return (void *)"open";
+		if (!import_grey(dev, buf, &imp) && !axl_submit(dev, imp.handle, res, 0, &sub))
+			close(sub.fence_fd);
+		close(dev);
+		atomic_fetch_add(&rounds_close, 1);
+		usleep(500);
+	}
+	return NULL;
+}
+
+#define REMOVALS 40
+#define REMOVE_SECONDS 30
+
+static int case_remove_race(void)
+{
+	void *(*const loops[])(void *) = { loop_jobs, loop_jobs, loop_efault, loop_close };
+	pthread_t th[ARRAY_SIZE(loops)];
+	const char *why[ARRAY_SIZE(loops)] = { NULL };
+	char addr[32], first[512];
+	int removals = 0, left = 0, mark = kmsg_mark(), splats, ret = KSFT_PASS;
+	uint64_t until = now_ns() + REMOVE_SECONDS * 1000 * MS;
+
+	if (!engine_pci(addr, sizeof(addr)))
+		return KSFT_SKIP;
+	EXPECT_RET(param_set("latency_us", 0), 0);
+	atomic_store(&stop, false);
+	for (size_t i = 0; i < ARRAY_SIZE(loops); i++)
+		FAIL_IF(pthread_create(&th[i], NULL, loops[i], NULL), "pthread_create");
+
+	/* bounded in time: a removal takes seconds on a slow debug kernel */
+	for (int i = 0; i < REMOVALS && now_ns() < until && ret == KSFT_PASS; i++) {
+		removals++;
+		usleep(20000 + 7000 * (i % 5));
+		if (pci_remove(addr)) {
+			tap_diag("writing remove for %s failed", addr);
+			ret = KSFT_FAIL;
+			break;
+		}
+		/* the removal returned: every attachment to the device is gone */
+		left = bufinfo_attached_to(addr);
+		if (left) {
+			tap_diag("removal %d returned with %d attachment(s) left to %s", i, left,
+				 addr);
+			ret = KSFT_FAIL;
+		}
+		if (!pci_restore(addr)) {
+			tap_diag("driver did not bind %s again after a rescan", addr);
+			ret = KSFT_FAIL;
+		}
+	}
+	atomic_store(&stop, true);
+	for (size_t i = 0; i < ARRAY_SIZE(loops); i++)
+		pthread_join(th[i], (void **)&why[i]);
+	pci_restore(addr);
+	tap_diag("%d removals; rounds: %ld import/submit/wait/release, %ld EFAULT submits, %ld closes",
+		 removals, atomic_load(&rounds_jobs), atomic_load(&rounds_efault),
+		 atomic_load(&rounds_close));
+	for (size_t i = 0; i < ARRAY_SIZE(loops); i++)
+		FAIL_IF(why[i], "thread %zu: %s", i, why[i]);
+	FAIL_IF(ret != KSFT_PASS, "see above");
+	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 5000), "driver state left behind");
+	FAIL_IF(mark < 0, "no kernel log mark");
+	splats = kmsg_scan_splats(mark, first, sizeof(first));
+	FAIL_IF(splats, "%d splat line(s) around the removals, first: %s", splats, first);
+	return KSFT_PASS;
+}
+
+/* ---- RELEASE_IMPORT waking up ---- */
+
+#define WAKE_ROUNDS 200
+
+struct wake_loop {
+	atomic_long done;
+	atomic_bool ended;
+	const char *why;
+};
+
+static const char *loop_wake_rounds(struct wake_loop *w);
+
+static void *loop_wake(void *arg)
+{
+	struct wake_loop *w = arg;
+
+	w->why = loop_wake_rounds(w);
+	atomic_store(&w->ended, true);
+	return NULL;
+}
+
+static const char *loop_wake_rounds(struct wake_loop *w)
+{
+	int dev = axl_open_dev(), buf = frame_buf(91), res = heap_alloc(PAGE);
+	struct axl_import_fd imp;
+	struct axl_submit sub;
+
+	if (dev < 0 || buf < 0 || res < 0)
+		return "setup";
+	for (int i = 0; i < WAKE_ROUNDS; i++) {
+		if (import_grey(dev, buf, &imp) || axl_submit(dev, imp.handle, res, 0, &sub))
+			return "import or submit failed";
+		if (fence_wait(sub.fence_fd, 10000))
+			return "fence did not signal";
+		close(sub.fence_fd);
+		if (axl_release(dev, imp.handle))
+			return "RELEASE_IMPORT failed";
+		atomic_fetch_add(&w->done, 1);
+	}
+	close(dev);
+	return NULL;
+}
+
+/*
+ * Each round releases the import the moment its fence signalled, while the
+ * job's cleanup may still hold the import: the release sleeps until that
+ * reference goes. If the wake-up is lost it sleeps forever (uninterruptibly:
+ * the case then hangs, and says so here first).
+ */
+static int case_release_wakeup(void)
+{
+	static struct wake_loop w[2];
+	pthread_t th[2];
+	long last = -1, now;
+	int still = 0;
+
+	EXPECT_RET(param_set("latency_us", 0), 0);
+	for (int i = 0; i < 2; i++)
+		FAIL_IF(pthread_create(&th[i], NULL, loop_wake, &w[i]), "pthread_create");
+	while (!atomic_load(&w[0].ended) || !atomic_load(&w[1].ended)) {
+		now = atomic_load(&w[0].done) + atomic_load(&w[1].done);
+		still = now == last ? still + 1 : 0;
+		last = now;
+		if (still == 50) { /* 5 s without a round */
+			tap_diag("no round finished in 5 s after %ld of %d: a RELEASE_IMPORT sleeps for good",
+				 now, 2 * WAKE_ROUNDS);
+			fflush(stdout);
+			return KSFT_FAIL;
+		}
+		usleep(100000);
+	}
+	for (int i = 0; i < 2; i++) {
+		pthread_join(th[i], NULL);
+		FAIL_IF(w[i].why, "thread %d: %s", i, w[i].why);
+	}
+	tap_diag("%d rounds of submit, wait, release", 2 * WAKE_ROUNDS);
+	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 3000), "driver state left behind");
+	return KSFT_PASS;
+}
+
+/* ---- a user copy stalled in userfaultfd ---- */
+
+/* A page whose writes stall in userfaultfd until uffd_release(). */
+struct stall_page {
+	int uffd;
+	void *page;
+};
+
+/*
+ * A page holding @len bytes of @data, write-protected: 0, -ENOSYS or
+ * -EOPNOTSUPP when the kernel cannot do it, or -errno.
+ */
+static int stall_page_init(struct stall_page *s, const void *data, size_t len)
+{
+	struct uffdio_api api = { .api = UFFD_API, .features = UFFD_FEATURE_PAGEFAULT_FLAG_WP };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_WP };
+	struct uffdio_writeprotect wp = { .mode = UFFDIO_WRITEPROTECT_MODE_WP };
+
+	s->page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s->page == MAP_FAILED)
+		return -errno;
+	memcpy(s->page, data, len);
+	s->uffd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (s->uffd < 0)
+		return -errno;
+	if (ioctl(s->uffd, UFFDIO_API, &api))
+		return errno == EINVAL ? -EOPNOTSUPP : -errno;
+	reg.range.start = (unsigned long)s->page;
+	reg.range.len = PAGE;
+	if (ioctl(s->uffd, UFFDIO_REGISTER, &reg))
+		return errno == EINVAL ? -EOPNOTSUPP : -errno;
+	wp.range = reg.range;
+	return ioctl(s->uffd, UFFDIO_WRITEPROTECT, &wp) ? -errno : 0;
+}
+
+/* Wait until a write to the page stalls: true when one did. */
+static bool stall_page_hit(struct stall_page *s, int timeout_ms)
+{
+	struct pollfd p = { .fd = s->uffd, .events = POLLIN };
+	struct uffd_msg msg;
+
+	if (poll(&p, 1, timeout_ms) != 1 || read(s->uffd, &msg, sizeof(msg)) != sizeof(msg))
+		return false;
+	return msg.event == UFFD_EVENT_PAGEFAULT &&
+	       (msg.arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE);
+}
+
+/* Let the stalled write go on. */
+static void stall_page_release(struct stall_page *s)
+{
+	struct uffdio_writeprotect wp = {
+		.range = { .start = (unsigned long)s->page, .len = PAGE },
+	};
+
+	ioctl(s->uffd, UFFDIO_WRITEPROTECT, &wp);
+}
+
+struct stalled_call {
+	int dev;
+	unsigned long cmd;
+	void *arg;
+	int ret;
+};
+
+static void *stalled_call(void *arg)
+{
+	struct stalled_call *c = arg;
+
+	c->ret = axl_ioctl(c->dev, c->cmd, c->arg);
+	return NULL;
+}
+
+/* What another user does while the first one stalls: a SUBMIT, then close. */
+struct bystander {
+	int buf, res;
+	atomic_bool done;
+	int ret;
+	uint64_t ns;
+};
+
+static void *bystander(void *arg)
+{
+	struct bystander *b = arg;
+	struct axl_import_fd imp;
+	struct axl_submit sub;
+	uint64_t t0 = now_ns();
+	int dev = axl_open_dev();
+
+	b->ret = dev < 0 ? dev : import_grey(dev, b->buf, &imp);
+	if (!b->ret)
+		b->ret = axl_submit(dev, imp.handle, b->res, 0, &sub);
+	if (!b->ret)
+		close(sub.fence_fd);
+	if (dev >= 0)
+		close(dev);
+	b->ns = now_ns() - t0;
+	atomic_store(&b->done, true);
+	return NULL;
+}
+
+static void *remover(void *arg)
+{
+	pci_remove(arg);
+	return NULL;
+}
+
+/*
+ * Run the bystander while @c stalls (and, with @addr, a removal of that
+ * device is under way); fail unless it finished within 1 s.
+ */
+static int bystander_in_time(struct stall_page *s, struct stalled_call *c, pthread_t *ct,
+			     const char *what, const char *addr)
+{
+	struct bystander b = { .buf = frame_buf(95), .res = heap_alloc(PAGE) };
+	pthread_t bt, rt;
+	bool in_time = false;
+
+	FAIL_IF(b.buf < 0 || b.res < 0, "setup");
+	FAIL_IF(pthread_create(ct, NULL, stalled_call, c), "pthread_create");
+	FAIL_IF(!stall_page_hit(s, 5000), "the %s's copy to user space did not stall", what);
+	if (addr) { /* queued behind the stalled call, if that holds the device */
+		FAIL_IF(pthread_create(&rt, NULL, remover, (void *)addr), "pthread_create");
+		usleep(100000);
+	}
+	FAIL_IF(pthread_create(&bt, NULL, bystander, &b), "pthread_create");
+	for (int t = 0; t < 200 && !in_time; t++) {
+		in_time = atomic_load(&b.done);
+		usleep(10000);
+	}
+	stall_page_release(s);
+	pthread_join(*ct, NULL);
+	pthread_join(bt, NULL);
+	if (addr)
+		pthread_join(rt, NULL);
+	tap_diag("another file's import, SUBMIT and close took %.1f ms while a %s stalled%s",
+		 b.ns / 1e6, what, addr ? " and a removal was queued" : "");
+	FAIL_IF(!in_time || b.ns > 1000 * MS, "they waited for the stalled %s", what);
+	FAIL_IF(!addr && b.ret, "the bystander's submit failed: %s", axl_errname(b.ret));
+	close(b.buf);
+	close(b.res);
+	return KSFT_PASS;
+}
+
+/* Skip (with the reason) when userfaultfd cannot write-protect here. */
+static int stall_page_or_skip(struct stall_page *s, const void *data, size_t len)
+{
+	int ret = stall_page_init(s, data, len);
+
+	if (ret == -ENOSYS || ret == -EOPNOTSUPP) {
+		tap_diag("userfaultfd write-protect is not available on this kernel (%s)",
+			 axl_errname(ret));
+		return KSFT_SKIP;
+	}
+	EXPECT_RET(ret, 0);
+	return KSFT_PASS;
+}
+
+/*
+ * SUBMIT's answer goes to a page whose write stalls: another file's import,
+ * SUBMIT and close still finish within a second, and the stalled submit
+ * completes once the page is let go.
+ */
+static int case_submit_copy_stall(void)
+{
+	struct stall_page s;
+	struct stalled_call c = { .cmd = AXL_IOCTL_SUBMIT };
+	struct axl_import_fd imp;
+	struct axl_submit sub = { .input_handle = 0 }, *args;
+	int buf = frame_buf(93), res = heap_alloc(PAGE), ret;
+	pthread_t ct;
+
+	c.dev = axl_open_dev();
+	FAIL_IF(c.dev < 0 || buf < 0 || res < 0, "setup");
+	EXPECT_RET(import_grey(c.dev, buf, &imp), 0);
+	sub.input_handle = imp.handle;
+	sub.result_fd = res;
+	ret = stall_page_or_skip(&s, &sub, sizeof(sub));
+	if (ret != KSFT_PASS)
+		return ret;
+	c.arg = args = s.page;
+	ret = bystander_in_time(&s, &c, &ct, "SUBMIT", NULL);
+	if (ret != KSFT_PASS)
+		return ret;
+	EXPECT_RET(c.ret, 0);
+	FAIL_IF(fence_wait(args->fence_fd, 10000), "the stalled submit's fence did not signal");
+	close(args->fence_fd);
+	EXPECT_RET(axl_release(c.dev, imp.handle), 0);
+	close(c.dev);
+	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 3000), "driver state left behind");
+	return KSFT_PASS;
+}
+
+/*
+ * IMPORT_FD's answer goes to a page whose write stalls and a device removal
+ * is queued: another file's ioctls and close still finish within a second.
+ */
+static int case_import_copy_stall(void)
+{
+	struct stall_page s;
+	struct stalled_call c = { .cmd = AXL_IOCTL_IMPORT_FD };
+	struct axl_import_fd args = {
+		.width = 64, .height = 64, .pixfmt = AXL_PIXFMT_GREY,
+		.flags = AXL_IMPORT_TO_DEVICE,
+	};
+	char addr[32];
+	int buf = frame_buf(94), ret;
+	pthread_t ct;
+
+	if (!engine_pci(addr, sizeof(addr)))
+		return KSFT_SKIP;
+	c.dev = axl_open_dev();
+	FAIL_IF(c.dev < 0 || buf < 0, "setup");
+	args.fd = buf;
+	ret = stall_page_or_skip(&s, &args, sizeof(args));
+	if (ret != KSFT_PASS)
+		return ret;
+	c.arg = s.page;
+	ret = bystander_in_time(&s, &c, &ct, "IMPORT_FD", addr);
+	FAIL_IF(!pci_restore(addr), "driver did not bind %s again after a rescan", addr);
+	if (ret != KSFT_PASS)
+		return ret;
+	close(c.dev);
+	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 3000), "driver state left behind");
+	return KSFT_PASS;
+}
+
+static int case_baseline(void)
+{
+	char first[512];
+	int splats;
+
+	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 3000), "driver state left behind");
+	FAIL_IF(kmsg_at_start < 0, "no kernel log mark: %s", axl_errname(kmsg_at_start));
+	splats = kmsg_scan_splats(kmsg_at_start, first, sizeof(first));
+	FAIL_IF(splats, "%d kernel log splat line(s), first: %s", splats, first);
+	return KSFT_PASS;
+}
+
+static const struct axl_case cases[] = {
+	{ "removal racing release, close and an EFAULT submit leaves nothing attached",
+	  case_remove_race },
+	{ "RELEASE_IMPORT right after the fence always wakes up", case_release_wakeup },
+	{ "a SUBMIT stalled copying out blocks no other file", case_submit_copy_stall },
+	{ "an IMPORT_FD stalled copying out blocks no other file, removal queued",
+	  case_import_copy_stall },
+	{ "no leaks and a clean kernel log", case_baseline },
+};
+
+int main(void)
+{
+	int ret = tap_skip_unless_importable("PCI removal, module parameters");
+
+	if (ret)
+		return ret;
+	kmsg_at_start = kmsg_mark();
+	return tap_run(cases, ARRAY_SIZE(cases));
+}
