@@ -7,7 +7,10 @@
  *   reading the result: DMA_BUF_SYNC start, decode, end in one call). The gap to C is the raw
  *   FFI cost.
  * - `lib`: the typed API (Device.import/submit, Job.waitSync/readResult/close,
- *   Import.release) per frame: what option parsing, objects and error paths add.
+ *   Import.release) per frame, with fresh option objects every frame as a user's loop makes
+ *   them: what option checks, objects and error paths add.
+ * - `lib-fused`: the same with Device.importAndSubmit and Job.closeAndRelease (two shim
+ *   calls fewer per frame).
  * - `workload`: the builtin loop, `runWorkload()` (zero-copy, blocking waits), measured
  *   between frames so its set-up is left out.
  * - `workload-async`: the same with `syncWait: false` (the poll runs on a worker thread).
@@ -23,7 +26,14 @@ import { loadShim } from "../ffi/loader.ts";
 import { cpuDelta, type CpuSample, cpuSample } from "./_stats.ts";
 
 /** The Deno loop variants. */
-export const DENO_LOOPS = ["lean-core", "lean-full", "lib", "workload", "workload-async"] as const;
+export const DENO_LOOPS = [
+  "lean-core",
+  "lean-full",
+  "lib",
+  "lib-fused",
+  "workload",
+  "workload-async",
+] as const;
 /** One of {@linkcode DENO_LOOPS}. */
 export type DenoLoop = typeof DENO_LOOPS[number];
 
@@ -178,6 +188,29 @@ function libLoop(rig: LoopRig, frames: number, start: number): void {
   }
 }
 
+/** The typed-API loop with the fused calls. */
+function libFusedLoop(rig: LoopRig, frames: number, start: number): void {
+  const dev = rig.device;
+  for (let i = start; i < start + frames; i++) {
+    const buf = rig.frames[i % rig.frames.length]!;
+    const job = dev.importAndSubmit(
+      buf,
+      { width: rig.width, height: rig.height, format: "NV12" },
+      { result: rig.result, timeoutMs: rig.timeoutMs },
+    );
+    try {
+      job.waitSync(rig.timeoutMs + 1000);
+      const r = job.readResult();
+      if (r.seqno !== BigInt.asIntN(64, job.seqno)) throw new Error("result of another job");
+    } catch (err) {
+      job.close();
+      job.input.release();
+      throw err;
+    }
+    job.closeAndRelease();
+  }
+}
+
 /** Called right before the first and right after the last measured frame. */
 export interface WindowHooks {
   /** Before the first measured frame (e.g. switch tracing on). */
@@ -225,11 +258,14 @@ export async function runDenoLoop(
       break;
     }
     case "lib":
-      libLoop(rig, warmup, 0);
+    case "lib-fused": {
+      const run = loop === "lib" ? libLoop : libFusedLoop;
+      run(rig, warmup, 0);
       a = begin();
-      libLoop(rig, frames, warmup);
+      run(rig, frames, warmup);
       b = end();
       break;
+    }
     case "workload":
     case "workload-async": {
       let start: CpuSample | undefined, stop: CpuSample | undefined;
