@@ -134,6 +134,28 @@ const fenceLeaks = new FinalizationRegistry<Set<number>>((fds) => {
 });
 const NO_HISTOGRAM = new Uint32Array(0);
 
+/** Bins of a result's luma histogram. */
+const BINS = 256;
+/** Histograms per slab: each result's histogram is a view into a shared slab. */
+const SLAB_HISTOGRAMS = 64;
+let histogramSlab = new ArrayBuffer(0);
+let histogramOffset = 0;
+
+/**
+ * A fresh, zeroed histogram array of its own: a view into a slab of {@linkcode SLAB_HISTOGRAMS}
+ * histograms, so a frame loop allocates one buffer every 64 results, not one per result
+ * (each view's range is used once; the slab is freed with its last view).
+ */
+function newHistogram(): Uint32Array {
+  if (histogramOffset === histogramSlab.byteLength) {
+    histogramSlab = new ArrayBuffer(SLAB_HISTOGRAMS * BINS * 4);
+    histogramOffset = 0;
+  }
+  const h = new Uint32Array(histogramSlab, histogramOffset, BINS);
+  histogramOffset += BINS * 4;
+  return h;
+}
+
 /** Each result buffer's size as the bigint the decoder takes, made once per buffer. */
 const resultLens = new WeakMap<DmaBuf, bigint>();
 
@@ -669,7 +691,11 @@ export interface EngineResult {
   lumaSum: bigint;
   /** CRC-32 over the planes' payload bytes. */
   crc32: number;
-  /** 256-bin luma histogram (empty when read with `{ histogram: false }`). */
+  /**
+   * 256-bin luma histogram (empty when read with `{ histogram: false }`). Each result has its
+   * own bins, but their `.buffer` is shared with other results' (a slab): copy with `slice()`
+   * before handing the buffer on.
+   */
   histogram: Uint32Array;
 }
 
@@ -765,9 +791,9 @@ export class Job implements Disposable {
    * `{ histogram: false }` the 256 bins are not copied (an empty array is returned):
    * for frame loops that only compare CRCs.
    */
-  readResult(options: { histogram?: boolean } = {}): EngineResult {
+  readResult(options?: { histogram?: boolean }): EngineResult {
     const nums = resultNums, n32 = resultNums32;
-    const histogram = options.histogram === false ? NO_HISTOGRAM : new Uint32Array(256);
+    const histogram = options?.histogram === false ? NO_HISTOGRAM : newHistogram();
     const buf = this.result;
     // DMA_BUF_SYNC start, decode and end in one shim call (the end runs whenever the start did).
     const ret = shim().symbols.axl_shim_result_read(
