@@ -3,9 +3,11 @@
 // parse per frame. A check accepts only what the schema accepts and reads the same values
 // (each property once); anything else, valid or not, goes to the schema, which gives the
 // error messages. Nothing is cached by the object's identity.
-import type { Direction } from "./device.ts";
 import type { DmaBuf } from "./dmabuf.ts";
 import type { PixelFormat } from "./pixel_format.ts";
+
+/** The import directions (device.ts's `Direction`, spelled out: device.ts imports this file). */
+type Direction = "to-device" | "from-device" | "bidirectional";
 
 /** Import options of the common shape, as {@linkcode commonImport} read them. */
 export const importArgs = {
