@@ -5,8 +5,9 @@
  *
  * Per frame, over a ring of heap-allocated frames, with the shim calls the
  * typed API makes:
- *   core: import -> submit -> poll the fence and SYNC_IOC_FILE_INFO
- *         (axl_shim_fence_wait_info) -> close the fence -> release
+ *   core: import and submit (axl_shim_dev_import_submit) -> poll the fence
+ *         and SYNC_IOC_FILE_INFO (axl_shim_fence_wait_info) -> close the
+ *         fence and release (axl_shim_fence_close_release)
  *   full: core plus reading the result as lib/workload.ts does
  *         (axl_shim_result_read: DMA_BUF_SYNC start, decode with the
  *         histogram, DMA_BUF_SYNC end) before the fence is closed.
@@ -90,18 +91,15 @@ static int frame(struct loop *l, int buf_fd, const struct opts *o)
 	int64_t info[4], nums[12];
 	uint32_t histogram[256];
 	char name[96];
+	int32_t step;
 	int fence, ret, ret2;
 
-	ret = axl_shim_dev_import(l->dev, buf_fd, o->width, o->height, l->pixfmt, 0,
-				  l->to_device, imp);
+	/* A failed submit has released the import again. */
+	ret = axl_shim_dev_import_submit(l->dev, buf_fd, o->width, o->height, l->pixfmt, 0,
+					 l->to_device, l->result, 0, o->timeout_ms * 1000, imp,
+					 sub, &step);
 	if (ret < 0)
-		return fail("import", ret);
-	ret = axl_shim_dev_submit(l->dev, (uint32_t)imp[0], l->result, 0,
-				  o->timeout_ms * 1000, 0, sub);
-	if (ret < 0) {
-		fail("submit", ret);
-		goto release;
-	}
+		return fail(step == 1 ? "import" : "submit", ret);
 	fence = (int)(int64_t)sub[0];
 	ret = axl_shim_fence_wait_info(fence, (int)o->timeout_ms + 1000, info, name, sizeof(name));
 	if (ret == 0)
@@ -125,9 +123,7 @@ static int frame(struct loop *l, int buf_fd, const struct opts *o)
 		}
 	}
 close_fence:
-	axl_shim_close(fence);
-release:
-	ret2 = axl_shim_dev_release(l->dev, (uint32_t)imp[0]);
+	ret2 = axl_shim_fence_close_release(fence, l->dev, (uint32_t)imp[0]);
 	if (ret2 < 0 && ret >= 0)
 		ret = fail("release", ret2);
 	return ret < 0 ? ret : 0;

@@ -3,11 +3,15 @@
  * `bench/frame_loop.c`, over the same shim and device:
  *
  * - `lean-core` / `lean-full`: direct shim calls, step for step what the C loop does (`core`:
- *   import → submit → wait and fence info (one call) → close fence → release; `full` adds
+ *   import and submit (one call) → wait and fence info (one call) → close fence and release
+ *   (one call); `full` adds
  *   reading the result: DMA_BUF_SYNC start, decode, end in one call). The gap to C is the raw
  *   FFI cost.
  * - `lib`: the typed API (Device.import/submit, Job.waitSync/readResult/close,
- *   Import.release) per frame: what option parsing, objects and error paths add.
+ *   Import.release) per frame, with fresh option objects every frame as a user's loop makes
+ *   them: what option checks, objects and error paths add.
+ * - `lib-fused`: the same with Device.importAndSubmit and Job.closeAndRelease (two shim
+ *   calls fewer per frame).
  * - `workload`: the builtin loop, `runWorkload()` (zero-copy, blocking waits), measured
  *   between frames so its set-up is left out.
  * - `workload-async`: the same with `syncWait: false` (the poll runs on a worker thread).
@@ -23,7 +27,14 @@ import { loadShim } from "../ffi/loader.ts";
 import { cpuDelta, type CpuSample, cpuSample } from "./_stats.ts";
 
 /** The Deno loop variants. */
-export const DENO_LOOPS = ["lean-core", "lean-full", "lib", "workload", "workload-async"] as const;
+export const DENO_LOOPS = [
+  "lean-core",
+  "lean-full",
+  "lib",
+  "lib-fused",
+  "workload",
+  "workload-async",
+] as const;
 /** One of {@linkcode DENO_LOOPS}. */
 export type DenoLoop = typeof DENO_LOOPS[number];
 
@@ -131,6 +142,7 @@ function leanLoop(rig: LoopRig, frames: number, start: number, full: boolean): v
   // Out-slots read through 32-bit views (little-endian low halves): no BigInt per read.
   const imp = new Uint32Array(12);
   const sub = new Uint32Array(6);
+  const step = new Int32Array(1);
   const info = new Int32Array(8);
   const name = new Uint8Array(96);
   const nameLen = BigInt(name.length);
@@ -138,12 +150,23 @@ function leanLoop(rig: LoopRig, frames: number, start: number, full: boolean): v
   const histogram = new Uint32Array(256);
   for (let i = start; i < start + frames; i++) {
     const fd = fds[i % fds.length]!;
-    check(
-      sym.axl_shim_dev_import(dev, fd, rig.width, rig.height, nv12, 0, toDevice, imp),
-      "import",
+    const ret = sym.axl_shim_dev_import_submit(
+      dev,
+      fd,
+      rig.width,
+      rig.height,
+      nv12,
+      0,
+      toDevice,
+      resultFd,
+      0,
+      timeoutUs,
+      imp,
+      sub,
+      step,
     );
+    check(ret, step[0] === 1 ? "import" : "submit");
     const handle = imp[0]!;
-    check(sym.axl_shim_dev_submit(dev, handle, resultFd, 0, timeoutUs, 0, sub), "submit");
     const fence = sub[0]!;
     const waited = sym.axl_shim_fence_wait_info(fence, rig.timeoutMs + 1000, info, name, nameLen);
     if (check(waited, "fence wait") === 0) throw new Error("fence wait timed out");
@@ -152,8 +175,7 @@ function leanLoop(rig: LoopRig, frames: number, start: number, full: boolean): v
       check(sym.axl_shim_result_read(resultFd, resultAddr, resultLen, nums, histogram), "result");
       if (nums[4] !== sub[2] || nums[5] !== sub[3]) throw new Error("result of another job");
     }
-    sym.axl_shim_close(fence);
-    check(sym.axl_shim_dev_release(dev, handle), "release");
+    check(sym.axl_shim_fence_close_release(fence, dev, handle), "release");
   }
 }
 
@@ -175,6 +197,29 @@ function libLoop(rig: LoopRig, frames: number, start: number): void {
     } finally {
       imp.release();
     }
+  }
+}
+
+/** The typed-API loop with the fused calls. */
+function libFusedLoop(rig: LoopRig, frames: number, start: number): void {
+  const dev = rig.device;
+  for (let i = start; i < start + frames; i++) {
+    const buf = rig.frames[i % rig.frames.length]!;
+    const job = dev.importAndSubmit(
+      buf,
+      { width: rig.width, height: rig.height, format: "NV12" },
+      { result: rig.result, timeoutMs: rig.timeoutMs },
+    );
+    try {
+      job.waitSync(rig.timeoutMs + 1000);
+      const r = job.readResult();
+      if (r.seqno !== BigInt.asIntN(64, job.seqno)) throw new Error("result of another job");
+    } catch (err) {
+      job.close();
+      job.input.release();
+      throw err;
+    }
+    job.closeAndRelease();
   }
 }
 
@@ -225,11 +270,14 @@ export async function runDenoLoop(
       break;
     }
     case "lib":
-      libLoop(rig, warmup, 0);
+    case "lib-fused": {
+      const run = loop === "lib" ? libLoop : libFusedLoop;
+      run(rig, warmup, 0);
       a = begin();
-      libLoop(rig, frames, warmup);
+      run(rig, frames, warmup);
       b = end();
       break;
+    }
     case "workload":
     case "workload-async": {
       let start: CpuSample | undefined, stop: CpuSample | undefined;

@@ -68,10 +68,14 @@ export function loopRows(vm: FrameLoopVmResults): { rows: LoopRow[]; ratios: Loo
   const find = (impl: string, mode: string) => rows.find((r) => r.impl === impl && r.mode === mode);
   const ratios: LoopRatio[] = [];
   for (
-    const [d, c] of [["lean-core", "core"], ["lean-full", "full"], ["lib", "full"], [
-      "workload",
-      "full",
-    ], ["workload-async", "full"]]
+    const [d, c] of [
+      ["lean-core", "core"],
+      ["lean-full", "full"],
+      ["lib", "full"],
+      ["lib-fused", "full"],
+      ["workload", "full"],
+      ["workload-async", "full"],
+    ]
   ) {
     const dr = find("deno", d!), cr = find("c", c!);
     if (!dr || !cr) continue;

@@ -4,13 +4,23 @@
  *
  * @module
  */
-import { ExitCode } from "../lib/commands/exit_code.ts";
-import { COMMANDS, findCommand } from "./registry.ts";
+import { COMMAND_LIST } from "./command_list.ts";
 import denoJson from "../deno.json" with { type: "json" };
+
+// Exit codes of lib/commands/exit_code.ts, which is not imported: `axl --help` and
+// `--version` load nothing but this file and the command list.
+const OK = 0;
+const CANNOT_RUN = 3;
+
+/** The commands, loaded when one runs (they pull in the whole library). */
+async function findCommand(name: string) {
+  const { findCommand } = await import("./registry.ts");
+  return findCommand(name);
+}
 
 /** Text of `axl --help`. */
 export function usage(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const width = Math.max(...COMMAND_LIST.map((c) => c.name.length));
   return [
     `axl ${denoJson.version}: drive and verify the zero-copy camera → NPU frame path`,
     "",
@@ -18,7 +28,7 @@ export function usage(): string {
     "       axl                          the device shell",
     "",
     "Commands:",
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    ...COMMAND_LIST.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     "",
     "Exit codes: 0 ok, 1 failed, 2 inconclusive or skipped, 3 could not run (bad usage, no",
     "device, tool or permission), 130 interrupted. The same in the shell (docs/outputs.md).",
@@ -29,20 +39,20 @@ export function usage(): string {
 export async function main(args: string[]): Promise<number> {
   const [name, ...rest] = args;
   // No command: the device shell (a REPL on a terminal, a script on piped stdin).
-  if (name === undefined) return await findCommand("shell")!.run([]);
+  if (name === undefined) return await (await findCommand("shell"))!.run([]);
   if (name === "--help" || name === "-h" || name === "help") {
     console.log(usage());
-    return ExitCode.Ok;
+    return OK;
   }
   if (name === "--version") {
     console.log(`axl ${denoJson.version}`);
-    return ExitCode.Ok;
+    return OK;
   }
-  const command = findCommand(name);
-  if (!command) {
+  if (!COMMAND_LIST.some((c) => c.name === name)) {
     console.error(`axl: unknown command '${name}'\n\n${usage()}`);
-    return ExitCode.CannotRun;
+    return CANNOT_RUN;
   }
+  const command = (await findCommand(name))!;
   return await command.run(rest);
 }
 

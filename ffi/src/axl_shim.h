@@ -56,7 +56,12 @@ int32_t axl_shim_dev_submit(int32_t dev, uint32_t handle, int32_t result_fd, uin
 int32_t axl_shim_dev_release(int32_t dev, uint32_t handle);
 int32_t axl_shim_result_decode(uint64_t addr, uint64_t len, int64_t *nums, uint32_t *histogram);
 
-/* frame_steps.c: two frame-loop steps per call. */
+/* frame_steps.c: several frame-loop steps per call. */
+int32_t axl_shim_dev_import_submit(int32_t dev, int32_t buf_fd, uint32_t width, uint32_t height,
+				   uint32_t pixfmt, uint32_t stride, uint32_t flags,
+				   int32_t result_fd, uint32_t model_id, uint32_t timeout_us,
+				   uint64_t *imp_out, uint64_t *sub_out, int32_t *step);
+int32_t axl_shim_fence_close_release(int32_t fence_fd, int32_t dev, uint32_t handle);
 int32_t axl_shim_fence_wait_info(int32_t fd, int32_t timeout_ms, int64_t *out, char *name,
 				 uint64_t name_len);
 int32_t axl_shim_result_read(int32_t buf_fd, uint64_t addr, uint64_t len, int64_t *nums,

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * Two steps of the frame loop in one call each. Every call from Deno through
+ * Steps of the frame loop in one call each. Every call from Deno through
  * FFI costs far more than a C function call (argument conversion, the
  * trampoline), so where a frame always makes two or three shim calls in a row
- * the shim makes them in one: waiting for a fence and reading its state, and
- * reading a result inside its DMA_BUF_SYNC bracket.
+ * the shim makes them in one: importing a frame and submitting it, waiting for
+ * a fence and reading its state, reading a result inside its DMA_BUF_SYNC
+ * bracket, and closing a fence and releasing the import it guarded.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -46,4 +47,48 @@ int32_t axl_shim_result_read(int32_t buf_fd, uint64_t addr, uint64_t len, int64_
 	ret = axl_shim_result_decode(addr, len, nums, histogram);
 	end = axl_shim_dmabuf_sync(buf_fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
 	return ret < 0 ? ret : end < 0 ? end : 0;
+}
+
+/*
+ * axl_shim_dev_import() of @buf_fd into @imp_out, then axl_shim_dev_submit()
+ * of the new handle into @sub_out (both as those functions fill them). A
+ * failed submit releases the import again, so a failure leaves nothing held.
+ * Returns 0, or the failed step's -errno with *@step set to 1 (import) or 2
+ * (submit).
+ */
+int32_t axl_shim_dev_import_submit(int32_t dev, int32_t buf_fd, uint32_t width, uint32_t height,
+				   uint32_t pixfmt, uint32_t stride, uint32_t flags,
+				   int32_t result_fd, uint32_t model_id, uint32_t timeout_us,
+				   uint64_t *imp_out, uint64_t *sub_out, int32_t *step)
+{
+	int32_t ret;
+
+	if (!imp_out || !sub_out || !step)
+		return -EINVAL;
+	*step = 1;
+	ret = axl_shim_dev_import(dev, buf_fd, width, height, pixfmt, stride, flags, imp_out);
+	if (ret < 0)
+		return ret;
+	*step = 2;
+	ret = axl_shim_dev_submit(dev, (uint32_t)imp_out[0], result_fd, model_id, timeout_us, 0,
+				  sub_out);
+	if (ret < 0)
+		goto release_import;
+	*step = 0;
+	return 0;
+
+release_import:
+	axl_shim_dev_release(dev, (uint32_t)imp_out[0]);
+	return ret;
+}
+
+/*
+ * Closes the fence @fence_fd, then RELEASE_IMPORT of @handle on @dev. The
+ * close's result is not looked at (a fence fd closes or was not open); the
+ * release runs either way. Returns the release's 0 or -errno.
+ */
+int32_t axl_shim_fence_close_release(int32_t fence_fd, int32_t dev, uint32_t handle)
+{
+	axl_shim_close(fence_fd);
+	return axl_shim_dev_release(dev, handle);
 }

@@ -12,12 +12,8 @@ import { Fence } from "./fence.ts";
 import type { FenceInfo } from "./fence.ts";
 import { cString, nulStrings, shim } from "./_shim.ts";
 import { parseOptions } from "./parse_options.ts";
-import {
-  type ImportPlane,
-  type ImportRequest,
-  importRequest,
-  MAX_PLANES,
-} from "./import_layout.ts";
+import { type ImportPlane, importRequest, MAX_PLANES, v1Planes } from "./import_layout.ts";
+import { commonImport, commonSubmit, importArgs, submitArgs } from "./_frame_options.ts";
 import { PIXEL_FORMATS, type PixelFormat } from "./pixel_format.ts";
 
 export { PIXEL_FORMATS, type PixelFormat } from "./pixel_format.ts";
@@ -90,40 +86,29 @@ export const SubmitOptions = z.object({
 /** Input type of {@linkcode SubmitOptions}. */
 export type SubmitOptions = z.input<typeof SubmitOptions>;
 
-/**
- * The request of validated import options, worked out once per options object: options the
- * validation cache hands back unchanged (a frame loop's) would otherwise have their plane
- * layout computed again for every frame.
- */
-const requests = new WeakMap<z.output<typeof ImportOptions>, PreparedImport>();
-
-/** An import request with the shim constants of its format and direction looked up. */
-interface PreparedImport {
-  req: ImportRequest;
-  pixfmt: number;
-  flag: number;
-}
-
-function requestOf(o: z.output<typeof ImportOptions>): PreparedImport {
-  let prepared = requests.get(o);
-  if (prepared === undefined) {
-    const s = shim();
-    prepared = {
-      req: importRequest(o),
-      pixfmt: s.constant(`AXL_PIXFMT_${o.format}`),
-      flag: s.constant(IMPORT_FLAG[o.direction]),
-    };
-    requests.set(o, prepared);
-  }
-  return prepared;
-}
-
 /** The shim constant of each import direction. */
 const IMPORT_FLAG = {
   "to-device": "AXL_IMPORT_TO_DEVICE",
   "from-device": "AXL_IMPORT_FROM_DEVICE",
   "bidirectional": "AXL_IMPORT_BIDIRECTIONAL",
 } as const;
+
+/** The shim's constants an import passes, looked up once (a template string per frame shows). */
+let importConstants:
+  | { pixfmt: Record<PixelFormat, number>; flag: Record<Direction, number>; contiguous: number }
+  | undefined;
+
+function constantsOf(): NonNullable<typeof importConstants> {
+  if (importConstants === undefined) {
+    const s = shim();
+    const pixfmt = {} as Record<PixelFormat, number>;
+    for (const f of PIXEL_FORMATS) pixfmt[f] = s.constant(`AXL_PIXFMT_${f}`);
+    const flag = {} as Record<Direction, number>;
+    for (const d of DIRECTIONS) flag[d] = s.constant(IMPORT_FLAG[d]);
+    importConstants = { pixfmt, flag, contiguous: s.constant("AXL_IMPORT_OUT_CONTIGUOUS") };
+  }
+  return importConstants;
+}
 
 // Out-slots for the shim, reused by every call: JS is single-threaded and each call
 // copies the slots out before returning, so no call sees another's values. Slots that
@@ -133,6 +118,7 @@ const importOut32 = new Uint32Array(importOut.buffer);
 const importPlanes = new BigUint64Array(2 * MAX_PLANES);
 const submitOut = new BigUint64Array(3);
 const submitOut32 = new Int32Array(submitOut.buffer);
+const fusedStep = new Int32Array(1);
 const resultNums = new BigInt64Array(12);
 const resultNums32 = new Int32Array(resultNums.buffer);
 
@@ -147,6 +133,28 @@ const fenceLeaks = new FinalizationRegistry<Set<number>>((fds) => {
   for (const fd of fds) shim().symbols.axl_shim_close(fd);
 });
 const NO_HISTOGRAM = new Uint32Array(0);
+
+/** Bins of a result's luma histogram. */
+const BINS = 256;
+/** Histograms per slab: each result's histogram is a view into a shared slab. */
+const SLAB_HISTOGRAMS = 64;
+let histogramSlab = new ArrayBuffer(0);
+let histogramOffset = 0;
+
+/**
+ * A fresh, zeroed histogram array of its own: a view into a slab of {@linkcode SLAB_HISTOGRAMS}
+ * histograms, so a frame loop allocates one buffer every 64 results, not one per result
+ * (each view's range is used once; the slab is freed with its last view).
+ */
+function newHistogram(): Uint32Array {
+  if (histogramOffset === histogramSlab.byteLength) {
+    histogramSlab = new ArrayBuffer(SLAB_HISTOGRAMS * BINS * 4);
+    histogramOffset = 0;
+  }
+  const h = new Uint32Array(histogramSlab, histogramOffset, BINS);
+  histogramOffset += BINS * 4;
+  return h;
+}
 
 /** Each result buffer's size as the bigint the decoder takes, made once per buffer. */
 const resultLens = new WeakMap<DmaBuf, bigint>();
@@ -291,10 +299,32 @@ export class Device implements Disposable {
 
   /** Imports `buf` for the NPU: attach + map through the IOMMU; returns the Import. */
   import(buf: DmaBuf, options: ImportOptions): Import {
+    if (!commonImport(options)) return this.#importPlanes(buf, options);
+    const { width, height, format, stride, direction } = importArgs;
+    const c = constantsOf();
+    const ret = shim().symbols.axl_shim_dev_import(
+      this.fd,
+      buf.fd,
+      width,
+      height,
+      c.pixfmt[format],
+      stride,
+      c.flag[direction],
+      importOut,
+    );
+    // The label is made only on failure: a template string per frame shows in the frame loop.
+    if (ret < 0) {
+      unwrap(ret, `device.import(inode ${buf.inode}, ${format} ${width}x${height})`, "device");
+    }
+    return this.#imported(buf, importArgs, undefined);
+  }
+
+  /** Device.import for options of any other shape: the schema checks them. */
+  #importPlanes(buf: DmaBuf, options: ImportOptions): Import {
     const o = parseOptions(ImportOptions, options, "Device.import");
     const s = shim();
-    const { req, pixfmt, flag } = requestOf(o);
-    const out = importOut;
+    const req = importRequest(o);
+    const c = constantsOf();
     let ret: number;
     if (req.ioctl === "IMPORT_FD") {
       ret = s.symbols.axl_shim_dev_import(
@@ -302,10 +332,10 @@ export class Device implements Disposable {
         buf.fd,
         o.width,
         o.height,
-        pixfmt,
+        c.pixfmt[o.format],
         req.stride,
-        flag,
-        out,
+        c.flag[o.direction],
+        importOut,
       );
     } else {
       importPlanes.fill(0n);
@@ -318,15 +348,14 @@ export class Device implements Disposable {
         buf.fd,
         o.width,
         o.height,
-        pixfmt,
-        flag,
+        c.pixfmt[o.format],
+        c.flag[o.direction],
         req.modifier,
         req.planes.length,
         importPlanes,
-        out,
+        importOut,
       );
     }
-    // The label is made only on failure: a template string per frame shows in the frame loop.
     if (ret < 0) {
       unwrap(
         ret,
@@ -334,20 +363,34 @@ export class Device implements Disposable {
         "device",
       );
     }
-    const out32 = importOut32;
+    return this.#imported(
+      buf,
+      { ...o, stride: req.ioctl === "IMPORT_FD" ? req.stride : 0 },
+      req.ioctl === "IMPORT_FD" ? undefined : req.planes,
+    );
+  }
+
+  /** The Import the last import call left in the out-slots. */
+  #imported(
+    buf: DmaBuf,
+    g: { width: number; height: number; format: PixelFormat; stride: number; direction: Direction },
+    planes: ImportPlane[] | undefined,
+  ): Import {
+    const out = importOut, out32 = importOut32;
     const imp = new Import(this, buf, {
       handle: out32[0]!,
       iova: out[1]!,
       size: u64At(out32, 2),
       inode: u64At(out32, 3),
       nents: out32[8]!,
-      contiguous: (out32[10]! & s.constant("AXL_IMPORT_OUT_CONTIGUOUS")) !== 0,
-      format: o.format,
-      width: o.width,
-      height: o.height,
-      direction: o.direction,
-      planes: req.planes,
-      ioctl: req.ioctl,
+      contiguous: (out32[10]! & constantsOf().contiguous) !== 0,
+      format: g.format,
+      width: g.width,
+      height: g.height,
+      direction: g.direction,
+      stride: g.stride,
+      planes,
+      ioctl: planes === undefined ? "IMPORT_FD" : "IMPORT_FD2",
     });
     this.#imports.add(imp);
     return imp;
@@ -355,26 +398,94 @@ export class Device implements Disposable {
 
   /** Submits a job reading `imp` and writing a result into `options.result`. */
   submit(imp: Import, options: SubmitOptions): Job {
-    const o = parseOptions(SubmitOptions, options, "Device.submit");
+    const o = commonSubmit(options)
+      ? submitArgs
+      : parseOptions(SubmitOptions, options, "Device.submit");
     if (imp.device !== this || imp.released) {
       throw new TypeError("Device.submit: the import is released or belongs to another Device");
     }
-    const out = submitOut;
+    const result = o.result, model = o.model, timeoutMs = o.timeoutMs;
     const ret = shim().symbols.axl_shim_dev_submit(
       this.fd,
       imp.handle,
-      o.result.fd,
-      o.model,
-      o.timeoutMs * 1000,
+      result.fd,
+      model,
+      timeoutMs * 1000,
       0,
-      out,
+      submitOut,
     );
     if (ret < 0) unwrap(ret, `device.submit(handle ${imp.handle})`, "device");
+    return this.#submitted(imp, result);
+  }
+
+  /** The Job the last submit call left in the out-slots. */
+  #submitted(imp: Import, result: DmaBuf): Job {
     const fence = Fence._tracked(submitOut32[0]!, this.#fenceFds);
-    const job = new Job(this, imp, o.result, fence, out[1]!, out[2]!);
+    const job = new Job(this, imp, result, fence, submitOut[1]!, submitOut[2]!);
     this.#jobs.add(job);
     imp._jobStarted(job);
     return job;
+  }
+
+  /**
+   * {@linkcode Device.import} of `buf` then {@linkcode Device.submit} of the new import, in
+   * one shim call when the import options have the common shape (no `planes`, no
+   * `modifier`). The job's {@linkcode Job.input} is the new import; release it (or call
+   * {@linkcode Job.closeAndRelease}) when done. Errors are those of the two calls: when the
+   * submit fails, the import is released again before the error is thrown.
+   *
+   * @example One frame in two calls
+   * ```ts ignore
+   * import { Device, Heap } from "../../mod.ts";
+   * using dev = Device.open();
+   * const heap = Heap.open("system");
+   * using frame = heap.allocate(640 * 480 * 3 / 2);
+   * using result = heap.allocate(4096);
+   * const job = dev.importAndSubmit(frame, { width: 640, height: 480 }, { result });
+   * job.waitSync(1000);
+   * console.log(job.readResult({ histogram: false }).crc32);
+   * job.closeAndRelease();
+   * ```
+   */
+  importAndSubmit(buf: DmaBuf, importOptions: ImportOptions, submitOptions: SubmitOptions): Job {
+    if (!commonImport(importOptions)) {
+      const imp = this.#importPlanes(buf, importOptions);
+      try {
+        return this.submit(imp, submitOptions);
+      } catch (err) {
+        imp.release();
+        throw err;
+      }
+    }
+    const { width, height, format, stride, direction } = importArgs;
+    // The submit options are read after the import's: a getter there cannot change these.
+    const o = commonSubmit(submitOptions)
+      ? submitArgs
+      : parseOptions(SubmitOptions, submitOptions, "Device.submit");
+    const result = o.result, model = o.model, timeoutMs = o.timeoutMs;
+    const c = constantsOf();
+    const ret = shim().symbols.axl_shim_dev_import_submit(
+      this.fd,
+      buf.fd,
+      width,
+      height,
+      c.pixfmt[format],
+      stride,
+      c.flag[direction],
+      result.fd,
+      model,
+      timeoutMs * 1000,
+      importOut,
+      submitOut,
+      fusedStep,
+    );
+    if (ret < 0) {
+      if (fusedStep[0] === 2) {
+        unwrap(ret, `device.submit(handle ${importOut32[0]})`, "device");
+      }
+      unwrap(ret, `device.import(inode ${buf.inode}, ${format} ${width}x${height})`, "device");
+    }
+    return this.#submitted(this.#imported(buf, importArgs, undefined), result);
   }
 
   /** @internal Called by Import.release. */
@@ -387,6 +498,13 @@ export class Device implements Disposable {
   /** @internal Called by Job.close. */
   _forget(job: Job): void {
     this.#jobs.delete(job);
+  }
+
+  /** @internal Called by Job.closeAndRelease: closes `fenceFd` and releases `imp`, one call. */
+  _closeAndRelease(fenceFd: number, imp: Import): void {
+    const ret = shim().symbols.axl_shim_fence_close_release(fenceFd, this.fd, imp.handle);
+    if (ret < 0) unwrap(ret, `device.release(handle ${imp.handle})`, "device");
+    this.#imports.delete(imp);
   }
 
   /**
@@ -433,6 +551,8 @@ export interface ImportFacts {
   direction: Direction;
   /** Offset and pitch of each plane, as the import described them. */
   planes?: ImportPlane[];
+  /** Bytes per line of every plane, 0 for packed (`AXL_IOCTL_IMPORT_FD`'s stride). */
+  stride?: number;
   /** The ioctl that made the import. */
   ioctl?: "IMPORT_FD" | "IMPORT_FD2";
 }
@@ -463,12 +583,15 @@ export class Import implements Disposable, ImportFacts {
   readonly height: number;
   /** DMA direction. */
   readonly direction: Direction;
-  /** Offset and pitch of each plane, as the import described them. */
-  readonly planes: ImportPlane[];
+  /** Bytes per line of every plane, 0 for packed (`AXL_IOCTL_IMPORT_FD`'s stride). */
+  readonly stride: number;
   /** The ioctl that made the import. */
   readonly ioctl: "IMPORT_FD" | "IMPORT_FD2";
+  /** The planes, worked out when first asked for (a frame loop never asks). */
+  #planes: ImportPlane[] | undefined;
   #released = false;
-  readonly #pending = new Set<Job>();
+  /** Jobs reading it that have not been waited for or closed. */
+  #pending = 0;
 
   /** @internal Made by Device.import. */
   constructor(device: Device, buffer: DmaBuf, facts: ImportFacts) {
@@ -484,8 +607,14 @@ export class Import implements Disposable, ImportFacts {
     this.width = facts.width;
     this.height = facts.height;
     this.direction = facts.direction;
-    this.planes = facts.planes ?? [];
+    this.stride = facts.stride ?? 0;
+    this.#planes = facts.planes;
     this.ioctl = facts.ioctl ?? "IMPORT_FD";
+  }
+
+  /** Offset and pitch of each plane, as the import described them. */
+  get planes(): ImportPlane[] {
+    return this.#planes ??= v1Planes(this.format, this.width, this.height, this.stride);
   }
 
   /** True once released. */
@@ -493,14 +622,24 @@ export class Import implements Disposable, ImportFacts {
     return this.#released;
   }
 
-  /** @internal */
-  _jobStarted(job: Job): void {
-    this.#pending.add(job);
+  /** @internal A job that reads it was submitted. */
+  _jobStarted(_job: Job): void {
+    this.#pending++;
   }
 
-  /** @internal */
-  _jobDone(job: Job): void {
-    this.#pending.delete(job);
+  /** @internal A job that reads it was waited for or closed (once per job). */
+  _jobDone(_job: Job): void {
+    this.#pending--;
+  }
+
+  /** @internal Jobs reading it that have not been waited for or closed. */
+  get _pendingJobs(): number {
+    return this.#pending;
+  }
+
+  /** @internal Job.closeAndRelease released it. */
+  _markReleased(): void {
+    this.#released = true;
   }
 
   /**
@@ -509,9 +648,9 @@ export class Import implements Disposable, ImportFacts {
    */
   release(): void {
     if (this.#released) return;
-    if (this.#pending.size) {
+    if (this.#pending) {
       throw new TypeError(
-        `import ${this.handle}: ${this.#pending.size} job(s) still use it; wait for them first`,
+        `import ${this.handle}: ${this.#pending} job(s) still use it; wait for them first`,
       );
     }
     this.device._release(this);
@@ -521,7 +660,7 @@ export class Import implements Disposable, ImportFacts {
   /** @internal The device is closing: the driver drops the import with the file. */
   _drop(): void {
     this.#released = true;
-    this.#pending.clear();
+    this.#pending = 0;
   }
 
   /** Same as {@linkcode Import.release}. */
@@ -552,7 +691,11 @@ export interface EngineResult {
   lumaSum: bigint;
   /** CRC-32 over the planes' payload bytes. */
   crc32: number;
-  /** 256-bin luma histogram (empty when read with `{ histogram: false }`). */
+  /**
+   * 256-bin luma histogram (empty when read with `{ histogram: false }`). Each result has its
+   * own bins, but their `.buffer` is shared with other results' (a slab): copy with `slice()`
+   * before handing the buffer on.
+   */
   histogram: Uint32Array;
 }
 
@@ -583,6 +726,8 @@ export class Job implements Disposable {
   /** CLOCK_MONOTONIC time the driver queued the job, in ns. */
   readonly submitNs: bigint;
   #done: JobDone | undefined;
+  /** Counted in its input's pending jobs (until waited for or closed). */
+  #pending = true;
 
   /** @internal Made by Device.submit. */
   constructor(
@@ -620,7 +765,7 @@ export class Job implements Disposable {
   }
 
   #finish(info: FenceInfo): JobDone {
-    this.input._jobDone(this);
+    this.#inputDone();
     if (info.status === "error") {
       const code = info.error ?? "EIO";
       throw new AxlError(`job ${this.seqno}`, 0, {
@@ -646,9 +791,9 @@ export class Job implements Disposable {
    * `{ histogram: false }` the 256 bins are not copied (an empty array is returned):
    * for frame loops that only compare CRCs.
    */
-  readResult(options: { histogram?: boolean } = {}): EngineResult {
+  readResult(options?: { histogram?: boolean }): EngineResult {
     const nums = resultNums, n32 = resultNums32;
-    const histogram = options.histogram === false ? NO_HISTOGRAM : new Uint32Array(256);
+    const histogram = options?.histogram === false ? NO_HISTOGRAM : newHistogram();
     const buf = this.result;
     // DMA_BUF_SYNC start, decode and end in one shim call (the end runs whenever the start did).
     const ret = shim().symbols.axl_shim_result_read(
@@ -681,9 +826,40 @@ export class Job implements Disposable {
   /** Closes the fence; an unwaited job stops blocking its import's release. Idempotent. */
   close(): void {
     if (this.fence.closed) return;
-    this.input._jobDone(this);
+    this.#inputDone();
     this.fence.close();
     this.device._forget(this);
+  }
+
+  #inputDone(): void {
+    if (!this.#pending) return;
+    this.#pending = false;
+    this.input._jobDone(this);
+  }
+
+  /**
+   * {@linkcode Job.close} then {@linkcode Import.release} of its input, in one shim call:
+   * for frame loops that make one job per import. Throws as those two would (the job is
+   * closed even when the release fails).
+   *
+   * @example
+   * ```ts ignore
+   * const job = dev.submit(dev.import(frame, { width: 640, height: 480 }), { result });
+   * job.waitSync(1000);
+   * job.closeAndRelease();
+   * ```
+   */
+  closeAndRelease(): void {
+    const input = this.input;
+    if (this.fence.closed || input.released || input._pendingJobs > (this.#pending ? 1 : 0)) {
+      this.close();
+      input.release();
+      return;
+    }
+    this.#inputDone();
+    this.device._forget(this);
+    this.device._closeAndRelease(this.fence._take(), input);
+    input._markReleased();
   }
 
   /** Same as {@linkcode Job.close}. */

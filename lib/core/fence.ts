@@ -145,6 +145,18 @@ export class Fence implements Disposable {
     }
   }
 
+  /**
+   * @internal Marks the fence closed and hands its fd to the caller, who closes it
+   * (Job.closeAndRelease closes it in the shim call that releases the import).
+   */
+  _take(): number {
+    const fd = this.fd;
+    if (this.#live) this.#live.delete(fd);
+    else leaks.unregister(this);
+    this.#fd = -1;
+    return fd;
+  }
+
   /** Closes the fd. Idempotent. */
   close(): void {
     if (this.#fd < 0) return;

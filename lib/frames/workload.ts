@@ -288,16 +288,33 @@ function finishJob(
 }
 
 /**
- * Submits the imported frame, waits for its fence with the blocking call and reads the
- * result. Synchronous: the hot loop awaits nothing per job.
+ * Imports and submits the frame (one shim call), waits for its fence with the blocking call,
+ * reads the result, then closes the fence and releases the import (one shim call).
+ * Synchronous: the hot loop awaits nothing per job.
  */
-function runJobSync(c: JobContext, imp: Import, frame: Frame, index: number): FrameStat {
-  const job = submitJob(c, imp);
+function runFrameSync(
+  c: JobContext,
+  input: DmaBuf,
+  importOptions: ImportOptions,
+  frame: Frame,
+  index: number,
+): FrameStat {
+  const job = c.dev.importAndSubmit(input, importOptions, c.submit);
+  const imp = job.input;
+  c.report.imports++;
+  c.report.submitted++;
+  let stat: FrameStat;
   try {
-    return finishJob(c, job, job.waitSync(c.submit.timeoutMs + 1000), imp, frame, index);
-  } finally {
+    stat = finishJob(c, job, job.waitSync(c.submit.timeoutMs + 1000), imp, frame, index);
+  } catch (err) {
     job.close();
+    imp.release();
+    c.report.releases++;
+    throw err;
   }
+  job.closeAndRelease();
+  c.report.releases++;
+  return stat;
 }
 
 /** {@linkcode runJobSync} waiting on a worker thread (`syncWait: false`). */
@@ -376,19 +393,21 @@ export async function runWorkload(options: WorkloadOptions = {}): Promise<Worklo
           copyFrame(frame.buffer, staging);
           input = staging;
         }
-        const imp = dev.import(input, importOptions(frame));
-        report.imports++;
-        exporters.add(input.exporter);
-        inodes.add(imp.inode);
         let stat: FrameStat;
-        try {
-          stat = options.syncWait === false
-            ? await runJobAsync(ctx, imp, frame, index)
-            : runJobSync(ctx, imp, frame, index);
-        } finally {
-          imp.release();
-          report.releases++;
+        if (options.syncWait === false) {
+          const imp = dev.import(input, importOptions(frame));
+          report.imports++;
+          try {
+            stat = await runJobAsync(ctx, imp, frame, index);
+          } finally {
+            imp.release();
+            report.releases++;
+          }
+        } else {
+          stat = runFrameSync(ctx, input, importOptions(frame), frame, index);
         }
+        exporters.add(input.exporter);
+        inodes.add(stat.inode);
         const now = processCpuTimeNs();
         stat.cpuNs = now - cpuMark;
         cpuMark = now;

@@ -69,3 +69,62 @@ Deno.test("axl_shim_result_read() on a closed fd: DMA_BUF_SYNC returns -EBADF", 
   const ret = shim.symbols.axl_shim_result_read(-1, 0n, 0n, new BigInt64Array(12), null);
   assert.equal(errnoName(ret), "EBADF");
 });
+
+Deno.test("axl_shim_dev_import_submit() stops at the import when it fails (not a device): step 1", () => {
+  const dev = memfd(4096), buf = memfd(4096);
+  try {
+    const imp = new BigUint64Array(6).fill(7n), sub = new BigUint64Array(3).fill(7n);
+    const step = new Int32Array([-1]);
+    const ret = shim.symbols.axl_shim_dev_import_submit(
+      dev,
+      buf,
+      64,
+      32,
+      shim.constant("AXL_PIXFMT_NV12"),
+      0,
+      shim.constant("AXL_IMPORT_TO_DEVICE"),
+      buf,
+      0,
+      0,
+      imp,
+      sub,
+      step,
+    );
+    assert.equal(errnoName(ret), "ENOTTY");
+    assert.equal(step[0], 1);
+    assert.deepEqual([...sub], [7n, 7n, 7n], "the submit ran");
+  } finally {
+    shim.symbols.axl_shim_close(dev);
+    shim.symbols.axl_shim_close(buf);
+  }
+});
+
+Deno.test("axl_shim_dev_import_submit() refuses missing out-slots with -EINVAL", () => {
+  const ret = shim.symbols.axl_shim_dev_import_submit(
+    -1,
+    -1,
+    1,
+    1,
+    0,
+    0,
+    0,
+    -1,
+    0,
+    0,
+    new BigUint64Array(6),
+    new BigUint64Array(3),
+    null,
+  );
+  assert.equal(errnoName(ret), "EINVAL");
+});
+
+Deno.test("axl_shim_fence_close_release() closes the fence even when the release fails", () => {
+  const fence = eventfd(), dev = memfd(4096);
+  try {
+    assert.equal(errnoName(shim.symbols.axl_shim_fence_close_release(fence, dev, 1)), "ENOTTY");
+    // The fence fd is closed: closing it again fails with EBADF.
+    assert.equal(errnoName(shim.symbols.axl_shim_close(fence)), "EBADF");
+  } finally {
+    shim.symbols.axl_shim_close(dev);
+  }
+});
