@@ -33,6 +33,7 @@ import { type V4l2DeviceRef, v4l2DevicesOf } from "./v4l2_devices.ts";
 import type { ImporterRecord } from "./evidence/source.ts";
 import { installDmabufProbes, removeDmabufProbes } from "../trace/capture/kprobe_events.ts";
 import type { ProbeSetup } from "./judge.ts";
+import { StageClock } from "./timings.ts";
 
 /** Options of {@linkcode captureRun}. */
 export interface CaptureOptions {
@@ -70,6 +71,10 @@ export interface CaptureOptions {
   probes?: boolean;
   /** Progress messages (the command prints them on a TTY). */
   onProgress?: (message: string) => void;
+  /** Where `perf record` writes (default: a temporary directory, removed afterwards). */
+  perfData?: string;
+  /** Times the workload and the stages after it (default: a clock of its own). */
+  clock?: StageClock;
 }
 
 /** The non-raw inputs of the judge, saved as `capture.json` so a run can be judged again. */
@@ -202,7 +207,7 @@ export async function captureRun(
     );
     const perf = await PerfCapture.probe({
       enabled: o.perf !== false,
-      data: join(tmp, "perf.data"),
+      data: o.perfData ?? join(tmp, "perf.data"),
       say,
       notes,
       ...(o.perfBinary ? { binary: o.perfBinary } : {}),
@@ -214,27 +219,35 @@ export async function captureRun(
     if (!bufinfoUnavailable) sampler.start();
     if (o.workload.pidsBeforeStart) await perf.attach(o.workload.pidsBeforeStart);
     say(`running workload: ${o.workload.description}`);
+    const clock = o.clock ?? new StageClock();
+    clock.workloadStarted();
     running = o.workload.start();
     if (stopRequested) running.stop();
     if (!o.workload.pidsBeforeStart) await perf.attach(running.pids);
     running.release?.();
     const watch = watchWorkload(running, bufinfoUnavailable ? undefined : sampler, notes);
     const outcome = await running.done;
+    clock.workloadEnded();
     const seen = await watch.stop();
     say("workload done; collecting");
     const bufinfo: BufinfoSummary | { unavailable: string } = bufinfoUnavailable
       ? { unavailable: bufinfoUnavailable }
       : await sampler.stop();
+    clock.lap("stop samplers");
     await perf.stop(o.artifacts);
+    clock.lap("stop perf");
     session.stop();
     const drained = await collectTrace(drain, session, files.trace, say);
     drain = undefined;
+    clock.lap("drain");
     const loss = await saveStats(session, files.stats, notes);
     const setup = session.info;
     await session.close();
     say("tracefs restored");
+    clock.lap("restore tracefs");
     const perfScript = await perf.writeScript(o.artifacts);
     if (perfScript) files.perfScript = perfScript;
+    clock.lap("perf script");
 
     const record: CaptureRecord = {
       headline: o.headline,

@@ -17,6 +17,7 @@ import { parsePerfScript, summarizePerf } from "../trace/parse/perf_script.ts";
 import type { Capture, CaptureRecord } from "./capture.ts";
 import { judge, type JudgeOptions } from "./judge.ts";
 import type { VerifyResult } from "./schema.ts";
+import type { StageClock } from "./timings.ts";
 import { readTraceFacts } from "./trace_facts.ts";
 import { traceScanUnavailable } from "../core/trace_scan.ts";
 
@@ -92,7 +93,8 @@ export async function readCapture(dir: string): Promise<Capture> {
 /**
  * Judges a captured run: `from` is a capture just taken (`captureRun()`) or an artifacts
  * directory, read with {@linkcode readCapture}. `perf.script` may be stored gzipped as
- * `perf.script.gz`.
+ * `perf.script.gz`. With `clock`, each stage (reading the trace, folding the perf samples,
+ * judging) is timed on it.
  *
  * @example
  * ```ts ignore
@@ -104,6 +106,7 @@ export async function readCapture(dir: string): Promise<Capture> {
 export async function judgeArtifacts(
   from: string | Capture,
   options?: JudgeOptions,
+  clock?: StageClock,
 ): Promise<VerifyResult> {
   const { dir, record, bufinfo, loss } = typeof from === "string" ? await readCapture(from) : from;
   // Read into one reused buffer and folded as it goes: memory does not grow with the trace.
@@ -116,6 +119,7 @@ export async function judgeArtifacts(
     strict: false,
     ...(unavailable !== undefined ? { scanner: "typescript" as const } : {}),
   });
+  clock?.lap("read trace");
   const notes = unavailable === undefined
     ? record.notes
     : [...record.notes, scannerNote(unavailable, bytes, t0)];
@@ -129,7 +133,8 @@ export async function judgeArtifacts(
       { pids: record.workload.pids },
     ),
   };
-  return judge({
+  clock?.lap("fold perf samples");
+  const result = judge({
     headline: record.headline,
     trace: facts,
     setup: record.setup,
@@ -143,6 +148,8 @@ export async function judgeArtifacts(
     ...(record.probes ? { probes: record.probes } : {}),
     ...(options ? { options } : {}),
   });
+  clock?.lap("judge");
+  return result;
 }
 
 /** The note of a trace read by the TypeScript scanner: why, how long it took, how much slower. */

@@ -228,6 +228,15 @@ export class PerfRecording {
 }
 
 /**
+ * The options of verify's `perf script`: the fields its parser reads. No "cpu" field:
+ * per-process recordings (-p) do not sample the CPU number.
+ */
+export const PERF_SCRIPT_ARGS: readonly string[] = [
+  "-F",
+  "comm,pid,tid,time,period,event,ip,sym,dso",
+];
+
+/**
  * Runs `perf script` on a data file and returns its stdout as a stream (for
  * `parsePerfScript`). The caller must consume or cancel the stream.
  *
@@ -243,9 +252,8 @@ export function perfScript(
   perf = "perf",
   stderrFile?: string,
 ): ReadableStream<Uint8Array> {
-  // No "cpu" field: per-process recordings (-p) do not sample the CPU number.
   const child = new Deno.Command(perf, {
-    args: ["script", "-i", data, "-F", "comm,pid,tid,time,period,event,ip,sym,dso"],
+    args: ["script", "-i", data, ...PERF_SCRIPT_ARGS],
     stdin: "null",
     stdout: "piped",
     stderr: stderrFile ? "piped" : "null",
