@@ -34,6 +34,7 @@ import type { ImporterRecord } from "./evidence/source.ts";
 import { installDmabufProbes, removeDmabufProbes } from "../trace/capture/kprobe_events.ts";
 import type { ProbeSetup } from "./judge.ts";
 import { StageClock } from "./timings.ts";
+import type { PerfSummary } from "../trace/parse/perf_script.ts";
 
 /** Options of {@linkcode captureRun}. */
 export interface CaptureOptions {
@@ -121,6 +122,11 @@ export interface Capture {
   bufinfo: BufinfoSummary | { unavailable: string };
   /** Ring-buffer loss from per_cpu stats; absent when they could not be read. */
   loss?: BufferLoss;
+  /**
+   * The perf samples folded while `perf script` printed them; absent when the judge has
+   * to fold `perf.script` itself (a capture read back, or output that did not parse).
+   */
+  perfSummary?: PerfSummary;
 }
 
 /**
@@ -228,14 +234,20 @@ export async function captureRun(
     const watch = watchWorkload(running, bufinfoUnavailable ? undefined : sampler, notes);
     const outcome = await running.done;
     clock.workloadEnded();
-    const seen = await watch.stop();
     say("workload done; collecting");
-    const bufinfo: BufinfoSummary | { unavailable: string } = bufinfoUnavailable
+    // perf writes its data file while the samplers stop.
+    const unsampled: BufinfoSummary | { unavailable: string } | undefined = bufinfoUnavailable
       ? { unavailable: bufinfoUnavailable }
-      : await sampler.stop();
-    clock.lap("stop samplers");
-    await perf.stop(o.artifacts);
-    clock.lap("stop perf");
+      : undefined;
+    const [seen, bufinfo] = await Promise.all([
+      watch.stop(),
+      unsampled ?? sampler.stop(),
+      perf.stop(o.artifacts),
+    ]);
+    clock.lap("stop samplers and perf");
+    // perf script and its fold run while the trace drains and tracefs is restored.
+    const script = perf.writeScript(o.artifacts, running.pids);
+    script.catch(() => {}); // awaited below; not an unhandled rejection meanwhile
     session.stop();
     const drained = await collectTrace(drain, session, files.trace, say);
     drain = undefined;
@@ -245,9 +257,9 @@ export async function captureRun(
     await session.close();
     say("tracefs restored");
     clock.lap("restore tracefs");
-    const perfScript = await perf.writeScript(o.artifacts);
-    if (perfScript) files.perfScript = perfScript;
-    clock.lap("perf script");
+    const scripted = await script;
+    if (scripted) files.perfScript = scripted.path;
+    clock.lap("perf script and fold");
 
     const record: CaptureRecord = {
       headline: o.headline,
@@ -268,7 +280,13 @@ export async function captureRun(
     };
     await Deno.writeTextFile(files.capture, JSON.stringify(record, null, 2) + "\n");
     return {
-      capture: { dir: o.artifacts, record, bufinfo, ...(loss ? { loss } : {}) },
+      capture: {
+        dir: o.artifacts,
+        record,
+        bufinfo,
+        ...(loss ? { loss } : {}),
+        ...(scripted?.summary ? { perfSummary: scripted.summary } : {}),
+      },
       files,
     };
   } finally {

@@ -108,7 +108,8 @@ export async function judgeArtifacts(
   options?: JudgeOptions,
   clock?: StageClock,
 ): Promise<VerifyResult> {
-  const { dir, record, bufinfo, loss } = typeof from === "string" ? await readCapture(from) : from;
+  const capture = typeof from === "string" ? await readCapture(from) : from;
+  const { dir, record, bufinfo, loss } = capture;
   // Read into one reused buffer and folded as it goes: memory does not grow with the trace.
   using trace = await Deno.open(join(dir, "trace.txt"));
   const unavailable = traceScanUnavailable();
@@ -125,7 +126,7 @@ export async function judgeArtifacts(
     : [...record.notes, scannerNote(unavailable, bytes, t0)];
   const perf = "unavailable" in record.perf ? { unavailable: record.perf.unavailable } : {
     ...record.perf,
-    summary: await summarizePerf(
+    summary: capture.perfSummary ?? await summarizePerf(
       parsePerfScript(
         await openMaybeGzip(join(dir, "perf.script")),
         join(dir, "perf.script"),

@@ -144,6 +144,9 @@ export class PerfRecording {
       options.perf ?? "perf",
       "record",
       "-q",
+      // No copies of the sampled binaries into ~/.debug: on a fresh machine that copies
+      // the whole deno binary when perf stops, and perf script reads them where they are.
+      "--no-buildid-cache",
       "-e",
       options.event,
       "-F",
@@ -228,12 +231,18 @@ export class PerfRecording {
 }
 
 /**
- * The options of verify's `perf script`: the fields its parser reads. No "cpu" field:
- * per-process recordings (-p) do not sample the CPU number.
+ * The options of verify's `perf script`: the fields its parser reads (no "cpu" field:
+ * per-process recordings (-p) do not sample the CPU number), and of each call chain only
+ * the leaf and its caller, the two frames the perf summary uses. perf resolves a chain up
+ * to `--max-stack` addresses, so the two frames printed are the first two of the full
+ * chain; in the TCG guest that takes 7.7 s instead of 11.8 s for 1,889 samples, and prints
+ * 340 KB instead of 2.5 MB for the fold to read.
  */
 export const PERF_SCRIPT_ARGS: readonly string[] = [
   "-F",
   "comm,pid,tid,time,period,event,ip,sym,dso",
+  "--max-stack",
+  "2",
 ];
 
 /**

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { judgeArtifacts } from "../../../lib/verify/replay.ts";
+import { saveAndFold } from "../../../lib/verify/_perf_capture.ts";
+import { judgeArtifacts, readCapture } from "../../../lib/verify/replay.ts";
 import { StageClock } from "../../../lib/verify/timings.ts";
 import { runDir } from "./_runs.ts";
 
@@ -31,4 +32,55 @@ Deno.test("judgeArtifacts() times its stages on a clock and judges as without on
     "judge",
   ]);
   assert.deepEqual(timed, await judgeArtifacts(dir));
+});
+
+Deno.test("saveAndFold() saves perf script's bytes and folds them as the judge does", async () => {
+  const dir = runDir("copy");
+  const capture = await readCapture(dir);
+  const pids = capture.record.workload.pids;
+  const gz = (await Deno.open(`${dir}/perf.script.gz`)).readable;
+  const text = await new Response(gz.pipeThrough(new DecompressionStream("gzip"))).bytes();
+  const tmp = await Deno.makeTempDir();
+  try {
+    const path = `${tmp}/perf.script`;
+    const { summary } = await saveAndFold(ReadableStream.from([text]), path, pids);
+    assert.deepEqual(await Deno.readFile(path), text);
+    assert.ok(summary && summary.samples > 0);
+    // The judge takes the summary instead of folding the file: the same result.
+    assert.deepEqual(
+      await judgeArtifacts({ ...capture, perfSummary: summary }),
+      await judgeArtifacts(dir),
+    );
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("saveAndFold() saves output that does not parse and leaves the fold to the judge", async () => {
+  const tmp = await Deno.makeTempDir();
+  try {
+    const bad = new TextEncoder().encode("\tdeadbeef frame before any sample (x)\n");
+    const out = await saveAndFold(ReadableStream.from([bad]), `${tmp}/perf.script`, [1]);
+    assert.deepEqual(out, {});
+    assert.deepEqual(await Deno.readFile(`${tmp}/perf.script`), bad);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("judgeArtifacts() takes a live capture's perf summary instead of folding perf.script", async () => {
+  const capture = await readCapture(runDir("zero-copy"));
+  const r = await judgeArtifacts({
+    ...capture,
+    perfSummary: {
+      samples: 1,
+      totalPeriod: 1,
+      events: ["cpu-clock"],
+      symbols: [],
+      copyRoutines: [],
+      copyPercent: 0,
+      unknownSamples: 0,
+    },
+  });
+  assert.equal(r.axl.perf.samples, 1);
 });
