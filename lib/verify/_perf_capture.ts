@@ -95,7 +95,7 @@ export class PerfCapture {
     dir: string,
     pids: number[],
   ): Promise<{ path: string; summary?: PerfSummary } | undefined> {
-    if (!this.#recording || this.unavailable || !this.event) return undefined;
+    if (!this.scripting) return undefined;
     const path = join(dir, "perf.script");
     const output = perfScript(this.#o.data, this.#o.binary, join(dir, "perf-script.err"));
     // perf.script holds two frames per sample: perf.data keeps the whole call chains.
@@ -104,6 +104,11 @@ export class PerfCapture {
       Deno.copyFile(this.#o.data, join(dir, "perf.data")),
     ]);
     return { path, ...folded };
+  }
+
+  /** Whether {@linkcode PerfCapture.writeScript} runs perf script (perf recorded). */
+  get scripting(): boolean {
+    return this.#recording !== undefined && !this.unavailable && this.event !== undefined;
   }
 
   /** The perf part of the capture record. */

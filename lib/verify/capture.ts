@@ -123,10 +123,12 @@ export interface Capture {
   /** Ring-buffer loss from per_cpu stats; absent when they could not be read. */
   loss?: BufferLoss;
   /**
-   * The perf samples folded while `perf script` printed them; absent when the judge has
-   * to fold `perf.script` itself (a capture read back, or output that did not parse).
+   * The perf samples folded while `perf script` prints them, still running when the capture
+   * returns so that the judge reads the trace meanwhile; absent, or resolving to undefined,
+   * when the judge has to fold `perf.script` itself (a capture read back, or output that did
+   * not parse). It rejects when `perf.script` could not be written.
    */
-  perfSummary?: PerfSummary;
+  perfSummary?: Promise<PerfSummary | undefined>;
 }
 
 /**
@@ -196,6 +198,7 @@ export async function captureRun(
   const tmp = await Deno.makeTempDir({ prefix: "axl-verify-" });
   let drain: TraceDrain | undefined;
   let running: RunningWorkload | undefined;
+  let script: Promise<{ path: string; summary?: PerfSummary } | undefined> | undefined;
   let stopRequested = false;
   const interrupt = stopOnSignal(
     () => {
@@ -245,9 +248,10 @@ export async function captureRun(
       perf.stop(o.artifacts),
     ]);
     clock.lap("stop samplers and perf");
-    // perf script and its fold run while the trace drains and tracefs is restored.
-    const script = perf.writeScript(o.artifacts, running.pids);
-    script.catch(() => {}); // awaited below; not an unhandled rejection meanwhile
+    // perf script and its fold run while the trace drains, tracefs is restored and the
+    // judge reads the trace (it awaits `perfSummary`).
+    script = perf.writeScript(o.artifacts, running.pids);
+    script.catch(() => {}); // the judge awaits it; not an unhandled rejection meanwhile
     session.stop();
     const drained = await collectTrace(drain, session, files.trace, say);
     drain = undefined;
@@ -257,9 +261,7 @@ export async function captureRun(
     await session.close();
     say("tracefs restored");
     clock.lap("restore tracefs");
-    const scripted = await script;
-    if (scripted) files.perfScript = scripted.path;
-    clock.lap("perf script and fold");
+    if (perf.scripting) files.perfScript = join(o.artifacts, "perf.script");
 
     const record: CaptureRecord = {
       headline: o.headline,
@@ -285,7 +287,7 @@ export async function captureRun(
         record,
         bufinfo,
         ...(loss ? { loss } : {}),
-        ...(scripted?.summary ? { perfSummary: scripted.summary } : {}),
+        ...(perf.scripting ? { perfSummary: script.then((s) => s?.summary) } : {}),
       },
       files,
     };
@@ -297,7 +299,10 @@ export async function captureRun(
     } finally {
       // The session disabled the probe events: now they can go.
       if ("events" in probes) removeDmabufProbes(tracefs, `axl_kp_${Deno.pid}`);
-      await Deno.remove(tmp, { recursive: true }).catch(() => {});
+      // perf script reads perf.data in tmp until it ends.
+      const removeTmp = () => Deno.remove(tmp, { recursive: true }).catch(() => {});
+      if (script) script.finally(removeTmp).catch(() => {});
+      else await removeTmp();
     }
   }
 }

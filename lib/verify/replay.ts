@@ -121,12 +121,15 @@ export async function judgeArtifacts(
     ...(unavailable !== undefined ? { scanner: "typescript" as const } : {}),
   });
   clock?.lap("read trace");
+  // A live capture's perf script runs on while the trace is read; its fold is used as is.
+  const live = await capture.perfSummary;
+  clock?.lap("perf script and fold");
   const notes = unavailable === undefined
     ? record.notes
     : [...record.notes, scannerNote(unavailable, bytes, t0)];
   const perf = "unavailable" in record.perf ? { unavailable: record.perf.unavailable } : {
     ...record.perf,
-    summary: capture.perfSummary ?? await summarizePerf(
+    summary: live ?? await summarizePerf(
       parsePerfScript(
         await openMaybeGzip(join(dir, "perf.script")),
         join(dir, "perf.script"),

@@ -28,6 +28,7 @@ Deno.test("judgeArtifacts() times its stages on a clock and judges as without on
   const timed = await judgeArtifacts(dir, undefined, clock);
   assert.deepEqual(clock.timings().stages.map((s) => s.stage), [
     "read trace",
+    "perf script and fold",
     "fold perf samples",
     "judge",
   ]);
@@ -48,7 +49,7 @@ Deno.test("saveAndFold() saves perf script's bytes and folds them as the judge d
     assert.ok(summary && summary.samples > 0);
     // The judge takes the summary instead of folding the file: the same result.
     assert.deepEqual(
-      await judgeArtifacts({ ...capture, perfSummary: summary }),
+      await judgeArtifacts({ ...capture, perfSummary: Promise.resolve(summary) }),
       await judgeArtifacts(dir),
     );
   } finally {
@@ -72,7 +73,7 @@ Deno.test("judgeArtifacts() takes a live capture's perf summary instead of foldi
   const capture = await readCapture(runDir("zero-copy"));
   const r = await judgeArtifacts({
     ...capture,
-    perfSummary: {
+    perfSummary: Promise.resolve({
       samples: 1,
       totalPeriod: 1,
       events: ["cpu-clock"],
@@ -80,7 +81,23 @@ Deno.test("judgeArtifacts() takes a live capture's perf summary instead of foldi
       copyRoutines: [],
       copyPercent: 0,
       unknownSamples: 0,
-    },
+    }),
   });
   assert.equal(r.axl.perf.samples, 1);
+});
+
+Deno.test("judgeArtifacts() folds perf.script when a live fold gave no summary", async () => {
+  const dir = runDir("copy");
+  const capture = await readCapture(dir);
+  const r = await judgeArtifacts({ ...capture, perfSummary: Promise.resolve(undefined) });
+  assert.deepEqual(r, await judgeArtifacts(dir));
+});
+
+Deno.test("judgeArtifacts() fails when perf.script could not be written", async () => {
+  const capture = await readCapture(runDir("copy"));
+  const failed = Promise.reject(new Error("perf.script: No space left on device"));
+  await assert.rejects(
+    judgeArtifacts({ ...capture, perfSummary: failed }),
+    /perf.script: No space left on device/,
+  );
 });
