@@ -6,6 +6,7 @@ import type { StartupResult } from "./startup.ts";
 import type { runSoakVm } from "./soak_vm.ts";
 import type { runGraphVm } from "./graph_vm.ts";
 import type { VerdictResults } from "./verdict_vm.ts";
+import type { ObserverBenchResults } from "./observer_bench.ts";
 import type { CallComparison } from "./section_ffi.ts";
 import type { SizeRow } from "./section_trace.ts";
 import type { LoopRatio, LoopRow } from "./section_frame_loop.ts";
@@ -100,6 +101,8 @@ export interface BenchResults {
   graph: Awaited<ReturnType<typeof runGraphVm>> | undefined;
   /** Time from the builtin verify's workload end to its verdict, stage by stage. */
   verdict?: VerdictResults;
+  /** The same workload alone and under verify. */
+  observer?: ObserverBenchResults;
   soak: Awaited<ReturnType<typeof runSoakVm>> | undefined;
   targets: Target[];
   problems: string[];

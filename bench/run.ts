@@ -17,14 +17,16 @@
  * 6. **Time to verdict** (one VM run): the builtin verify's stages from the workload's end
  *    to the printed verdict (`timings.json`), against `perf report --stdio` alone on the same
  *    `perf.data`.
- * 7. **Soak** (one VM run): verify of 200,000 vivid frames drained (about 75 minutes at vivid's
+ * 7. **Observer effect** (one VM run with vivid): the builtin frame loop as its own process,
+ *    alone and under verify: delivered fps, process CPU per frame, fence latency, on ÷ off.
+ * 8. **Soak** (one VM run): verify of 200,000 vivid frames drained (about 75 minutes at vivid's
  *    60 fps; 2,000 frames with `--quick`).
  *
  * Targets are reported, never enforced: the exit status is 0 when everything ran, 3 when a
  * part could not run (the table says which and why).
  *
  * ```sh
- * deno run --allow-all bench/run.ts [--quick] [--only ffi,startup,trace,vm,graph,verdict,soak] [--sizes 100M,1G]
+ * deno run --allow-all bench/run.ts [--quick] [--only ffi,startup,trace,vm,graph,verdict,observer,soak] [--sizes 100M,1G]
  * ```
  *
  * @module
@@ -35,13 +37,23 @@ import { measureStartup } from "./startup.ts";
 import { runSoakVm } from "./soak_vm.ts";
 import { runGraphVm } from "./graph_vm.ts";
 import { runVerdictVm } from "./verdict_vm.ts";
+import { runObserverVm } from "./observer_bench.ts";
 import { fmt, log, noise, results, root, sh, work } from "./_results.ts";
 import { ffiSection } from "./section_ffi.ts";
 import { traceSection } from "./section_trace.ts";
 import { vmSection } from "./section_frame_loop.ts";
 import { judgeTargets, printTable } from "./table.ts";
 
-const SECTIONS = ["ffi", "startup", "trace", "vm", "graph", "verdict", "soak"] as const;
+const SECTIONS = [
+  "ffi",
+  "startup",
+  "trace",
+  "vm",
+  "graph",
+  "verdict",
+  "observer",
+  "soak",
+] as const;
 type Section = typeof SECTIONS[number];
 /** Every section runs unless `--only` names some. */
 const DEFAULT_SECTIONS: Section[] = [...SECTIONS];
@@ -62,7 +74,7 @@ async function main(): Promise<number> {
   });
   if (values.help) {
     console.log(
-      "usage: deno task bench [--quick] [--only ffi,startup,trace,vm,graph,verdict,soak] [--sizes 100M,1G]\n" +
+      "usage: deno task bench [--quick] [--only ffi,startup,trace,vm,graph,verdict,observer,soak] [--sizes 100M,1G]\n" +
         "                       [--keep-traces] [--no-icount] [--soak-frames N] [--out FILE]\n" +
         "Every section by default. The soak is 200,000 frames (2,000 with --quick): about 75\n" +
         "minutes at vivid's 60 fps; --only leaves it out.",
@@ -117,6 +129,9 @@ async function main(): Promise<number> {
   });
   await section("verdict", async () => {
     results.verdict = await runVerdictVm(root, `${work}/verdict`, 60);
+  });
+  await section("observer", async () => {
+    results.observer = await runObserverVm(root, `${work}/observer`, quick ? 120 : 300);
   });
   await section("soak", async () => {
     results.soak = await runSoakVm(root, `${work}/soak`, soakFrames);
