@@ -23,7 +23,8 @@ export async function runObserverVm(
   const { value, vmWallS } = await runGuestJson<ObserverResults>({
     root,
     out,
-    guest: `deno run --no-check --allow-all bench/observer_vm.ts --frames ${frames} || exit 3`,
+    guest: `deno run --no-check --allow-all bench/observer_vm.ts --frames ${frames} --split ` +
+      `|| exit 3`,
     json: "observer.json",
     timeoutS: 1500,
     rigArgs: ["--vivid"],
@@ -39,10 +40,14 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** Median of a metric with verify off and on, and on ÷ off. */
-export function observerRatio(r: ObserverResults, metric: Metric) {
+/** Median of a metric with verify off and on (`config`, default all of verify), on ÷ off. */
+export function observerRatio(
+  r: ObserverResults,
+  metric: Metric,
+  config = "verify",
+): { off: number; on: number; ratio: number } {
   const off = median(r.off.map((s) => s[metric]));
-  const on = median(r.on.map((s) => s[metric]));
+  const on = median(r.on.filter((s) => (s.config ?? "verify") === config).map((s) => s[metric]));
   return { off, on, ratio: on / off };
 }
 
@@ -80,6 +85,18 @@ export function observerLines(r: ObserverBenchResults): string[] {
         ratio.toFixed(3)
       }`,
     );
+  }
+  const split = [...new Set(r.on.map((s) => s.config ?? "verify"))].filter((c) => c !== "verify");
+  if (split.length) {
+    lines.push(`  verify without one of its probes (one run each; on/off of fps, CPU per frame):`);
+    for (const c of split) {
+      const fps = observerRatio(r, "fps", c), cpu = observerRatio(r, "cpuUsPerFrame", c);
+      lines.push(
+        `  ${`  verify ${c}`.padEnd(32)} ${fps.on.toFixed(1).padEnd(12)} ${
+          cpu.on.toFixed(0).padEnd(12)
+        } ${fps.ratio.toFixed(3)}, ${cpu.ratio.toFixed(3)}`,
+      );
+    }
   }
   return lines;
 }

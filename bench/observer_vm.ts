@@ -3,7 +3,8 @@
  * (`bench/observer_workload.ts`: the builtin frame loop on vivid's capture) runs alone and
  * under verify (`-- COMMAND`, with function_graph, the dma-buf kprobes and perf, as
  * `axl verify` runs it), interleaved, `--rounds` times each; each run reports its delivered
- * fps, process CPU per frame and fence latency.
+ * fps, process CPU per frame and fence latency. `--split` adds one run under verify without
+ * function_graph, one without the dma-buf kprobes and one without perf.
  *
  * ```sh
  * scripts/vm/run.sh --vivid -- deno run --no-check --allow-all bench/observer_vm.ts
@@ -17,11 +18,14 @@ import { runVerify } from "../lib/verify/run.ts";
 import { commandWorkload } from "../lib/verify/workload.ts";
 import type { ObserverSample } from "./observer_workload.ts";
 
+/** What verify leaves out in a run under it (`verify`: nothing, as `axl verify` runs). */
+export type ObserverConfig = "verify" | "--no-graph" | "--no-probes" | "--no-perf";
+
 /** The observer-effect runs: alone and under verify. */
 export interface ObserverResults {
   frames: number;
   off: ObserverSample[];
-  on: (ObserverSample & { status: string })[];
+  on: (ObserverSample & { status: string; config?: ObserverConfig })[];
 }
 
 const { values } = parseArgs({
@@ -29,6 +33,8 @@ const { values } = parseArgs({
   options: {
     frames: { type: "string", default: "300" },
     rounds: { type: "string", default: "2" },
+    // One more run under verify without each of its probes, to tell which costs what.
+    split: { type: "boolean", default: false },
     out: { type: "string" },
   },
 });
@@ -57,14 +63,20 @@ async function alone(i: number): Promise<ObserverSample> {
   return JSON.parse(await Deno.readTextFile(out));
 }
 
-async function verified(i: number): Promise<ObserverSample & { status: string }> {
-  const out = join(tmp, `on-${i}.json`);
+async function verified(
+  i: number,
+  config: ObserverConfig = "verify",
+): Promise<ObserverResults["on"][number]> {
+  const out = join(tmp, `on-${i}-${config}.json`);
   const { result } = await runVerify({
-    artifacts: join(tmp, `verify-${i}`),
+    artifacts: join(tmp, `verify-${i}-${config}`),
     workload: commandWorkload(argv(out), { frames: frames + 30 }),
     headline: "bench: observer effect",
+    ...(config === "--no-graph" ? { graph: false } : {}),
+    ...(config === "--no-probes" ? { probes: false } : {}),
+    ...(config === "--no-perf" ? { perf: false } : {}),
   });
-  return { ...JSON.parse(await Deno.readTextFile(out)), status: result.axl.status };
+  return { ...JSON.parse(await Deno.readTextFile(out)), status: result.axl.status, config };
 }
 
 const value: ObserverResults = { frames, off: [], on: [] };
@@ -73,6 +85,12 @@ for (let i = 0; i < Number(values.rounds); i++) {
   console.error(`observer_vm.ts: off ${JSON.stringify(value.off.at(-1))}`);
   value.on.push(await verified(i));
   console.error(`observer_vm.ts: on ${JSON.stringify(value.on.at(-1))}`);
+}
+if (values.split) {
+  for (const config of ["--no-graph", "--no-probes", "--no-perf"] as const) {
+    value.on.push(await verified(0, config));
+    console.error(`observer_vm.ts: on ${JSON.stringify(value.on.at(-1))}`);
+  }
 }
 await Deno.writeTextFile(
   values.out ?? `${results}/observer.json`,

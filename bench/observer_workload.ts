@@ -1,7 +1,7 @@
 /**
  * The workload of the observer-effect bench, run as its own process so that verify's own
  * work never counts as the workload's: the builtin frame loop on the first V4L2 capture
- * device (vivid paces it), after a warm-up; it writes delivered fps, process CPU per frame
+ * device (vivid paces it, 160×120 at 60 fps by default), after a warm-up; it writes delivered fps, process CPU per frame
  * and fence latency to `--out`.
  *
  * ```sh
@@ -30,12 +30,21 @@ const { values } = parseArgs({
   options: {
     frames: { type: "string", default: "300" },
     warmup: { type: "string", default: "30" },
+    width: { type: "string", default: "160" },
+    height: { type: "string", default: "120" },
+    fps: { type: "string", default: "60" },
     out: { type: "string" },
   },
 });
 if (!values.out) throw new Error("observer_workload.ts: --out FILE is required");
 using dev = Device.open();
-using producer = V4l2Producer.open({});
+// Small frames at 60 fps: vivid renders each one on the CPU, and the TCG guest cannot render
+// larger ones 60 times a second.
+using producer = V4l2Producer.open({
+  width: Number(values.width),
+  height: Number(values.height),
+  fps: Number(values.fps),
+});
 await runWorkload({ frames: Number(values.warmup), producer, device: dev, syncWait: false });
 const a = cpuSample();
 const r = await runWorkload({
