@@ -5,6 +5,8 @@ import type { OverheadRun } from "./verify_overhead.ts";
 import type { StartupResult } from "./startup.ts";
 import type { runSoakVm } from "./soak_vm.ts";
 import type { runGraphVm } from "./graph_vm.ts";
+import type { VerdictResults } from "./verdict_vm.ts";
+import type { ObserverBenchResults } from "./observer_bench.ts";
 import type { CallComparison } from "./section_ffi.ts";
 import type { SizeRow } from "./section_trace.ts";
 import type { LoopRatio, LoopRow } from "./section_frame_loop.ts";
@@ -97,6 +99,10 @@ export interface BenchResults {
   frameLoop: FrameLoopResults | undefined;
   verifyOverhead: VerifyOverheadResults | undefined;
   graph: Awaited<ReturnType<typeof runGraphVm>> | undefined;
+  /** Time from the builtin verify's workload end to its verdict, stage by stage. */
+  verdict?: VerdictResults;
+  /** The same workload alone and under verify. */
+  observer?: ObserverBenchResults;
   soak: Awaited<ReturnType<typeof runSoakVm>> | undefined;
   targets: Target[];
   problems: string[];

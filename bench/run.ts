@@ -14,14 +14,19 @@
  * 5. **function_graph** (one VM run): the time to switch it on and off patching every
  *    traceable function (before) and only the dma-buf functions (after), with the frame
  *    loop's cost under each.
- * 6. **Soak** (one VM run): verify of 200,000 vivid frames drained (about 75 minutes at vivid's
+ * 6. **Time to verdict** (one VM run): the builtin verify's stages from the workload's end
+ *    to the printed verdict (`timings.json`), against `perf report --stdio` alone on the same
+ *    `perf.data`.
+ * 7. **Observer effect** (one VM run with vivid): the builtin frame loop as its own process,
+ *    alone and under verify: delivered fps, process CPU per frame, fence latency, on ÷ off.
+ * 8. **Soak** (one VM run): verify of 200,000 vivid frames drained (about 75 minutes at vivid's
  *    60 fps; 2,000 frames with `--quick`).
  *
  * Targets are reported, never enforced: the exit status is 0 when everything ran, 3 when a
  * part could not run (the table says which and why).
  *
  * ```sh
- * deno run --allow-all bench/run.ts [--quick] [--only ffi,startup,trace,vm,graph,soak] [--sizes 100M,1G]
+ * deno run --allow-all bench/run.ts [--quick] [--only ffi,startup,trace,vm,graph,verdict,observer,soak] [--sizes 100M,1G]
  * ```
  *
  * @module
@@ -31,13 +36,24 @@ import { parseSize } from "./trace_gen.ts";
 import { measureStartup } from "./startup.ts";
 import { runSoakVm } from "./soak_vm.ts";
 import { runGraphVm } from "./graph_vm.ts";
+import { runVerdictVm } from "./verdict_vm.ts";
+import { runObserverVm } from "./observer_bench.ts";
 import { fmt, log, noise, results, root, sh, work } from "./_results.ts";
 import { ffiSection } from "./section_ffi.ts";
 import { traceSection } from "./section_trace.ts";
 import { vmSection } from "./section_frame_loop.ts";
 import { judgeTargets, printTable } from "./table.ts";
 
-const SECTIONS = ["ffi", "startup", "trace", "vm", "graph", "soak"] as const;
+const SECTIONS = [
+  "ffi",
+  "startup",
+  "trace",
+  "vm",
+  "graph",
+  "verdict",
+  "observer",
+  "soak",
+] as const;
 type Section = typeof SECTIONS[number];
 /** Every section runs unless `--only` names some. */
 const DEFAULT_SECTIONS: Section[] = [...SECTIONS];
@@ -58,7 +74,7 @@ async function main(): Promise<number> {
   });
   if (values.help) {
     console.log(
-      "usage: deno task bench [--quick] [--only ffi,startup,trace,vm,graph,soak] [--sizes 100M,1G]\n" +
+      "usage: deno task bench [--quick] [--only ffi,startup,trace,vm,graph,verdict,observer,soak] [--sizes 100M,1G]\n" +
         "                       [--keep-traces] [--no-icount] [--soak-frames N] [--out FILE]\n" +
         "Every section by default. The soak is 200,000 frames (2,000 with --quick): about 75\n" +
         "minutes at vivid's 60 fps; --only leaves it out.",
@@ -110,6 +126,12 @@ async function main(): Promise<number> {
   await section("vm", () => vmSection(quick, !values["no-icount"]));
   await section("graph", async () => {
     results.graph = await runGraphVm(root, `${work}/graph`, quick ? 100 : 200);
+  });
+  await section("verdict", async () => {
+    results.verdict = await runVerdictVm(root, `${work}/verdict`, 60);
+  });
+  await section("observer", async () => {
+    results.observer = await runObserverVm(root, `${work}/observer`, quick ? 120 : 300);
   });
   await section("soak", async () => {
     results.soak = await runSoakVm(root, `${work}/soak`, soakFrames);

@@ -7,6 +7,8 @@ import type { Summary } from "./_stats.ts";
 import type { Stage } from "./trace_analysis.ts";
 import { soakLines } from "./soak_vm.ts";
 import { graphLines } from "./graph_vm.ts";
+import { verdictLines, verdictTargets } from "./verdict_vm.ts";
+import { observerLines, observerTargets } from "./observer_bench.ts";
 import { fmt, mb, results, root, spread } from "./_results.ts";
 import type { SizeRow } from "./section_trace.ts";
 import type { LoopRatio } from "./section_frame_loop.ts";
@@ -32,6 +34,8 @@ export const WORKLOAD_GAP =
 /** Judges each target against what ran, into `results.targets`. */
 export function judgeTargets(): void {
   const t = results.targets;
+  if (results.verdict) t.push(...verdictTargets(results.verdict));
+  if (results.observer) t.push(...observerTargets(results.observer));
   const soak = results.soak;
   if (soak) {
     t.push({
@@ -321,6 +325,14 @@ export function printTable(out: string): void {
   if (graph) {
     p();
     for (const l of graphLines(graph)) p(l);
+  }
+  if (results.verdict) {
+    p();
+    for (const l of verdictLines(results.verdict)) p(l);
+  }
+  if (results.observer) {
+    p();
+    for (const l of observerLines(results.observer)) p(l);
   }
   const soak = results.soak;
   if (soak) {

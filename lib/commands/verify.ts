@@ -215,7 +215,8 @@ export const verifySpec: CommandSpec = {
     summary: "prove the zero-copy frame path (I1–I4) with ftrace, bufinfo and perf",
     details: CLI_DETAILS,
     epilogue: "Artifacts: trace.txt, per_cpu_stats.txt, bufinfo_samples.txt, perf.script,\n" +
-      "capture.json, result.json, trace.json (open in ui.perfetto.dev), report.html;\n" +
+      "perf.data, capture.json, result.json, trace.json (open in ui.perfetto.dev),\n" +
+      "report.html, timings.json (the stages from the workload's end to the verdict);\n" +
       "--junit and --metrics (also with --replay) write the verdict for CI and fleets.",
     exits: [
       [ExitCode.Ok, "PASS (all four invariants)"],

@@ -2,6 +2,7 @@
 // Whatever goes wrong becomes the reason perf is unavailable, never an exception.
 import { join } from "node:path";
 import { PerfRecording, perfScript, probePerfEvent } from "../trace/capture/perf_record.ts";
+import { parsePerfScript, type PerfSummary, summarizePerf } from "../trace/parse/perf_script.ts";
 
 /** Options of {@linkcode PerfCapture.probe}. */
 export interface PerfCaptureOptions {
@@ -83,15 +84,31 @@ export class PerfCapture {
     }
   }
 
-  /** Writes `perf.script` (and `perf-script.err`) to `dir` when perf recorded; its path. */
-  async writeScript(dir: string): Promise<string | undefined> {
-    if (!this.#recording || this.unavailable || !this.event) return undefined;
+  /**
+   * Writes `perf.script` (and `perf-script.err`) to `dir` when perf recorded, with a copy of
+   * `perf.data` for whole call chains (`perf script -i perf.data`), and folds the
+   * samples of `pids` as perf prints them, so that neither waits for the other; the path,
+   * and the summary unless the output did not parse (the judge then reads the file and
+   * names the line).
+   */
+  async writeScript(
+    dir: string,
+    pids: number[],
+  ): Promise<{ path: string; summary?: PerfSummary } | undefined> {
+    if (!this.scripting) return undefined;
     const path = join(dir, "perf.script");
-    await Deno.writeFile(
-      path,
-      perfScript(this.#o.data, this.#o.binary, join(dir, "perf-script.err")),
-    );
-    return path;
+    const output = perfScript(this.#o.data, this.#o.binary, join(dir, "perf-script.err"));
+    // perf.script holds two frames per sample: perf.data keeps the whole call chains.
+    const [folded] = await Promise.all([
+      saveAndFold(output, path, pids),
+      Deno.copyFile(this.#o.data, join(dir, "perf.data")),
+    ]);
+    return { path, ...folded };
+  }
+
+  /** Whether {@linkcode PerfCapture.writeScript} runs perf script (perf recorded). */
+  get scripting(): boolean {
+    return this.#recording !== undefined && !this.unavailable && this.event !== undefined;
   }
 
   /** The perf part of the capture record. */
@@ -101,4 +118,22 @@ export class PerfCapture {
     }
     return { unavailable: this.unavailable ?? "not recorded" };
   }
+}
+
+/**
+ * Writes `perf script` output to `path` and folds the samples of `pids` from the same bytes
+ * as they arrive. The summary is absent when the output does not parse.
+ */
+export async function saveAndFold(
+  output: ReadableStream<Uint8Array>,
+  path: string,
+  pids: number[],
+): Promise<{ summary?: PerfSummary }> {
+  const [toFile, toFold] = output.tee();
+  const [written, folded] = await Promise.allSettled([
+    Deno.writeFile(path, toFile),
+    summarizePerf(parsePerfScript(toFold, path), { pids }),
+  ]);
+  if (written.status === "rejected") throw written.reason;
+  return folded.status === "fulfilled" ? { summary: folded.value } : {};
 }

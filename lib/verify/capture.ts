@@ -35,6 +35,8 @@ import type { ImporterRecord } from "./evidence/source.ts";
 import { installDmabufProbes, removeDmabufProbes } from "../trace/capture/kprobe_events.ts";
 import type { ProbeSetup } from "./judge.ts";
 import { formatRestore, restoreAbandonedRuns } from "../trace/capture/tracefs_restore.ts";
+import { StageClock } from "./timings.ts";
+import type { PerfSummary } from "../trace/parse/perf_script.ts";
 
 /** Options of {@linkcode captureRun}. */
 export interface CaptureOptions {
@@ -72,6 +74,10 @@ export interface CaptureOptions {
   probes?: boolean;
   /** Progress messages (the command prints them on a TTY). */
   onProgress?: (message: string) => void;
+  /** Where `perf record` writes (default: a temporary directory, removed afterwards). */
+  perfData?: string;
+  /** Times the workload and the stages after it (default: a clock of its own). */
+  clock?: StageClock;
 }
 
 /** The non-raw inputs of the judge, saved as `capture.json` so a run can be judged again. */
@@ -118,6 +124,13 @@ export interface Capture {
   bufinfo: BufinfoSummary | { unavailable: string };
   /** Ring-buffer loss from per_cpu stats; absent when they could not be read. */
   loss?: BufferLoss;
+  /**
+   * The perf samples folded while `perf script` prints them, still running when the capture
+   * returns so that the judge reads the trace meanwhile; absent, or resolving to undefined,
+   * when the judge has to fold `perf.script` itself (a capture read back, or output that did
+   * not parse). It rejects when `perf.script` could not be written.
+   */
+  perfSummary?: Promise<PerfSummary | undefined>;
 }
 
 /**
@@ -188,6 +201,7 @@ export async function captureRun(
   const tmp = await Deno.makeTempDir({ prefix: "axl-verify-" });
   let drain: TraceDrain | undefined;
   let running: RunningWorkload | undefined;
+  let script: Promise<{ path: string; summary?: PerfSummary } | undefined> | undefined;
   let stopRequested = false;
   const interrupt = stopOnSignal(
     () => {
@@ -205,7 +219,7 @@ export async function captureRun(
     );
     const perf = await PerfCapture.probe({
       enabled: o.perf !== false,
-      data: join(tmp, "perf.data"),
+      data: o.perfData ?? join(tmp, "perf.data"),
       say,
       notes,
       ...(o.perfBinary ? { binary: o.perfBinary } : {}),
@@ -217,27 +231,40 @@ export async function captureRun(
     if (!bufinfoUnavailable) sampler.start();
     if (o.workload.pidsBeforeStart) await perf.attach(o.workload.pidsBeforeStart);
     say(`running workload: ${o.workload.description}`);
+    const clock = o.clock ?? new StageClock();
+    clock.workloadStarted();
     running = o.workload.start({ artifacts: o.artifacts, notes });
     if (stopRequested) running.stop();
     if (!o.workload.pidsBeforeStart) await perf.attach(running.pids);
     running.release?.();
     const watch = watchWorkload(running, bufinfoUnavailable ? undefined : sampler, notes);
     const outcome = await running.done;
-    const seen = await watch.stop();
+    clock.workloadEnded();
     say("workload done; collecting");
-    const bufinfo: BufinfoSummary | { unavailable: string } = bufinfoUnavailable
+    // perf writes its data file while the samplers stop.
+    const unsampled: BufinfoSummary | { unavailable: string } | undefined = bufinfoUnavailable
       ? { unavailable: bufinfoUnavailable }
-      : await sampler.stop();
-    await perf.stop(o.artifacts);
+      : undefined;
+    const [seen, bufinfo] = await Promise.all([
+      watch.stop(),
+      unsampled ?? sampler.stop(),
+      perf.stop(o.artifacts),
+    ]);
+    clock.lap("stop samplers and perf");
+    // perf script and its fold run while the trace drains, tracefs is restored and the
+    // judge reads the trace (it awaits `perfSummary`).
+    script = perf.writeScript(o.artifacts, running.pids);
+    script.catch(() => {}); // the judge awaits it; not an unhandled rejection meanwhile
     session.stop();
     const drained = await collectTrace(drain, session, files.trace, say);
     drain = undefined;
+    clock.lap("drain");
     const loss = await saveStats(session, files.stats, notes);
     const setup = session.info;
     await session.close();
     say("tracefs restored");
-    const perfScript = await perf.writeScript(o.artifacts);
-    if (perfScript) files.perfScript = perfScript;
+    clock.lap("restore tracefs");
+    if (perf.scripting) files.perfScript = join(o.artifacts, "perf.script");
 
     const record: CaptureRecord = {
       headline: o.headline,
@@ -258,7 +285,13 @@ export async function captureRun(
     };
     await Deno.writeTextFile(files.capture, JSON.stringify(record, null, 2) + "\n");
     return {
-      capture: { dir: o.artifacts, record, bufinfo, ...(loss ? { loss } : {}) },
+      capture: {
+        dir: o.artifacts,
+        record,
+        bufinfo,
+        ...(loss ? { loss } : {}),
+        ...(perf.scripting ? { perfSummary: script.then((s) => s?.summary) } : {}),
+      },
       files,
     };
   } finally {
@@ -269,7 +302,10 @@ export async function captureRun(
     } finally {
       // The session disabled the probe events: now they can go.
       if ("events" in probes) removeDmabufProbes(tracefs, `axl_kp_${Deno.pid}`);
-      await Deno.remove(tmp, { recursive: true }).catch(() => {});
+      // perf script reads perf.data in tmp until it ends.
+      const removeTmp = () => Deno.remove(tmp, { recursive: true }).catch(() => {});
+      if (script) script.finally(removeTmp).catch(() => {});
+      else await removeTmp();
     }
   }
 }

@@ -17,6 +17,7 @@ import { parsePerfScript, summarizePerf } from "../trace/parse/perf_script.ts";
 import type { Capture, CaptureRecord } from "./capture.ts";
 import { judge, type JudgeOptions } from "./judge.ts";
 import type { VerifyResult } from "./schema.ts";
+import type { StageClock } from "./timings.ts";
 import { readTraceFacts } from "./trace_facts.ts";
 import { traceScanUnavailable } from "../core/trace_scan.ts";
 import { type GstPadsLog, parseGstPads } from "../trace/parse/gst_pads.ts";
@@ -95,7 +96,8 @@ export async function readCapture(dir: string): Promise<Capture> {
 /**
  * Judges a captured run: `from` is a capture just taken (`captureRun()`) or an artifacts
  * directory, read with {@linkcode readCapture}. `perf.script` may be stored gzipped as
- * `perf.script.gz`.
+ * `perf.script.gz`. With `clock`, each stage (reading the trace, folding the perf samples,
+ * judging) is timed on it.
  *
  * @example
  * ```ts ignore
@@ -107,8 +109,10 @@ export async function readCapture(dir: string): Promise<Capture> {
 export async function judgeArtifacts(
   from: string | Capture,
   options?: JudgeOptions,
+  clock?: StageClock,
 ): Promise<VerifyResult> {
-  const { dir, record, bufinfo, loss } = typeof from === "string" ? await readCapture(from) : from;
+  const capture = typeof from === "string" ? await readCapture(from) : from;
+  const { dir, record, bufinfo, loss } = capture;
   // Read into one reused buffer and folded as it goes: memory does not grow with the trace.
   using trace = await Deno.open(join(dir, "trace.txt"));
   const unavailable = traceScanUnavailable();
@@ -119,12 +123,16 @@ export async function judgeArtifacts(
     strict: false,
     ...(unavailable !== undefined ? { scanner: "typescript" as const } : {}),
   });
+  clock?.lap("read trace");
+  // A live capture's perf script runs on while the trace is read; its fold is used as is.
+  const live = await capture.perfSummary;
+  clock?.lap("perf script and fold");
   const notes = unavailable === undefined
     ? record.notes
     : [...record.notes, scannerNote(unavailable, bytes, t0)];
   const perf = "unavailable" in record.perf ? { unavailable: record.perf.unavailable } : {
     ...record.perf,
-    summary: await summarizePerf(
+    summary: live ?? await summarizePerf(
       parsePerfScript(
         await openMaybeGzip(join(dir, "perf.script")),
         join(dir, "perf.script"),
@@ -132,6 +140,7 @@ export async function judgeArtifacts(
       { pids: record.workload.pids },
     ),
   };
+  clock?.lap("fold perf samples");
   const result = judge({
     headline: record.headline,
     trace: facts,
@@ -147,7 +156,9 @@ export async function judgeArtifacts(
     ...(options ? { options } : {}),
   });
   const pads = await readGstPads(dir);
-  return pads ? withPipeline(result, judgePipeline(pads)) : result;
+  const judged = pads ? withPipeline(result, judgePipeline(pads)) : result;
+  clock?.lap("judge");
+  return judged;
 }
 
 /** The GStreamer tracer's record of the run, or undefined when it wrote none. */

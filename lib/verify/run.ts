@@ -12,6 +12,7 @@ import { type CaptureFiles, type CaptureOptions, captureRun } from "./capture.ts
 import type { JudgeOptions } from "./judge.ts";
 import { judgeArtifacts } from "./replay.ts";
 import type { VerifyResult } from "./schema.ts";
+import { StageClock, type VerifyTimings } from "./timings.ts";
 
 /** Options of {@linkcode runVerify}: the capture's, and the judge's thresholds and sets. */
 export interface VerifyRunOptions extends CaptureOptions {
@@ -19,11 +20,16 @@ export interface VerifyRunOptions extends CaptureOptions {
 }
 
 /** Paths written by {@linkcode runVerify}. */
-export interface VerifyArtifacts extends CaptureFiles, VerdictFiles {}
+export interface VerifyArtifacts extends CaptureFiles, VerdictFiles {
+  /** `timings.json`: the workload's wall time and each stage after it. */
+  timings: string;
+}
 
 /**
  * Runs a verification and writes the artifacts. Throws only when it cannot run at all
- * (no tracefs, not root); everything else ends up in the result.
+ * (no tracefs, not root); everything else ends up in the result. The time from the
+ * workload's end to the verdict, stage by stage, goes to `timings.json` (not `result.json`,
+ * which a replay reproduces exactly).
  *
  * @example
  * ```ts ignore
@@ -34,10 +40,16 @@ export interface VerifyArtifacts extends CaptureFiles, VerdictFiles {}
  */
 export async function runVerify(
   o: VerifyRunOptions,
-): Promise<{ result: VerifyResult; artifacts: VerifyArtifacts }> {
-  const { capture, files } = await captureRun(o);
-  const result = await judgeArtifacts(capture, o.judge);
-  return { result, artifacts: { ...files, ...await writeVerdict(files.dir, result) } };
+): Promise<{ result: VerifyResult; artifacts: VerifyArtifacts; timings: VerifyTimings }> {
+  const clock = o.clock ?? new StageClock();
+  const { capture, files } = await captureRun({ ...o, clock });
+  const result = await judgeArtifacts(capture, o.judge, clock);
+  const verdict = await writeVerdict(files.dir, result);
+  clock.lap("report");
+  const timings = clock.timings();
+  const path = join(files.dir, "timings.json");
+  await Deno.writeTextFile(path, JSON.stringify(timings, null, 2) + "\n");
+  return { result, artifacts: { ...files, ...verdict, timings: path }, timings };
 }
 
 /** The verdict files of a run: result.json, trace.json (Perfetto) and report.html. */

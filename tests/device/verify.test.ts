@@ -4,6 +4,7 @@
 // Artifacts of each run go to $AXL_RESULTS/verify-<case>/ when the rig provides it.
 import assert from "node:assert/strict";
 import { runVerify } from "../../lib/verify/run.ts";
+import type { VerifyTimings } from "../../lib/verify/timings.ts";
 import { builtinWorkload } from "../../lib/verify/builtin_workload.ts";
 import { listCaptureDevices, V4l2Producer } from "../../lib/frames/producers/v4l2_producer.ts";
 import { HeapProducer } from "../../lib/frames/producers/heap_producer.ts";
@@ -108,6 +109,19 @@ Deno.test("runVerify() copy mode: FAIL on I4 naming the copy routine", async () 
   const g = await judgeArtifacts(r.dir, { evidence: "generic" });
   assert.equal(g.axl.invariants.I4.status, "FAIL");
   assert.deepEqual(g.detail.memcpy_hot, r.detail.memcpy_hot);
+  // The live run folded perf script's output as perf printed it; a replay folds perf.script
+  // from the file: the same perf evidence and verdict.
+  const again = await judgeArtifacts(r.dir);
+  assert.deepEqual(again.axl.perf, r.axl.perf);
+  assert.deepEqual(again.axl.invariants.I4, r.axl.invariants.I4);
+  // The stages after the workload are timed, and perf.data keeps the whole call chains.
+  const t = JSON.parse(await Deno.readTextFile(`${r.dir}/timings.json`)) as VerifyTimings;
+  const stages = t.stages.map((s) => s.stage);
+  for (const stage of ["drain", "perf script and fold", "judge", "report"]) {
+    assert.ok(stages.includes(stage), `timings.json has no '${stage}': ${stages.join(", ")}`);
+  }
+  console.log(`verify copy: ${t.toVerdictMs} ms from the workload's end to the verdict`);
+  assert.ok((await Deno.stat(`${r.dir}/perf.data`)).size > 0, "perf.data copied");
 });
 
 Deno.test("runVerify() with a tiny trace buffer: INCONCLUSIVE, never PASS", async () => {

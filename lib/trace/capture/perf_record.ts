@@ -144,6 +144,9 @@ export class PerfRecording {
       options.perf ?? "perf",
       "record",
       "-q",
+      // No copies of the sampled binaries into ~/.debug: on a fresh machine that copies
+      // the whole deno binary when perf stops, and perf script reads them where they are.
+      "--no-buildid-cache",
       "-e",
       options.event,
       "-F",
@@ -228,6 +231,21 @@ export class PerfRecording {
 }
 
 /**
+ * The options of verify's `perf script`: the fields its parser reads (no "cpu" field:
+ * per-process recordings (-p) do not sample the CPU number), and of each call chain only
+ * the leaf and its caller, the two frames the perf summary uses. perf resolves a chain up
+ * to `--max-stack` addresses, so the two frames printed are the first two of the full
+ * chain; in the TCG guest that takes 7.7 s instead of 11.8 s for 1,889 samples, and prints
+ * 340 KB instead of 2.5 MB for the fold to read.
+ */
+export const PERF_SCRIPT_ARGS: readonly string[] = [
+  "-F",
+  "comm,pid,tid,time,period,event,ip,sym,dso",
+  "--max-stack",
+  "2",
+];
+
+/**
  * Runs `perf script` on a data file and returns its stdout as a stream (for
  * `parsePerfScript`). The caller must consume or cancel the stream.
  *
@@ -243,9 +261,8 @@ export function perfScript(
   perf = "perf",
   stderrFile?: string,
 ): ReadableStream<Uint8Array> {
-  // No "cpu" field: per-process recordings (-p) do not sample the CPU number.
   const child = new Deno.Command(perf, {
-    args: ["script", "-i", data, "-F", "comm,pid,tid,time,period,event,ip,sym,dso"],
+    args: ["script", "-i", data, ...PERF_SCRIPT_ARGS],
     stdin: "null",
     stdout: "piped",
     stderr: stderrFile ? "piped" : "null",

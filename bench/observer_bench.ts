@@ -1,0 +1,137 @@
+/**
+ * The bench's observer-effect section (`deno task bench --only observer`): one VM run of
+ * `bench/observer_vm.ts` with vivid, the same workload alone and under verify, as table
+ * lines and targets (verify on costs the workload ≤ 3 % of its fps and ≤ 10 % of its CPU
+ * per frame).
+ *
+ * @module
+ */
+import type { Target } from "./_results.ts";
+import { runGuestJson } from "./_vm_guest.ts";
+import type { ObserverResults } from "./observer_vm.ts";
+import type { ObserverSample } from "./observer_workload.ts";
+
+/** What the section keeps in `results.json`. */
+export type ObserverBenchResults = ObserverResults & { vmWallS: number };
+
+/** Runs observer_vm.ts in the VM rig with vivid; `out` receives the rig's results. */
+export async function runObserverVm(
+  root: string,
+  out: string,
+  frames: number,
+): Promise<ObserverBenchResults> {
+  const { value, vmWallS } = await runGuestJson<ObserverResults>({
+    root,
+    out,
+    guest: `deno run --no-check --allow-all bench/observer_vm.ts --frames ${frames} --split ` +
+      `|| exit 3`,
+    json: "observer.json",
+    timeoutS: 1500,
+    rigArgs: ["--vivid"],
+  });
+  return { ...value, vmWallS };
+}
+
+type Metric = Exclude<keyof ObserverSample, "frames">;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Median of a metric with verify off and on (`config`, default all of verify), on ÷ off. */
+export function observerRatio(
+  r: ObserverResults,
+  metric: Metric,
+  config = "verify",
+): { off: number; on: number; ratio: number } {
+  const off = median(r.off.map((s) => s[metric]));
+  const on = median(r.on.filter((s) => (s.config ?? "verify") === config).map((s) => s[metric]));
+  return { off, on, ratio: on / off };
+}
+
+const ROWS: [Metric, string, number][] = [
+  ["fps", "delivered fps", 1],
+  ["cpuUsPerFrame", "process CPU per frame (µs)", 0],
+  ["latencyP50Us", "fence latency p50 (µs)", 0],
+  ["latencyP99Us", "fence latency p99 (µs)", 0],
+];
+
+/**
+ * The section's table lines.
+ *
+ * @example
+ * ```ts
+ * import { observerLines } from "./observer_bench.ts";
+ * const s = (fps: number, cpu: number) => ({ frames: 300, fps, cpuUsPerFrame: cpu,
+ *   latencyP50Us: 100, latencyP99Us: 200 });
+ * const lines = observerLines({ frames: 300, vmWallS: 100, off: [s(60, 500)],
+ *   on: [{ ...s(59, 550), status: "PASS" }] });
+ * if (!lines.some((l) => l.includes("delivered fps") && l.includes("0.983"))) throw new Error();
+ * ```
+ */
+export function observerLines(r: ObserverBenchResults): string[] {
+  const lines = [
+    `Observer effect (VM with vivid, builtin frame loop of ${r.frames} frames as its own ` +
+    `process, alone and under verify, ${r.off.length} rounds each, medians; verify: ` +
+    `${r.on.map((s) => s.status).join(", ")}; VM wall ${Math.round(r.vmWallS)} s)`,
+    `  ${"".padEnd(32)} ${"verify off".padEnd(12)} ${"verify on".padEnd(12)} on/off`,
+  ];
+  for (const [m, name, digits] of ROWS) {
+    const { off, on, ratio } = observerRatio(r, m);
+    lines.push(
+      `  ${name.padEnd(32)} ${off.toFixed(digits).padEnd(12)} ${on.toFixed(digits).padEnd(12)} ${
+        ratio.toFixed(3)
+      }`,
+    );
+  }
+  const split = [...new Set(r.on.map((s) => s.config ?? "verify"))].filter((c) => c !== "verify");
+  if (split.length) {
+    lines.push(`  verify without one of its probes (one run each; on/off of fps, CPU per frame):`);
+    for (const c of split) {
+      const fps = observerRatio(r, "fps", c), cpu = observerRatio(r, "cpuUsPerFrame", c);
+      lines.push(
+        `  ${`  verify ${c}`.padEnd(32)} ${fps.on.toFixed(1).padEnd(12)} ${
+          cpu.on.toFixed(0).padEnd(12)
+        } ${fps.ratio.toFixed(3)}, ${cpu.ratio.toFixed(3)}`,
+      );
+    }
+  }
+  return lines;
+}
+
+/**
+ * The section's targets.
+ *
+ * @example
+ * ```ts
+ * import { observerTargets } from "./observer_bench.ts";
+ * const s = (fps: number, cpu: number) => ({ frames: 300, fps, cpuUsPerFrame: cpu,
+ *   latencyP50Us: 100, latencyP99Us: 200 });
+ * const t = observerTargets({ frames: 300, off: [s(60, 500)], on: [{ ...s(59, 600), status: "PASS" }] });
+ * if (t[0]?.met !== true || t[1]?.met !== false) throw new Error(JSON.stringify(t));
+ * ```
+ */
+export function observerTargets(r: ObserverResults): Target[] {
+  const fps = observerRatio(r, "fps");
+  const cpu = observerRatio(r, "cpuUsPerFrame");
+  const pct = (x: number) => `${((x - 1) * 100).toFixed(1)} %`;
+  return [
+    {
+      name: "verify on: the workload's delivered fps, change against verify off",
+      target: "≥ -3 %",
+      value: `${pct(fps.ratio)} (${fps.off.toFixed(1)} → ${fps.on.toFixed(1)} fps)`,
+      met: fps.ratio >= 0.97,
+    },
+    {
+      name: "verify on: the workload's process CPU per frame, change against verify off",
+      target: "≤ +10 %",
+      value: `+${pct(cpu.ratio)} (${cpu.off.toFixed(0)} → ${cpu.on.toFixed(0)} µs)`.replace(
+        "+-",
+        "-",
+      ),
+      met: cpu.ratio <= 1.1,
+    },
+  ];
+}

@@ -1,0 +1,103 @@
+/**
+ * Runs inside the VM rig: the time from the builtin verify's workload end to its verdict,
+ * stage by stage (`timings.json`), against `perf report --stdio` alone on the same
+ * `perf.data`; then `perf script` as verify runs it against variants of its options, each
+ * timed and checked for the same perf summary (the only part of the output the judge uses).
+ *
+ * ```sh
+ * scripts/vm/run.sh -- deno run --no-check --allow-all bench/verdict_time_vm.ts --frames 60
+ * ```
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { join } from "node:path";
+import { Device } from "../lib/core/device.ts";
+import { HeapProducer } from "../lib/frames/producers/heap_producer.ts";
+import { builtinWorkload } from "../lib/verify/builtin_workload.ts";
+import { runVerify } from "../lib/verify/run.ts";
+import type { VerifyTimings } from "../lib/verify/timings.ts";
+import { parsePerfScript, summarizePerf } from "../lib/trace/parse/perf_script.ts";
+import { PERF_SCRIPT_ARGS } from "../lib/trace/capture/perf_record.ts";
+
+/** One perf command on the kept perf.data. */
+export interface PerfCommandTime {
+  what: string;
+  argv: string[];
+  ms: number;
+  bytes: number;
+  /** The judge's perf summary equals the one of verify's own `perf script`. */
+  sameSummary?: boolean;
+}
+
+/** What the guest writes to `$AXL_RESULTS/verdict_time.json`. */
+export interface VerdictTimeResults {
+  frames: number;
+  status: string;
+  timings: VerifyTimings;
+  perfSamples: number;
+  perf: PerfCommandTime[];
+}
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: { frames: { type: "string", default: "60" }, out: { type: "string" } },
+});
+const frames = Number(values.frames);
+const results = Deno.env.get("AXL_RESULTS") ?? ".";
+const out = values.out ?? `${results}/verdict_time.json`;
+const tmp = await Deno.makeTempDir({ prefix: "axl-bench-verdict-" });
+const data = join(tmp, "perf.data");
+
+using dev = Device.open();
+using producer = HeapProducer.open({});
+const t0 = performance.now();
+const { result, timings } = await runVerify({
+  artifacts: join(tmp, "artifacts"),
+  workload: builtinWorkload({ frames, producer, device: dev }),
+  headline: "bench: time to verdict",
+  perfData: data,
+  onProgress: (m) => console.error(`[${Math.round(performance.now() - t0)} ms] ${m}`),
+});
+console.error(`verdict_time_vm.ts: ${result.axl.status}; ${JSON.stringify(timings)}`);
+
+async function timeCommand(what: string, args: string[]): Promise<PerfCommandTime> {
+  const file = join(tmp, `${what.replaceAll(/\W+/g, "_")}.out`);
+  const t = performance.now();
+  const st = await new Deno.Command("bash", {
+    args: ["-c", 'exec "$@" > "$0" 2>/dev/null', file, "perf", ...args],
+  }).output();
+  const ms = Math.round(performance.now() - t);
+  if (!st.success) throw new Error(`perf ${args.join(" ")} exited ${st.code}`);
+  const bytes = (await Deno.stat(file)).size;
+  console.error(`verdict_time_vm.ts: ${what}: ${ms} ms, ${bytes} bytes`);
+  return { what, argv: ["perf", ...args], ms, bytes };
+}
+
+async function summaryOf(what: string) {
+  const file = join(tmp, `${what.replaceAll(/\W+/g, "_")}.out`);
+  return await summarizePerf(parsePerfScript((await Deno.open(file)).readable, file), {
+    pids: (JSON.parse(
+      await Deno.readTextFile(join(tmp, "artifacts", "capture.json")),
+    ) as { workload: { pids: number[] } }).workload.pids,
+  });
+}
+
+const perf: PerfCommandTime[] = [];
+const FULL = ["-F", "comm,pid,tid,time,period,event,ip,sym,dso"];
+perf.push(await timeCommand("perf report --stdio", ["report", "--stdio", "-i", data]));
+perf.push(await timeCommand("perf script (verify)", ["script", "-i", data, ...PERF_SCRIPT_ARGS]));
+perf.push(await timeCommand("perf script (full stacks)", ["script", "-i", data, ...FULL]));
+const reference = JSON.stringify(await summaryOf("perf script (full stacks)"));
+for (const p of perf.slice(1)) {
+  p.sameSummary = JSON.stringify(await summaryOf(p.what)) === reference;
+}
+const value: VerdictTimeResults = {
+  frames,
+  status: result.axl.status,
+  timings,
+  perfSamples: (await summaryOf("perf script (verify)")).samples,
+  perf,
+};
+await Deno.writeTextFile(out, JSON.stringify(value, null, 1) + "\n");
+await Deno.remove(tmp, { recursive: true });

@@ -1,0 +1,114 @@
+/**
+ * The bench's time-to-verdict section (`deno task bench --only verdict`): one VM run of
+ * `bench/verdict_time_vm.ts`, the builtin verify's stages from the workload's end to the
+ * verdict against `perf report --stdio` alone on the same `perf.data`, as table lines and
+ * targets.
+ *
+ * @module
+ */
+import type { Target } from "./_results.ts";
+import { runGuestJson } from "./_vm_guest.ts";
+import type { VerdictTimeResults } from "./verdict_time_vm.ts";
+
+/** What the section keeps in `results.json`. */
+export type VerdictResults = VerdictTimeResults & { vmWallS: number };
+
+/** Runs verdict_time_vm.ts in the VM rig; `out` receives the rig's results. */
+export async function runVerdictVm(
+  root: string,
+  out: string,
+  frames: number,
+): Promise<VerdictResults> {
+  const { value, vmWallS } = await runGuestJson<VerdictTimeResults>({
+    root,
+    out,
+    guest: `deno run --no-check --allow-all bench/verdict_time_vm.ts --frames ${frames} || exit 3`,
+    json: "verdict_time.json",
+    // About 4 minutes under load: the verify run, then perf report and two perf scripts.
+    timeoutS: 1500,
+  });
+  return { ...value, vmWallS };
+}
+
+const s = (ms: number): string => `${(ms / 1e3).toFixed(1)} s`;
+
+/** `perf report --stdio` on the run's perf.data, in ms (NaN when it did not run). */
+function reportMs(v: VerdictTimeResults): number {
+  return v.perf.find((p) => p.what === "perf report --stdio")?.ms ?? NaN;
+}
+
+/**
+ * The section's table lines: each stage after the workload, then the perf commands.
+ *
+ * @example
+ * ```ts
+ * import { verdictLines } from "./verdict_vm.ts";
+ * const lines = verdictLines({ frames: 60, status: "PASS", perfSamples: 10, vmWallS: 200,
+ *   timings: { workloadMs: 2000, toVerdictMs: 3000, stages: [{ stage: "drain", ms: 3000 }] },
+ *   perf: [{ what: "perf report --stdio", argv: [], ms: 6000, bytes: 1 }] });
+ * if (!lines.some((l) => l.includes("drain") && l.includes("3.0 s"))) throw new Error();
+ * ```
+ */
+export function verdictLines(v: VerdictResults): string[] {
+  const lines = [
+    `Time to verdict (VM, builtin verify of ${v.frames} frames, ${v.status}, ` +
+    `${v.perfSamples} perf samples; VM wall ${Math.round(v.vmWallS)} s)`,
+    `  ${"workload".padEnd(40)} ${s(v.timings.workloadMs)}`,
+  ];
+  for (const st of v.timings.stages) lines.push(`  ${`  ${st.stage}`.padEnd(40)} ${s(st.ms)}`);
+  lines.push(`  ${"workload end → verdict".padEnd(40)} ${s(v.timings.toVerdictMs)}`);
+  for (const p of v.perf) {
+    const same = p.sameSummary === undefined
+      ? ""
+      : p.sameSummary
+      ? ", same summary"
+      : ", OTHER SUMMARY";
+    lines.push(`  ${p.what.padEnd(40)} ${s(p.ms)} (${Math.round(p.bytes / 1e3)} KB${same})`);
+  }
+  return lines;
+}
+
+/**
+ * The section's targets: the time to verdict within 2× `perf report --stdio` on the same
+ * data, and no longer than the workload ran; verify's perf script folds to the same
+ * summary as the full call chains.
+ *
+ * @example
+ * ```ts
+ * import { verdictTargets } from "./verdict_vm.ts";
+ * const t = verdictTargets({ frames: 60, status: "PASS", perfSamples: 10,
+ *   timings: { workloadMs: 2000, toVerdictMs: 3000, stages: [] },
+ *   perf: [{ what: "perf report --stdio", argv: [], ms: 6000, bytes: 1 }] });
+ * if (t[0]?.met !== true || t[1]?.met !== false) throw new Error();
+ * ```
+ */
+export function verdictTargets(v: VerdictTimeResults): Target[] {
+  const report = reportMs(v);
+  const toVerdict = v.timings.toVerdictMs;
+  const targets: Target[] = [
+    {
+      name: "verify: workload end → verdict / perf report --stdio on the same perf.data",
+      target: "≤ 2×",
+      value: `${(toVerdict / report).toFixed(2)}× (${s(toVerdict)} / ${s(report)})`,
+      met: Number.isFinite(report) ? toVerdict <= 2 * report : null,
+    },
+    {
+      name: "verify: workload end → verdict / the workload's own run",
+      target: "≤ 1×",
+      value: `${(toVerdict / v.timings.workloadMs).toFixed(1)}× (${s(toVerdict)} / ${
+        s(v.timings.workloadMs)
+      })`,
+      met: toVerdict <= v.timings.workloadMs,
+    },
+  ];
+  const verify = v.perf.find((p) => p.what === "perf script (verify)");
+  if (verify?.sameSummary !== undefined) {
+    targets.push({
+      name: "verify: its perf script folds to the full call chains' perf summary",
+      target: "same",
+      value: verify.sameSummary ? "same" : "different",
+      met: verify.sameSummary,
+    });
+  }
+  return targets;
+}
