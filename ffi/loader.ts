@@ -82,6 +82,7 @@ export const traceScanSymbols = {
   axl_trace_join_summary: symbols.axl_trace_join_summary,
   axl_trace_join_read: symbols.axl_trace_join_read,
   axl_trace_join_string: symbols.axl_trace_join_string,
+  axl_trace_join_count_only: symbols.axl_trace_join_count_only,
   axl_trace_join_stop: symbols.axl_trace_join_stop,
 } as const;
 

@@ -158,6 +158,8 @@ export const symbols = {
   axl_trace_join_read: { parameters: ["buffer", "i32", "buffer", "u32"], result: "i32" },
   // int32_t axl_trace_join_string(uint8_t *state, int32_t id, uint8_t *out, uint32_t out_len);
   axl_trace_join_string: { parameters: ["buffer", "i32", "buffer", "u32"], result: "i32" },
+  // int32_t axl_trace_join_count_only(uint8_t *state, int32_t num);
+  axl_trace_join_count_only: { parameters: ["buffer", "i32"], result: "i32" },
   // void axl_trace_join_stop(uint8_t *state);
   axl_trace_join_stop: { parameters: ["buffer"], result: "void" },
 } as const satisfies Deno.ForeignLibraryInterface;

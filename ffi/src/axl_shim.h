@@ -135,6 +135,7 @@ int32_t axl_trace_join_add(uint8_t *state, int32_t kind, const double *args,
 int32_t axl_trace_join_summary(uint8_t *state, double *out, uint32_t out_len);
 int32_t axl_trace_join_read(uint8_t *state, int32_t what, double *out, uint32_t out_len);
 int32_t axl_trace_join_string(uint8_t *state, int32_t id, uint8_t *out, uint32_t out_len);
+int32_t axl_trace_join_count_only(uint8_t *state, int32_t num);
 void axl_trace_join_stop(uint8_t *state);
 
 #endif /* AXL_SHIM_H */

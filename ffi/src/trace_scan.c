@@ -759,7 +759,7 @@ static int blank_line(const struct line *l)
 /* Events the join takes (foldEvent() of lib/verify/trace_facts.ts).                      */
 
 enum { EV_UNKNOWN, EV_OTHER, EV_IMPORT, EV_RELEASE, EV_SUBMIT, EV_COMPLETE, EV_SIGNALED,
-       EV_DESTROY, EV_WAIT };
+       EV_DESTROY, EV_WAIT, EV_COUNT /* only counted: axl_trace_join_count_only() */ };
 
 static int event_kind(const uint8_t *name, long len)
 {
@@ -875,6 +875,8 @@ static int fold_event(struct scan_state *s, const struct line *l, const struct e
 		return 1;
 	case EV_WAIT:
 		j->fence_wait_lines++;
+		return 1;
+	case EV_COUNT:
 		return 1;
 	}
 	return 0;
@@ -1221,6 +1223,22 @@ int32_t axl_trace_join_string(uint8_t *state, int32_t id, uint8_t *out, uint32_t
 	if (out && j->strings[id].len <= out_len)
 		memcpy(out, j->strings[id].bytes, j->strings[id].len);
 	return (int32_t)j->strings[id].len;
+}
+
+/*
+ * Events of name number @num are only counted from now on (and their time taken), not
+ * reported: the caller saw the first one and folds nothing else of them. -EINVAL when no
+ * join runs or the number is not a name's.
+ */
+int32_t axl_trace_join_count_only(uint8_t *state, int32_t num)
+{
+	struct scan_state *s = state_of(state);
+
+	if (!s || !s->join || num < 0 || (uint32_t)num >= s->events.used)
+		return -EINVAL;
+	s->event_kind[num] = EV_COUNT;
+	s->announced[num] = 1;
+	return 0;
 }
 
 /* Frees the join; the scanner goes on without it. */

@@ -259,6 +259,15 @@ export class TraceChunkScanner {
     };
   }
 
+  /**
+   * With the join running: events of name number `number` (a {@linkcode SCAN_EVENT}
+   * record's) are only counted from now on, in {@linkcode joinResult}'s `eventCounts`.
+   */
+  joinCountOnly(number: number): void {
+    const r = this.#symbols.axl_trace_join_count_only(this.#state, number);
+    if (r < 0) throw new RangeError(`axl_trace_join_count_only(${number}): error ${r}`);
+  }
+
   /** Frees the C join (nothing when none runs). */
   stopJoin(): void {
     this.#symbols.axl_trace_join_stop(this.#state);

@@ -366,6 +366,12 @@ async function readWithCJoin(
         names.set(number, name);
         facts.eventCounts[name] ??= 0;
       },
+      // Events the fold only counts: C counts them after the first.
+      countOnly: (name, number) => {
+        if (JOINED.has(name) || DmabufProbeFacts.isProbeEvent(name)) return false;
+        names.set(number, name);
+        return true;
+      },
       onCalls: (func, count) => {
         calls[func] = (calls[func] ?? 0) + count;
       },
@@ -384,6 +390,18 @@ async function readWithCJoin(
     scanner.stopJoin();
   }
 }
+
+/** Events {@linkcode foldEvent} does more with than count. */
+const JOINED = new Set([
+  "axl_dmabuf_import",
+  "axl_dmabuf_release",
+  "axl_job_submit",
+  "axl_job_complete",
+  "dma_fence_signaled",
+  "dma_fence_destroy",
+  "dma_fence_wait_start",
+  "dma_fence_wait_end",
+]);
 
 /** Events TypeScript folds, handed to the C join of `scanner`. */
 function cJoinSink(scanner: TraceChunkScanner): JoinSink {

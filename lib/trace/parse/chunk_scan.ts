@@ -43,6 +43,11 @@ export interface ChunkScanOptions extends FtraceParseOptions {
    * counted there, by `number`), in line order with everything else.
    */
   onFolded?: (name: string, number: number) => void;
+  /**
+   * With the scanner's C join running: asked once per event name, after its first event went
+   * to `onEvent`; true has C only count the later ones (by `number`, as `onFolded`'s).
+   */
+  countOnly?: (name: string, number: number) => boolean;
 }
 
 /** Bytes scanned per call into C. */
@@ -181,7 +186,7 @@ export async function scanFtraceChunks(
   const { onCalls, onEvent } = options;
   const switches = options.switches ?? true;
   const scanner = options.scanner ?? new TraceChunkScanner(options.recordWords);
-  const onFolded = options.onFolded;
+  const { onFolded, countOnly } = options;
   const visit = ftraceLineVisitor(onRecord, {
     ...options,
     onCall: (func, call) => {
@@ -211,12 +216,14 @@ export async function scanFtraceChunks(
       } else if (kind === SCAN_EVENT) {
         const fields = out[at + 6]!, number = out[at + 7]!;
         let name = eventNames[number];
+        const first = name === undefined;
         if (name === undefined) {
           name = names.get(undefined, buf, a, b);
           if (number >= 0) eventNames[number] = name;
         }
         event.point(buf, base, out, at, name);
         if (!onEvent(event)) parseEventLine(base, at, line);
+        if (first && number >= 0 && countOnly?.(name, number)) scanner.joinCountOnly(number);
         at += 8 + 4 * fields;
       } else if (kind === SCAN_FOLDED) {
         const number = out[at + 4]!;

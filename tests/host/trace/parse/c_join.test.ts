@@ -192,6 +192,35 @@ Deno.test("the C join hands TypeScript the first event of each name, not every e
   }
 });
 
+Deno.test("the C join only counts the events of a name it was told to", () => {
+  const scanner = new TraceChunkScanner();
+  scanner.startJoin(10_000, 4096);
+  try {
+    const line = (i: number) => ev(`2.${i}`, "dma_fence_init", `context=9 seqno=${i}`);
+    const scan = (text: string): number[] => {
+      const bytes = new TextEncoder().encode(text);
+      assert.equal(scanner.scan(bytes, bytes.length), bytes.length);
+      const kinds: number[] = [];
+      for (let at = 2; at < scanner.out[0]!;) {
+        const kind = scanner.out[at]!;
+        kinds.push(kind);
+        at += kind === SCAN_FOLDED ? 5 : kind === SCAN_EVENT ? 8 + 4 * scanner.out[at + 6]! : 4;
+      }
+      return kinds;
+    };
+    assert.deepEqual(scan(`${line(1)}\n`), [SCAN_EVENT]);
+    const number = scanner.out[2 + 7]!;
+    scanner.joinCountOnly(number);
+    assert.deepEqual(scan(`${line(2)}\n${line(3)}\n${line(4)}\n`), []);
+    const r = scanner.joinResult();
+    assert.equal(r.eventCounts.get(number), 3);
+    assert.deepEqual([r.firstTs, r.lastTs], [2.2e9, 2.4e9]);
+    assert.throws(() => scanner.joinCountOnly(99), RangeError);
+  } finally {
+    scanner.stopJoin();
+  }
+});
+
 Deno.test("the C join refuses bad options and a second start, and reads random bytes", () => {
   const scanner = new TraceChunkScanner();
   assert.throws(() => scanner.startJoin(-1, 10), /invalid options \(listLimit -1, window 10\)/);
