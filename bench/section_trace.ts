@@ -22,6 +22,8 @@ export interface StageRow {
   timesGrep?: number;
   /** This stage's CPU throughput / the seed-style Python pass's. */
   timesPython?: number;
+  /** This stage's CPU throughput / the filtered Python pass's (`seed_checker_filtered.py`). */
+  timesPythonFiltered?: number;
   failed?: string;
 }
 
@@ -32,6 +34,16 @@ export interface SizeRow {
   python?: { submits: number; cpuMs: Summary; wallMs: Summary; cpuMBps: number; wallMBps: number };
   /** Why the Python pass has no numbers. */
   pythonFailed?: string;
+  /** The stronger Python pass: a substring test on each line before any regex. */
+  pythonFiltered?: {
+    submits: number;
+    cpuMs: Summary;
+    wallMs: Summary;
+    cpuMBps: number;
+    wallMBps: number;
+  };
+  /** Why the filtered Python pass has no numbers. */
+  pythonFilteredFailed?: string;
   stages: StageRow[];
 }
 
@@ -70,8 +82,13 @@ export interface PythonRun {
   wallMs: number;
 }
 
-export async function pythonOnce(file: string): Promise<PythonRun> {
-  const r = await timedOnce('python3 bench/seed_checker.py "$1"', file);
+/**
+ * One run of a Python pass over `file`: `seed_checker.py` (a regex on every line), or with
+ * `filtered` the stronger `seed_checker_filtered.py` (a substring test first).
+ */
+export async function pythonOnce(file: string, filtered = false): Promise<PythonRun> {
+  const script = filtered ? "bench/seed_checker_filtered.py" : "bench/seed_checker.py";
+  const r = await timedOnce(`python3 ${script} "$1"`, file);
   const counted = JSON.parse(r.out) as { submits: number; imports: number };
   return { submits: counted.submits, imports: counted.imports, cpuMs: r.cpuMs, wallMs: r.wallMs };
 }
@@ -137,7 +154,9 @@ export async function traceSection(sizes: number[], quick: boolean, keep: boolea
       const repeated = new Set<Stage>(["c-lines", "c-scan", "facts-ts", "facts", "judge"]);
       const grepRuns: { count: number; cpuMs: number; wallMs: number }[] = [];
       const pythonRuns: PythonRun[] = [];
+      const filteredRuns: PythonRun[] = [];
       let pythonFailed: string | undefined;
+      let filteredFailed: string | undefined;
       const byStage = new Map<Stage, StageRow>(stages.map((s) => [s, { stage: s, runs: [] }]));
       for (let rep = 0; rep < reps; rep++) {
         grepRuns.push(await grepOnce(file));
@@ -147,6 +166,14 @@ export async function traceSection(sizes: number[], quick: boolean, keep: boolea
             pythonRuns.push(await pythonOnce(file));
           } catch (e) {
             pythonFailed = (e as Error).message;
+          }
+        }
+        if (!filteredFailed) {
+          log(`trace: ${mb(size)} filtered Python pass (${rep + 1}/${reps})`);
+          try {
+            filteredRuns.push(await pythonOnce(file, true));
+          } catch (e) {
+            filteredFailed = (e as Error).message;
           }
         }
         for (const stage of stages) {
@@ -166,11 +193,15 @@ export async function traceSection(sizes: number[], quick: boolean, keep: boolea
       const grep = { count: grepRuns[0]!.count, ...speed(grepRuns, generated.bytes) };
       const python = pythonRuns.length ? speed(pythonRuns, generated.bytes) : undefined;
       const pythonSubmits = pythonRuns[0]?.submits;
-      if (pythonSubmits !== undefined && pythonSubmits !== generated.frames) {
-        results.problems.push(
-          `trace ${mb(size)}: the Python pass counted ${pythonSubmits} submits, ` +
-            `generated ${generated.frames}`,
-        );
+      const filtered = filteredRuns.length ? speed(filteredRuns, generated.bytes) : undefined;
+      const filteredSubmits = filteredRuns[0]?.submits;
+      for (const [what, n] of [["", pythonSubmits], ["filtered ", filteredSubmits]] as const) {
+        if (n !== undefined && n !== generated.frames) {
+          results.problems.push(
+            `trace ${mb(size)}: the ${what}Python pass counted ${n} submits, ` +
+              `generated ${generated.frames}`,
+          );
+        }
       }
       if (grep.count !== generated.frames) {
         results.problems.push(
@@ -185,6 +216,7 @@ export async function traceSection(sizes: number[], quick: boolean, keep: boolea
         row.peakRssBytes = Math.max(...row.runs.map((r) => r.peakRssBytes));
         row.timesGrep = grep.cpuMBps / measured.cpuMBps;
         if (python) row.timesPython = measured.cpuMBps / python.cpuMBps;
+        if (filtered) row.timesPythonFiltered = measured.cpuMBps / filtered.cpuMBps;
       }
       rows.push({
         size,
@@ -192,6 +224,8 @@ export async function traceSection(sizes: number[], quick: boolean, keep: boolea
         grep,
         ...(python ? { python: { submits: pythonSubmits!, ...python } } : {}),
         ...(pythonFailed ? { pythonFailed } : {}),
+        ...(filtered ? { pythonFiltered: { submits: filteredSubmits!, ...filtered } } : {}),
+        ...(filteredFailed ? { pythonFilteredFailed: filteredFailed } : {}),
         stages: [...byStage.values()],
       });
     } finally {

@@ -77,6 +77,13 @@ export const traceScanSymbols = {
   axl_shim_const: symbols.axl_shim_const,
   axl_trace_scan_state_bytes: symbols.axl_trace_scan_state_bytes,
   axl_trace_scan: symbols.axl_trace_scan,
+  axl_trace_join_start: symbols.axl_trace_join_start,
+  axl_trace_join_add: symbols.axl_trace_join_add,
+  axl_trace_join_summary: symbols.axl_trace_join_summary,
+  axl_trace_join_read: symbols.axl_trace_join_read,
+  axl_trace_join_string: symbols.axl_trace_join_string,
+  axl_trace_join_count_only: symbols.axl_trace_join_count_only,
+  axl_trace_join_stop: symbols.axl_trace_join_stop,
 } as const;
 
 /** A loaded shim: every symbol, or those of a smaller table such as {@linkcode traceScanSymbols}. */

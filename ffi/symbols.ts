@@ -170,6 +170,23 @@ export const symbols = {
   axl_trace_scan_state_bytes: { parameters: [], result: "i32" },
   // int32_t axl_trace_scan(uint8_t *state, const uint8_t *text, uint32_t len, double *out, uint32_t out_len);
   axl_trace_scan: { parameters: ["buffer", "buffer", "u32", "buffer", "u32"], result: "i32" },
+  // int32_t axl_trace_join_start(uint8_t *state, double list_limit, double window);
+  axl_trace_join_start: { parameters: ["buffer", "f64", "f64"], result: "i32" },
+  // int32_t axl_trace_join_add(uint8_t *state, int32_t kind, const double *args, const uint8_t *text, uint32_t len);
+  axl_trace_join_add: {
+    parameters: ["buffer", "i32", "buffer", "buffer", "u32"],
+    result: "i32",
+  },
+  // int32_t axl_trace_join_summary(uint8_t *state, double *out, uint32_t out_len);
+  axl_trace_join_summary: { parameters: ["buffer", "buffer", "u32"], result: "i32" },
+  // int32_t axl_trace_join_read(uint8_t *state, int32_t what, double *out, uint32_t out_len);
+  axl_trace_join_read: { parameters: ["buffer", "i32", "buffer", "u32"], result: "i32" },
+  // int32_t axl_trace_join_string(uint8_t *state, int32_t id, uint8_t *out, uint32_t out_len);
+  axl_trace_join_string: { parameters: ["buffer", "i32", "buffer", "u32"], result: "i32" },
+  // int32_t axl_trace_join_count_only(uint8_t *state, int32_t num);
+  axl_trace_join_count_only: { parameters: ["buffer", "i32"], result: "i32" },
+  // void axl_trace_join_stop(uint8_t *state);
+  axl_trace_join_stop: { parameters: ["buffer"], result: "void" },
 } as const satisfies Deno.ForeignLibraryInterface;
 
 /** The loaded shim's functions. */

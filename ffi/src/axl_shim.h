@@ -112,4 +112,35 @@ int32_t axl_trace_scan_state_bytes(void);
 int32_t axl_trace_scan(uint8_t *state, const uint8_t *text, uint32_t len, double *out,
 		       uint32_t out_len);
 
+/* The frame join in C (trace_join.c), run by the scanner once started: events it folds are
+ * not reported, but the first of each name is, as a FOLDED record. */
+#define AXL_TRACE_SCAN_FOLDED 4 /* kind, line, name start, name end, name number */
+/* Events axl_trace_join_add() takes, with their arguments (NaN: absent). */
+#define AXL_TRACE_JOIN_IMPORT 1	   /* handle, inode, ts, pid; text: the exporter */
+#define AXL_TRACE_JOIN_RELEASE 2   /* handle, inode, ts */
+#define AXL_TRACE_JOIN_SUBMIT 3	   /* context, seqno, handle, inode, ts, pid */
+#define AXL_TRACE_JOIN_COMPLETE 4  /* context, seqno, status, ts */
+#define AXL_TRACE_JOIN_SIGNALED 5  /* context, seqno, ts */
+#define AXL_TRACE_JOIN_DESTROYED 6 /* context, seqno */
+/* What axl_trace_join_read() reads. */
+#define AXL_TRACE_JOIN_READ_SEQNO 1	  /* per frame */
+#define AXL_TRACE_JOIN_READ_LATENCY 2	  /* per frame */
+#define AXL_TRACE_JOIN_READ_SOURCE 3	  /* per frame: 0 none, 1 trace */
+#define AXL_TRACE_JOIN_READ_LIST 4	  /* per listed frame: n, then n (field, value) pairs */
+#define AXL_TRACE_JOIN_READ_INODES 5	  /* in insertion order */
+#define AXL_TRACE_JOIN_READ_EXPORTER_OF 6 /* (inode, string number) pairs */
+#define AXL_TRACE_JOIN_READ_EXPORTERS 7	  /* string numbers */
+#define AXL_TRACE_JOIN_READ_UNRELEASED 8  /* handles imported more often than released */
+#define AXL_TRACE_JOIN_READ_EVENT_COUNTS 9 /* (name number, events folded) pairs */
+#define AXL_TRACE_JOIN_F_INDEX 0 /* fields of a listed frame: see trace_join.h */
+#define AXL_TRACE_JOIN_SUMMARY_WORDS 16
+int32_t axl_trace_join_start(uint8_t *state, double list_limit, double window);
+int32_t axl_trace_join_add(uint8_t *state, int32_t kind, const double *args,
+			   const uint8_t *text, uint32_t len);
+int32_t axl_trace_join_summary(uint8_t *state, double *out, uint32_t out_len);
+int32_t axl_trace_join_read(uint8_t *state, int32_t what, double *out, uint32_t out_len);
+int32_t axl_trace_join_string(uint8_t *state, int32_t id, uint8_t *out, uint32_t out_len);
+int32_t axl_trace_join_count_only(uint8_t *state, int32_t num);
+void axl_trace_join_stop(uint8_t *state);
+
 #endif /* AXL_SHIM_H */

@@ -22,9 +22,11 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "axl_shim.h"
+#include "trace_join.h"
 
 #define SPACE ' '
 #define NS_EXACT_LIMIT (1ULL << 53) /* integers a double holds exactly */
@@ -629,6 +631,10 @@ struct scan_state {
 	uint32_t reserved;
 	struct name_table calls;
 	struct name_table events;
+	/* The frame join, once axl_trace_join_start() ran; NULL before. */
+	struct trace_join *join;
+	uint8_t event_kind[AXL_TRACE_SCAN_FUNCS]; /* per event name: EV_* */
+	uint8_t announced[AXL_TRACE_SCAN_FUNCS];  /* its FOLDED record was written */
 };
 
 #define STATE_MAGIC 0x61786c73u
@@ -729,6 +735,9 @@ static int scan_event_line(const struct line *l, struct event *e)
 	return digit(first) ? scan_graph(l, e, i, l->b, j) : scan_event(l, e, i, l->b, j);
 }
 
+/* Bytes checked for ASCII at once: lines within such a block skip their own check. */
+#define ASCII_BLOCK 4096
+
 /* Blank lines and separator rules, which the parser skips. */
 static int blank_line(const struct line *l)
 {
@@ -746,9 +755,212 @@ static int blank_line(const struct line *l)
 	return 1;
 }
 
-/* Writes one line's record at @out; returns the words written. */
+/* ------------------------------------------------------------------------------------ */
+/* Events the join takes (foldEvent() of lib/verify/trace_facts.ts).                      */
+
+enum { EV_UNKNOWN, EV_OTHER, EV_IMPORT, EV_RELEASE, EV_SUBMIT, EV_COMPLETE, EV_SIGNALED,
+       EV_DESTROY, EV_WAIT, EV_COUNT /* only counted: axl_trace_join_count_only() */ };
+
+static int event_kind(const uint8_t *name, long len)
+{
+	static const struct {
+		const char *name;
+		int kind;
+	} kinds[] = {
+		{ "axl_dmabuf_import", EV_IMPORT },	  { "axl_dmabuf_release", EV_RELEASE },
+		{ "axl_job_submit", EV_SUBMIT },	  { "axl_job_complete", EV_COMPLETE },
+		{ "dma_fence_signaled", EV_SIGNALED },	  { "dma_fence_destroy", EV_DESTROY },
+		{ "dma_fence_wait_start", EV_WAIT },	  { "dma_fence_wait_end", EV_WAIT },
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strlen(kinds[i].name) == (size_t)len && !memcmp(kinds[i].name, name, (size_t)len))
+			return kinds[i].kind;
+	return EV_OTHER;
+}
+
+/* Index in e->spans of the last field named @key (later keys win), or -1. */
+static int field_at(const struct line *l, const struct event *e, const char *key)
+{
+	size_t len = strlen(key);
+
+	for (int i = e->fields - 1; i >= 0; i--) {
+		long a = e->spans[4 * i], b = e->spans[4 * i + 1];
+
+		if ((size_t)(b - a) == len && !memcmp(l->u + a, key, len))
+			return 4 * i;
+	}
+	return -1;
+}
+
+/*
+ * Field @key as the fold reads it (ScannedEvent.int()): NaN when absent. 0 when C cannot be
+ * sure of the answer (anything but 1 to 15 digits: hex, signs, exponents...), 1 when read.
+ */
+static int field_int(const struct line *l, const struct event *e, const char *key, double *v)
+{
+	int k = field_at(l, e, key);
+	long a, b;
+
+	*v = NAN;
+	if (k < 0)
+		return 1;
+	a = e->spans[k + 2];
+	b = e->spans[k + 3];
+	if (b <= a || b - a > 15)
+		return 0;
+	for (long i = a; i < b; i++)
+		if (!digit(at(l, i)))
+			return 0;
+	*v = (double)digits_value(l, a, b);
+	return 1;
+}
+
+/* context (older tracepoints: ctx), as context() of trace_facts.ts. */
+static int field_context(const struct line *l, const struct event *e, double *v)
+{
+	if (!field_int(l, e, "context", v))
+		return 0;
+	return isnan(*v) && field_at(l, e, "context") < 0 ? field_int(l, e, "ctx", v) : 1;
+}
+
+/* Folds a scanned event of @kind into the join: 1 when done, 0 when TypeScript must. */
+static int fold_event(struct scan_state *s, const struct line *l, const struct event *e, int kind)
+{
+	struct trace_join *j = s->join;
+	double a, b, c, d;
+
+	switch (kind) {
+	case EV_IMPORT: {
+		int k = field_at(l, e, "exporter");
+		long x0 = k < 0 ? 0 : e->spans[k + 2], x1 = k < 0 ? 0 : e->spans[k + 3];
+		int32_t exporter;
+
+		if (!field_int(l, e, "handle", &a) || !field_int(l, e, "inode", &b))
+			return 0;
+		exporter = trace_join_keep(j, l->u + x0, (uint32_t)(x1 - x0));
+		if (exporter < 0)
+			return 0;
+		trace_join_import(j, a, b, exporter, e->ts, e->pid);
+		return 1;
+	}
+	case EV_RELEASE:
+		if (!field_int(l, e, "handle", &a) || !field_int(l, e, "inode", &b))
+			return 0;
+		trace_join_release(j, a, b, e->ts);
+		return 1;
+	case EV_SUBMIT:
+		if (!field_context(l, e, &a) || !field_int(l, e, "seqno", &b) ||
+		    !field_int(l, e, "handle", &c) || !field_int(l, e, "inode", &d))
+			return 0;
+		trace_join_submit(j, a, b, c, d, e->ts, e->pid);
+		return 1;
+	case EV_COMPLETE:
+		if (!field_context(l, e, &a) || !field_int(l, e, "seqno", &b) ||
+		    !field_int(l, e, "status", &c))
+			return 0;
+		if (isnan(c))
+			c = 0; /* absent: the int would have read otherwise */
+		trace_join_complete(j, a, b, c, e->ts);
+		return 1;
+	case EV_SIGNALED:
+		if (!field_int(l, e, "context", &a) || !field_int(l, e, "seqno", &b))
+			return 0;
+		trace_join_signaled(j, a, b, e->ts);
+		return 1;
+	case EV_DESTROY:
+		if (!field_int(l, e, "context", &a) || !field_int(l, e, "seqno", &b))
+			return 0;
+		trace_join_destroyed(j, a, b);
+		return 1;
+	case EV_WAIT:
+		j->fence_wait_lines++;
+		return 1;
+	case EV_COUNT:
+		return 1;
+	}
+	return 0;
+}
+
+/* The earliest and latest time of the events folded here (stamp() of trace_facts.ts). */
+static void stamp(struct trace_join *j, double ts)
+{
+	if (isnan(ts))
+		return;
+	if (isnan(j->first_ts) || ts < j->first_ts)
+		j->first_ts = ts;
+	if (isnan(j->last_ts) || ts > j->last_ts)
+		j->last_ts = ts;
+}
+
+/*
+ * A function_graph context switch without a timestamp (isSwitchLine() of
+ * lib/trace/parse/chunk_scan.ts), which the fold does not read.
+ */
+static int switch_line(const struct line *l)
+{
+	long i = skip_spaces(l, l->a, l->b), d = i, arrow = -1, from, to;
+
+	i = skip_digits(l, i, l->b);
+	if (i == d || at(l, i) != ')')
+		return 0;
+	for (long k = i + 1; k < l->b; k++) {
+		int c = at(l, k);
+
+		if (c < SPACE || c > 126 || c == '|')
+			return 0;
+		if (arrow == -1 && c == '=' && at(l, k + 1) == '>' && at(l, k - 1) == SPACE)
+			arrow = k;
+	}
+	if (arrow == -1 || at(l, arrow + 2) != SPACE)
+		return 0;
+	from = arrow - 1;
+	to = arrow + 2;
+	while (from > i && at(l, from) == SPACE)
+		from--;
+	while (to < l->b && at(l, to) == SPACE)
+		to++;
+	return from > i && to < l->b;
+}
+
+/*
+ * With the join running: folds the event of number @num when it can (1; a FOLDED record for
+ * the first of its name goes to @out, *@words says its size); 0 when the join takes it but C
+ * could not read it, -1 when the join does not take it.
+ */
+static int join_event(struct scan_state *s, const struct line *l, const struct event *e,
+		      long num, double line, double *out, uint32_t *words)
+{
+	*words = 0;
+	if (num < 0)
+		return event_kind(l->u + e->name0, e->name1 - e->name0) == EV_OTHER ? -1 : 0;
+	if (s->event_kind[num] == EV_UNKNOWN)
+		s->event_kind[num] = (uint8_t)event_kind(l->u + e->name0, e->name1 - e->name0);
+	if (s->event_kind[num] == EV_OTHER)
+		return -1;
+	if (!fold_event(s, l, e, s->event_kind[num]))
+		return 0;
+	s->events.entries[num].count++;
+	stamp(s->join, e->ts);
+	if (!s->announced[num]) {
+		s->announced[num] = 1;
+		out[0] = AXL_TRACE_SCAN_FOLDED;
+		out[1] = line;
+		out[2] = (double)e->name0;
+		out[3] = (double)e->name1;
+		out[4] = (double)num;
+		*words = 5;
+	}
+	return 1;
+}
+
+/*
+ * Writes one line's record at @out; returns the words written. With the join running, sets
+ * *@stop after a record TypeScript may fold into the join (an event C could not fold, a line
+ * for the parser): the scan must stop there, so that the join sees events in line order.
+ */
 static uint32_t scan_one(struct scan_state *s, const struct line *l, int ascii, double line,
-			 double *out)
+			 double *out, int *stop)
 {
 	struct event e;
 	long n0 = 0, n1 = 0;
@@ -772,7 +984,17 @@ static uint32_t scan_one(struct scan_state *s, const struct line *l, int ascii, 
 		return 0;
 	if (scan_event_line(l, &e)) {
 		int fresh;
+		long num = name_index(&s->events, l->u + e.name0, e.name1 - e.name0, &fresh);
+		uint32_t words;
 
+		if (s->join) {
+			int folded = join_event(s, l, &e, num, line, out, &words);
+
+			if (folded == 1)
+				return words;
+			if (folded == 0)
+				*stop = 1;
+		}
 		out[0] = AXL_TRACE_SCAN_EVENT;
 		out[1] = line;
 		out[2] = (double)e.name0;
@@ -780,12 +1002,17 @@ static uint32_t scan_one(struct scan_state *s, const struct line *l, int ascii, 
 		out[4] = e.ts;
 		out[5] = e.pid;
 		out[6] = e.fields;
-		out[7] = (double)name_index(&s->events, l->u + e.name0, e.name1 - e.name0, &fresh);
+		out[7] = (double)num;
 		for (int i = 0; i < 4 * e.fields; i++)
 			out[8 + i] = (double)e.spans[i];
 		return 8 + 4 * (uint32_t)e.fields;
 	}
 other:
+	if (s->join) {
+		if (switch_line(l))
+			return 0;
+		*stop = 1;
+	}
 	out[0] = AXL_TRACE_SCAN_OTHER;
 	out[1] = line;
 	out[2] = (double)l->a;
@@ -804,8 +1031,8 @@ int32_t axl_trace_scan(uint8_t *state, const uint8_t *text, uint32_t len, double
 {
 	struct scan_state *s = (struct scan_state *)(void *)state;
 	uint32_t used = 2, lines = 0;
-	long pos = 0;
-	int ascii;
+	long pos = 0, ascii_to = 0;
+	int ascii = 0;
 
 	if (!state || !out || (!text && len) || out_len < 2 + AXL_TRACE_SCAN_RECORD_MAX ||
 	    len > INT32_MAX)
@@ -816,7 +1043,6 @@ int32_t axl_trace_scan(uint8_t *state, const uint8_t *text, uint32_t len, double
 	}
 	if (!classes['a'])
 		fill_classes();
-	ascii = ascii_only(text, len);
 	while (pos < (long)len && used + AXL_TRACE_SCAN_RECORD_MAX <= out_len) {
 		const uint8_t *nl = memchr(text + pos, '\n', len - (size_t)pos);
 		struct line l = { text, pos, 0 };
@@ -824,13 +1050,205 @@ int32_t axl_trace_scan(uint8_t *state, const uint8_t *text, uint32_t len, double
 		if (!nl)
 			break;
 		l.b = nl - text;
+		if (l.b >= ascii_to) {
+			/* The next block is checked at once; a scan that stops early checked little. */
+			ascii_to = pos + ASCII_BLOCK > l.b + 1 ? pos + ASCII_BLOCK : l.b + 1;
+			if (ascii_to > (long)len)
+				ascii_to = (long)len;
+			ascii = ascii_only(text + pos, (size_t)(ascii_to - pos));
+		}
 		if (l.b > pos && text[l.b - 1] == '\r')
 			l.b--;
-		used += scan_one(s, &l, ascii, lines, out + used);
+		int stop = 0;
+
+		used += scan_one(s, &l, ascii, lines, out + used, &stop);
 		lines++;
 		pos = nl - text + 1;
+		if (stop)
+			break;
 	}
 	out[0] = used;
 	out[1] = lines;
 	return (int32_t)pos;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* The join's API.                                                                        */
+
+static struct scan_state *state_of(uint8_t *state)
+{
+	struct scan_state *s = (struct scan_state *)(void *)state;
+
+	if (!s)
+		return NULL;
+	if (s->magic != STATE_MAGIC) {
+		memset(s, 0, sizeof(*s));
+		s->magic = STATE_MAGIC;
+	}
+	if (!classes['a'])
+		fill_classes();
+	return s;
+}
+
+/*
+ * Starts the frame join (FrameJoin with these options) in @state: from now on the scanner
+ * folds the events it reads into it, and skips function_graph context switches. 0, -EINVAL
+ * (bad options, or a join already running), -ENOMEM.
+ */
+int32_t axl_trace_join_start(uint8_t *state, double list_limit, double window)
+{
+	struct scan_state *s = state_of(state);
+	int err;
+
+	if (!s || s->join || !(list_limit >= 0) || !(window >= 1))
+		return -EINVAL;
+	s->join = malloc(sizeof(*s->join));
+	if (!s->join)
+		return -ENOMEM;
+	err = trace_join_init(s->join, list_limit, window);
+	if (err) {
+		free(s->join);
+		s->join = NULL;
+	}
+	return err;
+}
+
+/* An event TypeScript read, in line order with the scanner's (see AXL_TRACE_JOIN_*). */
+int32_t axl_trace_join_add(uint8_t *state, int32_t kind, const double *a, const uint8_t *text,
+			   uint32_t len)
+{
+	struct scan_state *s = state_of(state);
+	struct trace_join *j = s ? s->join : NULL;
+	int32_t exporter;
+
+	if (!j || !a || j->ended || (!text && len))
+		return -EINVAL;
+	switch (kind) {
+	case AXL_TRACE_JOIN_IMPORT:
+		exporter = trace_join_keep(j, text, len);
+		if (exporter < 0)
+			return -ENOMEM;
+		trace_join_import(j, a[0], a[1], exporter, a[2], a[3]);
+		return 0;
+	case AXL_TRACE_JOIN_RELEASE:
+		trace_join_release(j, a[0], a[1], a[2]);
+		return 0;
+	case AXL_TRACE_JOIN_SUBMIT:
+		trace_join_submit(j, a[0], a[1], a[2], a[3], a[4], a[5]);
+		return 0;
+	case AXL_TRACE_JOIN_COMPLETE:
+		trace_join_complete(j, a[0], a[1], a[2], a[3]);
+		return 0;
+	case AXL_TRACE_JOIN_SIGNALED:
+		trace_join_signaled(j, a[0], a[1], a[2]);
+		return 0;
+	case AXL_TRACE_JOIN_DESTROYED:
+		trace_join_destroyed(j, a[0], a[1]);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * Ends the join (open frames are closed) and writes its counts: imports, releases, submits,
+ * completes, unimported submits, frames, t0, frames open at the end, fence wait lines,
+ * earliest and latest time folded (NaN: none), strings kept. -ENOMEM when the join ran out
+ * of memory on the way (its answer would be wrong).
+ */
+int32_t axl_trace_join_summary(uint8_t *state, double *out, uint32_t out_len)
+{
+	struct scan_state *s = state_of(state);
+	struct trace_join *j = s ? s->join : NULL;
+	struct table *t;
+
+	if (!j || !out || out_len < AXL_TRACE_JOIN_SUMMARY_WORDS)
+		return -EINVAL;
+	t = trace_join_end(j);
+	if (j->failed)
+		return -ENOMEM;
+	memset(out, 0, sizeof(*out) * AXL_TRACE_JOIN_SUMMARY_WORDS);
+	out[0] = j->imports;
+	out[1] = j->releases;
+	out[2] = j->submits;
+	out[3] = j->completes;
+	out[4] = j->unimported_submits;
+	out[5] = t->count;
+	out[6] = t->t0;
+	out[7] = j->live_at_end;
+	out[8] = j->fence_wait_lines;
+	out[9] = j->first_ts;
+	out[10] = j->last_ts;
+	out[11] = j->nstrings;
+	return 0;
+}
+
+/* Writes the words of AXL_TRACE_JOIN_READ_@what; returns how many, or the room needed
+ * when @out is NULL or shorter (nothing written then), or -EINVAL. */
+int32_t axl_trace_join_read(uint8_t *state, int32_t what, double *out, uint32_t out_len)
+{
+	struct scan_state *s = state_of(state);
+	int64_t n = 0;
+
+	if (!s || !s->join)
+		return -EINVAL;
+	if (what == AXL_TRACE_JOIN_READ_EVENT_COUNTS) {
+		struct name_table *t = &s->events;
+
+		for (uint32_t i = 0; i < t->used; i++)
+			n += t->entries[i].count > 0 ? 2 : 0;
+		if (!out || n > out_len)
+			return (int32_t)n;
+		n = 0;
+		for (uint32_t i = 0; i < t->used; i++) {
+			if (t->entries[i].count > 0) {
+				out[n++] = i;
+				out[n++] = t->entries[i].count;
+			}
+		}
+		return (int32_t)n;
+	}
+	n = trace_join_read(s->join, what, out, out_len);
+	return n > INT32_MAX ? -E2BIG : (int32_t)n;
+}
+
+/* The bytes of string @id (an exporter); returns its length (more than @out_len: nothing
+ * written), or -EINVAL. */
+int32_t axl_trace_join_string(uint8_t *state, int32_t id, uint8_t *out, uint32_t out_len)
+{
+	struct scan_state *s = state_of(state);
+	struct trace_join *j = s ? s->join : NULL;
+
+	if (!j || id < 0 || id >= j->nstrings)
+		return -EINVAL;
+	if (out && j->strings[id].len <= out_len)
+		memcpy(out, j->strings[id].bytes, j->strings[id].len);
+	return (int32_t)j->strings[id].len;
+}
+
+/*
+ * Events of name number @num are only counted from now on (and their time taken), not
+ * reported: the caller saw the first one and folds nothing else of them. -EINVAL when no
+ * join runs or the number is not a name's.
+ */
+int32_t axl_trace_join_count_only(uint8_t *state, int32_t num)
+{
+	struct scan_state *s = state_of(state);
+
+	if (!s || !s->join || num < 0 || (uint32_t)num >= s->events.used)
+		return -EINVAL;
+	s->event_kind[num] = EV_COUNT;
+	s->announced[num] = 1;
+	return 0;
+}
+
+/* Frees the join; the scanner goes on without it. */
+void axl_trace_join_stop(uint8_t *state)
+{
+	struct scan_state *s = state_of(state);
+
+	if (!s || !s->join)
+		return;
+	trace_join_free(s->join);
+	free(s->join);
+	s->join = NULL;
 }

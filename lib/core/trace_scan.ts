@@ -9,7 +9,90 @@
 import { loadTraceScanShim, ShimLoadError } from "../../ffi/loader.ts";
 
 /** Record kinds (`AXL_TRACE_SCAN_*` of `axl_shim.h`). */
-export const SCAN_OTHER = 1, SCAN_CALL = 2, SCAN_EVENT = 3;
+export const SCAN_OTHER = 1, SCAN_CALL = 2, SCAN_EVENT = 3, SCAN_FOLDED = 4;
+
+/** Events {@linkcode TraceChunkScanner.joinAdd} takes (`AXL_TRACE_JOIN_*` of `axl_shim.h`). */
+export const JOIN_IMPORT = 1,
+  JOIN_RELEASE = 2,
+  JOIN_SUBMIT = 3,
+  JOIN_COMPLETE = 4,
+  JOIN_SIGNALED = 5,
+  JOIN_DESTROYED = 6;
+
+// What axl_trace_join_read() reads (AXL_TRACE_JOIN_READ_*).
+const READ_SEQNO = 1,
+  READ_LATENCY = 2,
+  READ_SOURCE = 3,
+  READ_LIST = 4,
+  READ_INODES = 5,
+  READ_EXPORTER_OF = 6,
+  READ_EXPORTERS = 7,
+  READ_UNRELEASED = 8,
+  READ_EVENT_COUNTS = 9;
+const SUMMARY_WORDS = 16;
+const ENOMEM = 12;
+
+/** A frame's fields as C numbers them (`trace_join.h`), named as `TracedFrame`'s. */
+const FRAME_FIELDS = [
+  "index",
+  "context",
+  "seqno",
+  "handle",
+  "inode",
+  "exporter",
+  "pid",
+  "importTs",
+  "submitTs",
+  "signalTs",
+  "completeTs",
+  "releaseTs",
+  "status",
+  "latencyNs",
+  "latencySource",
+] as const;
+const FIELD_EXPORTER = 5, FIELD_LATENCY_SOURCE = 14;
+
+/** A frame of the C join: its fields in the order they were first set. */
+export type JoinedFrameFields = Record<string, number | string>;
+
+/** What the C frame join found (see {@linkcode TraceChunkScanner.joinResult}). */
+export interface CFrameJoinResult {
+  /** `axl_dmabuf_import` events. */
+  imports: number;
+  /** `axl_dmabuf_release` events. */
+  releases: number;
+  /** `axl_job_submit` events. */
+  submits: number;
+  /** `axl_job_complete` events. */
+  completes: number;
+  /** Jobs submitted on a buffer with no import of it in flight. */
+  unimportedSubmits: number;
+  /** Frames (jobs, or imports when no job ran). */
+  count: number;
+  /** Earliest import or submit time of any frame; Infinity without. */
+  t0: number;
+  /** Frames still open when the join ended. */
+  inFlight: number;
+  /** Per frame: sequence number, latency (NaN: none), latency source (0 none, 1 trace). */
+  seqno: Float64Array;
+  latency: Float64Array;
+  source: Uint8Array;
+  /** The first frames, whole (fields as `TracedFrame`'s, in the order they were set). */
+  list: JoinedFrameFields[];
+  /** Inodes, exporter per inode, exporters: each in insertion order. */
+  inodes: number[];
+  exporterOf: [number, string][];
+  exporters: string[];
+  /** Handles imported more often than released, in the order of their first import. */
+  unreleased: number[];
+  /** dma_fence_wait_start + dma_fence_wait_end events folded in C. */
+  fenceWaitLines: number;
+  /** Earliest and latest time of the events folded in C (NaN: none). */
+  firstTs: number;
+  lastTs: number;
+  /** Events folded in C per event name number (the number of the scanner's records). */
+  eventCounts: Map<number, number>;
+}
 
 /** Longest record in words: an event with the most fields C reads. */
 const RECORD_MAX = 8 + 4 * 16;
@@ -43,6 +126,10 @@ export class TraceChunkScanner {
   readonly out: Float64Array<ArrayBuffer>;
   readonly #state: Uint8Array<ArrayBuffer>;
   readonly #scan;
+  readonly #symbols;
+  readonly #args = new Float64Array(8);
+  readonly #encoder = new TextEncoder();
+  readonly #decoder = new TextDecoder();
 
   /**
    * A scanner with an empty call table (ShimLoadError when the shim cannot load); `outWords`
@@ -53,6 +140,7 @@ export class TraceChunkScanner {
     this.out = new Float64Array(outWords);
     this.#state = new Uint8Array(symbols.axl_trace_scan_state_bytes());
     this.#scan = symbols.axl_trace_scan;
+    this.#symbols = symbols;
     if (!(outWords >= 2 + RECORD_MAX)) {
       throw new RangeError(`TraceChunkScanner: outWords must be >= ${2 + RECORD_MAX}: ${outWords}`);
     }
@@ -72,6 +160,117 @@ export class TraceChunkScanner {
     const n = this.#scan(this.#state, text, len, this.out, this.out.length);
     if (n < 0) throw new RangeError(`axl_trace_scan: invalid arguments (${n})`);
     return n;
+  }
+
+  /**
+   * Starts the frame join in C (`FrameJoin` with these options): from now on the scanner
+   * folds the axl and dma_fence events it reads, reports only the first of each name (a
+   * {@linkcode SCAN_FOLDED} record), skips context switches, and stops after each record
+   * the caller may fold itself (an event it could not read, a line for the parser), which
+   * the caller then hands over with {@linkcode joinAdd}. Free it with {@linkcode stopJoin}.
+   */
+  startJoin(listLimit: number, window: number): void {
+    const r = this.#symbols.axl_trace_join_start(this.#state, listLimit, window);
+    if (r === -ENOMEM) throw new Error("axl_trace_join_start: out of memory");
+    if (r < 0) {
+      throw new RangeError(
+        `axl_trace_join_start: invalid options (listLimit ${listLimit}, window ${window}) ` +
+          `or a join already running`,
+      );
+    }
+  }
+
+  /**
+   * An event for the C join that TypeScript read ({@linkcode JOIN_IMPORT}...; NaN for what
+   * is absent), in line order with the scanner's.
+   */
+  joinAdd(kind: number, args: readonly number[], text = ""): void {
+    for (let i = 0; i < args.length; i++) this.#args[i] = args[i]!;
+    const bytes = this.#encoder.encode(text);
+    const r = this.#symbols.axl_trace_join_add(this.#state, kind, this.#args, bytes, bytes.length);
+    if (r < 0) throw new Error(`axl_trace_join_add(${kind}): error ${r}`);
+  }
+
+  /** Ends the C join (open frames are closed) and reads what it found. */
+  joinResult(): CFrameJoinResult {
+    const sym = this.#symbols;
+    const summary = new Float64Array(SUMMARY_WORDS);
+    const r = sym.axl_trace_join_summary(this.#state, summary, SUMMARY_WORDS);
+    if (r === -ENOMEM) throw new Error("axl_trace_join: out of memory while joining frames");
+    if (r < 0) throw new Error(`axl_trace_join_summary: error ${r} (no join running)`);
+    const read = (what: number): Float64Array<ArrayBuffer> => {
+      const n = sym.axl_trace_join_read(this.#state, what, null, 0);
+      if (n < 0) throw new Error(`axl_trace_join_read(${what}): error ${n}`);
+      const out = new Float64Array(n);
+      // n is the room needed: the words written may be fewer.
+      const got = n > 0 ? sym.axl_trace_join_read(this.#state, what, out, n) : 0;
+      if (got < 0 || got > n) throw new Error(`axl_trace_join_read(${what}): error ${got}`);
+      return out.subarray(0, got);
+    };
+    const strings: string[] = [];
+    for (let id = 0; id < summary[11]!; id++) {
+      const len = sym.axl_trace_join_string(this.#state, id, null, 0);
+      const bytes = new Uint8Array(Math.max(len, 0));
+      if (len < 0 || sym.axl_trace_join_string(this.#state, id, bytes, len) !== len) {
+        throw new Error(`axl_trace_join_string(${id}): error ${len}`);
+      }
+      strings.push(this.#decoder.decode(bytes));
+    }
+    const list: JoinedFrameFields[] = [];
+    const words = read(READ_LIST);
+    for (let i = 0; i < words.length;) {
+      const frame: JoinedFrameFields = {};
+      const n = words[i++]!;
+      for (let k = 0; k < n; k++, i += 2) {
+        const field = words[i]!, value = words[i + 1]!;
+        frame[FRAME_FIELDS[field]!] = field === FIELD_EXPORTER
+          ? strings[value]!
+          : field === FIELD_LATENCY_SOURCE
+          ? "trace"
+          : value;
+      }
+      list.push(frame);
+    }
+    const pairs = read(READ_EXPORTER_OF), exporterOf: [number, string][] = [];
+    for (let i = 0; i < pairs.length; i += 2) exporterOf.push([pairs[i]!, strings[pairs[i + 1]!]!]);
+    const counts = read(READ_EVENT_COUNTS), eventCounts = new Map<number, number>();
+    for (let i = 0; i < counts.length; i += 2) eventCounts.set(counts[i]!, counts[i + 1]!);
+    return {
+      imports: summary[0]!,
+      releases: summary[1]!,
+      submits: summary[2]!,
+      completes: summary[3]!,
+      unimportedSubmits: summary[4]!,
+      count: summary[5]!,
+      t0: summary[6]!,
+      inFlight: summary[7]!,
+      fenceWaitLines: summary[8]!,
+      firstTs: summary[9]!,
+      lastTs: summary[10]!,
+      seqno: read(READ_SEQNO),
+      latency: read(READ_LATENCY),
+      source: Uint8Array.from(read(READ_SOURCE)),
+      list,
+      inodes: [...read(READ_INODES)],
+      exporterOf,
+      exporters: [...read(READ_EXPORTERS)].map((id) => strings[id]!),
+      unreleased: [...read(READ_UNRELEASED)],
+      eventCounts,
+    };
+  }
+
+  /**
+   * With the join running: events of name number `number` (a {@linkcode SCAN_EVENT}
+   * record's) are only counted from now on, in {@linkcode joinResult}'s `eventCounts`.
+   */
+  joinCountOnly(number: number): void {
+    const r = this.#symbols.axl_trace_join_count_only(this.#state, number);
+    if (r < 0) throw new RangeError(`axl_trace_join_count_only(${number}): error ${r}`);
+  }
+
+  /** Frees the C join (nothing when none runs). */
+  stopJoin(): void {
+    this.#symbols.axl_trace_join_stop(this.#state);
   }
 
   /** The calls C counted, per function (beyond the first, which came as a record). */

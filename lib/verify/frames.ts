@@ -13,6 +13,7 @@
  * @module
  */
 import type { TracedEvents } from "./trace_events.ts";
+import type { CFrameJoinResult } from "../core/trace_scan.ts";
 
 /** One frame's path through the driver; times are ns of the trace clock. */
 export interface TracedFrame {
@@ -206,6 +207,19 @@ class FrameColumns {
   source(index: number): number {
     return this.#source[index >>> 15]![index & 32767]!;
   }
+
+  /** Sets frames 0..seqno.length from whole columns. */
+  fill(seqno: Float64Array, latency: Float64Array, source: Uint8Array): void {
+    for (let at = 0, block = 0; at < seqno.length; at += 32768, block++) {
+      const end = Math.min(at + 32768, seqno.length);
+      this.#seqno[block] = new Float64Array(32768);
+      this.#latency[block] = new Float64Array(32768);
+      this.#source[block] = new Uint8Array(32768);
+      this.#seqno[block]!.set(seqno.subarray(at, end));
+      this.#latency[block]!.set(latency.subarray(at, end));
+      this.#source[block]!.set(source.subarray(at, end));
+    }
+  }
 }
 
 /** Frames of one kind (jobs, or imports while no job has been seen). */
@@ -375,6 +389,47 @@ export class FrameJoin {
       })),
     ].sort((a, b) => a.e.line - b.e.line);
     for (const { add } of events) add();
+    return join;
+  }
+
+  /**
+   * The join the shim's C frame join made (`TraceChunkScanner.joinResult()`), ended: its
+   * frames, counts, buffers and handles as this class would have them after the same events.
+   *
+   * @example
+   * ```ts
+   * import { FrameJoin } from "./frames.ts";
+   * import { TraceChunkScanner } from "../core/trace_scan.ts";
+   * const scanner = new TraceChunkScanner();
+   * scanner.startJoin(10_000, 4096);
+   * const text = new TextEncoder().encode(
+   *   "  x-1 [000] ..... 1.000000: axl_job_submit: context=1 seqno=9 handle=1 inode=2\n",
+   * );
+   * scanner.scan(text, text.length);
+   * const join = FrameJoin.fromC(scanner.joinResult());
+   * scanner.stopJoin();
+   * if (join.frames().list[0]?.seqno !== 9) throw new Error();
+   * ```
+   */
+  static fromC(r: CFrameJoinResult, options: FrameJoinOptions = {}): FrameJoin {
+    const join = new FrameJoin(options);
+    join.imports = r.imports;
+    join.releases = r.releases;
+    join.submits = r.submits;
+    join.completes = r.completes;
+    join.unimportedSubmits = r.unimportedSubmits;
+    for (const inode of r.inodes) join.inodes.add(inode);
+    for (const [inode, exporter] of r.exporterOf) join.exporterOf.set(inode, exporter);
+    for (const exporter of r.exporters) join.exporters.add(exporter);
+    for (const handle of r.unreleased) join.#balance.set(handle, 1);
+    if (r.submits > 0) join.#importFrames = undefined;
+    const table = join.#importFrames ?? join.#jobs;
+    table.count = r.count;
+    table.t0 = r.t0;
+    table.live = r.inFlight;
+    table.columns.fill(r.seqno, r.latency, r.source);
+    for (const f of r.list) table.list.push(f as unknown as TracedFrame);
+    join.#ended = true;
     return join;
   }
 

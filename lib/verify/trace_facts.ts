@@ -15,7 +15,16 @@ import {
 import { fieldInt, type ScannedEvent } from "../trace/parse/scanned_event.ts";
 import type { LineSource } from "../trace/parse/lines.ts";
 import { scanFtraceChunks } from "../trace/parse/chunk_scan.ts";
-import { FrameJoin, type FrameJoinOptions } from "./frames.ts";
+import {
+  JOIN_COMPLETE,
+  JOIN_DESTROYED,
+  JOIN_IMPORT,
+  JOIN_RELEASE,
+  JOIN_SIGNALED,
+  JOIN_SUBMIT,
+  TraceChunkScanner,
+} from "../core/trace_scan.ts";
+import { FRAME_LIST_LIMIT, FRAME_WINDOW, FrameJoin, type FrameJoinOptions } from "./frames.ts";
 import type { AxlBufferEvent, AxlJobEvent, FenceLife } from "./trace_events.ts";
 import { DmabufProbeFacts } from "./evidence/dmabuf_probes.ts";
 
@@ -114,6 +123,22 @@ export function emptyTraceFacts(): TraceFacts {
  * ```
  */
 export function addRecord(facts: TraceFacts, r: FtraceRecord): TraceFacts {
+  return addRecordTo(facts, r, undefined);
+}
+
+/** What the fold hands the frame join: a {@linkcode FrameJoin}, or the C join's feed. */
+type JoinSink = Pick<
+  FrameJoin,
+  | "addImport"
+  | "addRelease"
+  | "addSubmit"
+  | "addComplete"
+  | "addFenceSignaled"
+  | "addFenceDestroyed"
+>;
+
+/** {@linkcode addRecord} with events joined by `sink` (default: `facts.join`). */
+function addRecordTo(facts: TraceFacts, r: FtraceRecord, sink: JoinSink | undefined): TraceFacts {
   switch (r.kind) {
     case "header":
       if (r.tracer) facts.tracer = r.tracer;
@@ -137,7 +162,7 @@ export function addRecord(facts: TraceFacts, r: FtraceRecord): TraceFacts {
       stamp(facts, r.ts);
       break;
     case "event":
-      addEvent(facts, r);
+      addEvent(facts, r, sink);
       break;
     case "switch":
       break;
@@ -151,18 +176,18 @@ function stamp(facts: TraceFacts, ts: number | undefined): void {
   if (facts.lastTs === undefined || ts > facts.lastTs) facts.lastTs = ts;
 }
 
-function addEvent(facts: TraceFacts, e: FtraceEvent): void {
+function addEvent(facts: TraceFacts, e: FtraceEvent, sink: JoinSink | undefined): void {
   facts.eventCounts[e.name] = (facts.eventCounts[e.name] ?? 0) + 1;
   stamp(facts, e.ts);
-  foldEvent(facts, e.name, e.ts, e.pid, recordFields.of(e.fields));
+  foldEvent(facts, e.name, e.ts, e.pid, recordFields.of(e.fields), sink);
 }
 
 /** An event read in place by the scanner (see `scanFtrace()`'s `onEvent`). */
-function addEventView(facts: TraceFacts, v: ScannedEvent): void {
+function addEventView(facts: TraceFacts, v: ScannedEvent, sink: JoinSink | undefined): void {
   facts.eventCounts[v.name] = (facts.eventCounts[v.name] ?? 0) + 1;
   const ts = Number.isNaN(v.ts) ? undefined : v.ts;
   stamp(facts, ts);
-  foldEvent(facts, v.name, ts, Number.isNaN(v.pid) ? undefined : v.pid, v);
+  foldEvent(facts, v.name, ts, Number.isNaN(v.pid) ? undefined : v.pid, v, sink);
 }
 
 /** The fields of an event, from a record's `fields` object or from a scanner's view. */
@@ -197,8 +222,9 @@ function foldEvent(
   ts: number | undefined,
   pid: number | undefined,
   f: EventFields,
+  sink: JoinSink | undefined,
 ): void {
-  const join = facts.join ??= new FrameJoin();
+  const join = sink ?? (facts.join ??= new FrameJoin());
   switch (name) {
     case "axl_dmabuf_import":
       return join.addImport(f.int("handle"), f.int("inode"), f.field("exporter") ?? "", ts, pid);
@@ -288,34 +314,108 @@ export async function readTraceFacts(
   options: ReadTraceFactsOptions = {},
 ): Promise<TraceFacts> {
   const facts = emptyTraceFacts();
+  // Also checks the options, for both scanners.
   facts.join = new FrameJoin(options);
   const calls = facts.graphCalls;
-  const onRecord = (r: FtraceRecord) => addRecord(facts, r);
   const parse = {
     ...(options.source !== undefined ? { source: options.source } : {}),
     strict: options.strict ?? false,
+  };
+  if ((options.scanner ?? "c") === "c") return await readWithCJoin(source, options, facts);
+  await scanFtrace(source, (r) => addRecord(facts, r), {
+    ...parse,
     onEvent: (view: ScannedEvent) => {
-      addEventView(facts, view);
+      addEventView(facts, view, undefined);
       return true;
     },
-  };
-  if ((options.scanner ?? "c") === "c") {
-    await scanFtraceChunks(source, onRecord, {
-      ...parse,
-      ...(options.recordWords !== undefined ? { recordWords: options.recordWords } : {}),
+    onCall: (func) => {
+      if (func !== undefined) calls[func] = (calls[func] ?? 0) + 1;
+    },
+  });
+  return facts;
+}
+
+/**
+ * The C path of {@linkcode readTraceFacts}: the shim scans and joins frames; TypeScript
+ * folds what C leaves to it (lines it parses, events C could not read) and hands their axl
+ * and fence events to the C join, in line order.
+ */
+async function readWithCJoin(
+  source: LineSource,
+  options: ReadTraceFactsOptions,
+  facts: TraceFacts,
+): Promise<TraceFacts> {
+  const calls = facts.graphCalls;
+  const scanner = new TraceChunkScanner(options.recordWords);
+  scanner.startJoin(options.listLimit ?? FRAME_LIST_LIMIT, options.window ?? FRAME_WINDOW);
+  try {
+    const sink = cJoinSink(scanner);
+    // Event names by the scanner's number, for the counts C kept.
+    const names = new Map<number, string>();
+    await scanFtraceChunks(source, (r) => addRecordTo(facts, r, sink), {
+      ...(options.source !== undefined ? { source: options.source } : {}),
+      strict: options.strict ?? false,
+      scanner,
       // The fold ignores context switches.
       switches: false,
+      onEvent: (view: ScannedEvent) => {
+        addEventView(facts, view, sink);
+        return true;
+      },
+      onFolded: (name, number) => {
+        names.set(number, name);
+        facts.eventCounts[name] ??= 0;
+      },
+      // Events the fold only counts: C counts them after the first.
+      countOnly: (name, number) => {
+        if (JOINED.has(name) || DmabufProbeFacts.isProbeEvent(name)) return false;
+        names.set(number, name);
+        return true;
+      },
       onCalls: (func, count) => {
         calls[func] = (calls[func] ?? 0) + count;
       },
     });
-  } else {
-    await scanFtrace(source, onRecord, {
-      ...parse,
-      onCall: (func) => {
-        if (func !== undefined) calls[func] = (calls[func] ?? 0) + 1;
-      },
-    });
+    const r = scanner.joinResult();
+    for (const [number, count] of r.eventCounts) {
+      const name = names.get(number);
+      if (name !== undefined) facts.eventCounts[name]! += count;
+    }
+    facts.fenceWaitLines += r.fenceWaitLines;
+    if (!Number.isNaN(r.firstTs)) stamp(facts, r.firstTs);
+    if (!Number.isNaN(r.lastTs)) stamp(facts, r.lastTs);
+    facts.join = FrameJoin.fromC(r, options);
+    return facts;
+  } finally {
+    scanner.stopJoin();
   }
-  return facts;
+}
+
+/** Events {@linkcode foldEvent} does more with than count. */
+const JOINED = new Set([
+  "axl_dmabuf_import",
+  "axl_dmabuf_release",
+  "axl_job_submit",
+  "axl_job_complete",
+  "dma_fence_signaled",
+  "dma_fence_destroy",
+  "dma_fence_wait_start",
+  "dma_fence_wait_end",
+]);
+
+/** Events TypeScript folds, handed to the C join of `scanner`. */
+function cJoinSink(scanner: TraceChunkScanner): JoinSink {
+  const t = (ts: number | undefined) => ts ?? NaN;
+  return {
+    addImport: (handle, inode, exporter, ts, pid) =>
+      scanner.joinAdd(JOIN_IMPORT, [handle, inode, t(ts), t(pid)], exporter),
+    addRelease: (handle, inode, ts) => scanner.joinAdd(JOIN_RELEASE, [handle, inode, t(ts)]),
+    addSubmit: (context, seqno, handle, inode, ts, pid) =>
+      scanner.joinAdd(JOIN_SUBMIT, [context, seqno, handle, inode, t(ts), t(pid)]),
+    addComplete: (context, seqno, status, ts) =>
+      scanner.joinAdd(JOIN_COMPLETE, [context, seqno, status, t(ts)]),
+    addFenceSignaled: (context, seqno, ts) =>
+      scanner.joinAdd(JOIN_SIGNALED, [context, seqno, t(ts)]),
+    addFenceDestroyed: (context, seqno) => scanner.joinAdd(JOIN_DESTROYED, [context, seqno]),
+  };
 }

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { SCAN_CALL, SCAN_EVENT, TraceChunkScanner } from "../../core/trace_scan.ts";
+import { SCAN_CALL, SCAN_EVENT, SCAN_FOLDED, TraceChunkScanner } from "../../core/trace_scan.ts";
 import { ftraceLineVisitor, type FtraceParseOptions, type FtraceRecord } from "./ftrace.ts";
 import { type ByteReader, type LineSource, readChunks } from "./lines.ts";
 import { Interned } from "./_ftrace_scan.ts";
@@ -33,6 +33,21 @@ export interface ChunkScanOptions extends FtraceParseOptions {
    * line in fifty of a trace, a tenth of its time.
    */
   switches?: boolean;
+  /**
+   * The scanner to use (default: a fresh one), e.g. one whose frame join was started
+   * ({@linkcode TraceChunkScanner.startJoin}); its state carries over between scans.
+   */
+  scanner?: TraceChunkScanner;
+  /**
+   * The first event of each name that the scanner's C frame join folded (the others are
+   * counted there, by `number`), in line order with everything else.
+   */
+  onFolded?: (name: string, number: number) => void;
+  /**
+   * With the scanner's C join running: asked once per event name, after its first event went
+   * to `onEvent`; true has C only count the later ones (by `number`, as `onFolded`'s).
+   */
+  countOnly?: (name: string, number: number) => boolean;
 }
 
 /** Bytes scanned per call into C. */
@@ -170,7 +185,8 @@ export async function scanFtraceChunks(
 ): Promise<number> {
   const { onCalls, onEvent } = options;
   const switches = options.switches ?? true;
-  const scanner = new TraceChunkScanner(options.recordWords);
+  const scanner = options.scanner ?? new TraceChunkScanner(options.recordWords);
+  const { onFolded, countOnly } = options;
   const visit = ftraceLineVisitor(onRecord, {
     ...options,
     onCall: (func, call) => {
@@ -200,13 +216,21 @@ export async function scanFtraceChunks(
       } else if (kind === SCAN_EVENT) {
         const fields = out[at + 6]!, number = out[at + 7]!;
         let name = eventNames[number];
+        const first = name === undefined;
         if (name === undefined) {
           name = names.get(undefined, buf, a, b);
           if (number >= 0) eventNames[number] = name;
         }
         event.point(buf, base, out, at, name);
         if (!onEvent(event)) parseEventLine(base, at, line);
+        if (first && number >= 0 && countOnly?.(name, number)) scanner.joinCountOnly(number);
         at += 8 + 4 * fields;
+      } else if (kind === SCAN_FOLDED) {
+        const number = out[at + 4]!;
+        const name = eventNames[number] ?? names.get(undefined, buf, a, b);
+        eventNames[number] = name;
+        onFolded?.(name, number);
+        at += 5;
       } else {
         if (switches || !isSwitchLine(buf, a, b)) parseLine(a, b, line);
         at += 4;
