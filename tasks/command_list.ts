@@ -22,6 +22,7 @@ export const COMMAND_LIST: readonly { name: string; summary: string }[] = [
     name: "doctor",
     summary: "check kernel config, heaps, CMA, tracing, perf, the NPU link and the driver ABI",
   },
+  { name: "reset", summary: "put back the tracefs state a killed verify left behind" },
   { name: "info", summary: "show the NPU driver's ABI, engine, attach device and limits" },
   { name: "ls", summary: "list dma-bufs: attached devices (bufinfo), fd refs and map refs" },
   { name: "heaps", summary: "list the DMA heaps under /dev/dma_heap" },
