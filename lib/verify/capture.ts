@@ -284,13 +284,17 @@ export async function captureRun(
       ...(drained ? { drain: drained } : {}),
     };
     await Deno.writeTextFile(files.capture, JSON.stringify(record, null, 2) + "\n");
+    const perfSummary = perf.scripting ? script.then((s) => s?.summary) : undefined;
+    // The judge awaits it after reading the trace: a failed perf script must reach it as its
+    // error, not end the process first as an unhandled rejection.
+    perfSummary?.catch(() => {});
     return {
       capture: {
         dir: o.artifacts,
         record,
         bufinfo,
         ...(loss ? { loss } : {}),
-        ...(perf.scripting ? { perfSummary: script.then((s) => s?.summary) } : {}),
+        ...(perfSummary ? { perfSummary } : {}),
       },
       files,
     };

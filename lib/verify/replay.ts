@@ -112,6 +112,8 @@ export async function judgeArtifacts(
   clock?: StageClock,
 ): Promise<VerifyResult> {
   const capture = typeof from === "string" ? await readCapture(from) : from;
+  // Awaited once the trace is read; until then its rejection is not unhandled.
+  capture.perfSummary?.catch(() => {});
   const { dir, record, bufinfo, loss } = capture;
   // Read into one reused buffer and folded as it goes: memory does not grow with the trace.
   using trace = await Deno.open(join(dir, "trace.txt"));
