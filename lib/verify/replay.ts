@@ -26,11 +26,11 @@ import { GST_PADS_FILE } from "./workload.ts";
 
 /**
  * CPU time of `readTraceFacts()` on a 100 MB trace scaled from a real capture
- * (`bench/trace_analysis.ts --stage facts` and `--stage facts-ts`, median of 8 runs each on a
- * shared 2-core host, load 6–15; the bench's own 100 MB rows give the same ratio, 1.6×), for the
- * note of a replay read without the C scanner.
+ * (`bench/trace_analysis.ts --stage facts` and `--stage facts-ts` on a shared 2-core host, load
+ * 6–15: the TypeScript scanner and join 580 ms, median of 8; the C scanner with the frame join
+ * in C 310 ms, median of 5), for the note of a replay read without the C scanner.
  */
-const SCANNER_CPU_MS_100MB = { c: 375, typescript: 580 } as const;
+const SCANNER_CPU_MS_100MB = { c: 310, typescript: 580 } as const;
 
 /**
  * Parses `### cpuN` sections of a saved `per_cpu_stats.txt`.
