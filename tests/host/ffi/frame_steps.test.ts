@@ -70,7 +70,7 @@ Deno.test("axl_shim_result_read() on a closed fd: DMA_BUF_SYNC returns -EBADF", 
   assert.equal(errnoName(ret), "EBADF");
 });
 
-Deno.test("axl_shim_dev_import_submit() stops at the import when it fails (not a device): step 1", () => {
+Deno.test("axl_shim_dev_import_submit() stops at the import when it fails (not a device: -ENOTTY): step 1", () => {
   const dev = memfd(4096), buf = memfd(4096);
   try {
     const imp = new BigUint64Array(6).fill(7n), sub = new BigUint64Array(3).fill(7n);
@@ -118,7 +118,7 @@ Deno.test("axl_shim_dev_import_submit() refuses missing out-slots with -EINVAL",
   assert.equal(errnoName(ret), "EINVAL");
 });
 
-Deno.test("axl_shim_fence_close_release() closes the fence even when the release fails", () => {
+Deno.test("axl_shim_fence_close_release() closes the fence even when the release fails (-ENOTTY)", () => {
   const fence = eventfd(), dev = memfd(4096);
   try {
     assert.equal(errnoName(shim.symbols.axl_shim_fence_close_release(fence, dev, 1)), "ENOTTY");
