@@ -2,8 +2,7 @@
 // to the Metis node (tests/device/verify/_metis_user_client.ts): zero-copy by construction.
 // Judged from the kprobes on the node's PCI function (--evidence generic), never our axl:*
 // tracepoints. I3 judges coverage: every frame's buffer mapped by the card; maps of the same
-// buffers beyond one per frame (e.g. a layout check attach() makes itself) are a note, never a
-// FAIL. Artifacts go to $AXL_RESULTS/verify-metis-user/ when the rig provides it.
+// buffers beyond one per frame (a probe, a retry) are a note, never a FAIL. Artifacts go to $AXL_RESULTS/verify-metis-user/ when the rig provides it.
 import assert from "node:assert/strict";
 import { MetisDevice } from "../../lib/core/metis/device.ts";
 import { parseNodeName, sameDevice } from "../../lib/core/metis/node.ts";
@@ -14,8 +13,11 @@ import type { VerifyResult } from "../../lib/verify/schema.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-verify-metis-user-" });
-/** As the builtin's Metis test: 120 frames give I4 its 1,000 perf samples with a margin. */
-const FRAMES = 120;
+/**
+ * 40 frames: the client's JIT-heavy loop gave 23,596 perf samples for 120 frames in the x86
+ * guest, so 40 still give I4 its 1,000 with a wide margin, in a third of the suite's time.
+ */
+const FRAMES = 40;
 const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
 const CLIENT = new URL("./verify/_metis_user_client.ts", import.meta.url).pathname;
 
