@@ -648,18 +648,6 @@ static void metis_find(void)
 	globfree(&g);
 }
 
-static int sysfs_write(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, value, strlen(value)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 struct remover {
 	pthread_t tid;
 	char addr[64];

@@ -66,18 +66,6 @@ static int import_grey(int dev, int buf, struct axl_import_fd *out)
 	return axl_import(dev, buf, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, out);
 }
 
-static int sysfs_write(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, value, strlen(value)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /* Poll GET_INFO until the engine's device is @want (a PCI address, or "none"). */
 static bool device_is(int dev, const char *want, int timeout_ms)
 {

@@ -713,18 +713,6 @@ static int case_compute_deadline(void)
 	return KSFT_PASS;
 }
 
-static int sysfs_write(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, value, strlen(value)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /* Poll GET_INFO until the engine's device is @want (a PCI address). */
 static bool device_is(int dev, const char *want, int timeout_ms)
 {

@@ -780,3 +780,16 @@ int axl_module_load(const char *ko, const char *params)
 		usleep(10000); /* devtmpfs creates the node asynchronously */
 	return ret;
 }
+
+/* Writes @value to the sysfs file @path: 0 or -errno. */
+int sysfs_write(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, value, strlen(value)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}

@@ -175,6 +175,8 @@ int trace_instance_create(const char *name, const char *const *events);
 char *trace_instance_read(const char *name); /* malloc'd text or NULL */
 void trace_instance_remove(const char *name);
 
+int sysfs_write(const char *path, const char *value); /* 0 or -errno */
+
 /* ---- PRNG (splitmix64) ---- */
 uint64_t prng_next(uint64_t *state);
 
