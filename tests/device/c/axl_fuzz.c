@@ -60,9 +60,12 @@ typedef unsigned __int128 errset;
 #define OK_UNKNOWN E(ENOTTY)
 /* the Metis node: its documented errors; a status or event count is >= 0 */
 #define OK_METIS   (E(0) | E(EINVAL) | E(EBADF) | E(EBUSY) | E(EFAULT) | E(ETIMEDOUT) | \
-		    E(EINTR) | E(ENOTTY) | OK_GONE)
+		    E(EINTR) | E(ENOTTY) | OK_GONE | OK_CANCELLED)
 /* ENODEV only while the engine's device is removed by the remover thread */
 #define OK_GONE    (removing ? E(ENODEV) : 0)
+/* and only then: a Metis transfer still queued when the device goes ends -ECANCELED
+ * (axl_metis_stop() in kernel/axl_metis_xfer.c) */
+#define OK_CANCELLED (removing ? E(ECANCELED) : 0)
 
 enum op { OP_INFO, OP_IMPORT, OP_IMPORT2, OP_SUBMIT, OP_RELEASE, OP_UNKNOWN, OP_METIS, OP_COUNT };
 static const char *const op_names[] = { "GET_INFO", "IMPORT_FD", "IMPORT_FD2", "SUBMIT",
