@@ -651,6 +651,9 @@ static void metis_find(void)
 	globfree(&g);
 }
 
+/* GET_INFO polling step while waiting for the device after a rescan */
+#define POLL_MS 10
+
 struct remover {
 	pthread_t tid;
 	char addr[64];
@@ -658,36 +661,20 @@ struct remover {
 	bool restored;
 };
 
-/* Rescan until the driver bound @addr again (5 s at most). */
-static bool pci_restore(const char *addr)
-{
-	struct axl_info info;
-
-	sysfs_write("/sys/bus/pci/rescan", "1");
-	for (int t = 0; t < 500; t++) {
-		if (!axl_info(shared_dev, &info) && !strcmp(info.device, addr))
-			return true;
-		usleep(10000);
-	}
-	return false;
-}
-
 /* Remove the engine's PCI device now and then while the workers run. */
 static void *remover_run(void *arg)
 {
 	struct remover *r = arg;
-	char path[160];
 	uint64_t rng = opt.seed ^ 0x5eed;
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove", r->addr);
 	r->restored = true;
 	while (!atomic_load(&workers_done)) {
 		usleep(200000 + (uint32_t)prng_next(&rng) % 600000);
-		if (atomic_load(&workers_done) || sysfs_write(path, "1"))
+		if (atomic_load(&workers_done) || pci_remove(r->addr))
 			break;
 		r->removals++;
 		usleep((uint32_t)prng_next(&rng) % 100000);
-		r->restored = pci_restore(r->addr);
+		r->restored = pci_restore(r->addr, POLL_MS);
 		if (!r->restored)
 			break;
 	}
@@ -828,7 +815,7 @@ int main(int argc, char **argv)
 	if (removing) {
 		pthread_join(rm.tid, NULL);
 		if (!rm.restored)
-			rm.restored = pci_restore(device);
+			rm.restored = pci_restore(device, POLL_MS);
 		tap_diag("%d removals of %s while fuzzing%s", rm.removals, device,
 			 rm.restored ? "" : "; the driver did not bind it again");
 		if (!rm.restored)

@@ -66,19 +66,6 @@ static int import_grey(int dev, int buf, struct axl_import_fd *out)
 	return axl_import(dev, buf, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, out);
 }
 
-/* Poll GET_INFO until the engine's device is @want (a PCI address, or "none"). */
-static bool device_is(int dev, const char *want, int timeout_ms)
-{
-	struct axl_info info;
-
-	for (int t = 0; t <= timeout_ms; t += 10) {
-		if (!axl_info(dev, &info) && !strcmp(info.device, want))
-			return true;
-		usleep(10000);
-	}
-	return false;
-}
-
 /* The engine's PCI address into @addr; false (with a diagnostic) without one. */
 static bool engine_pci(char *addr, size_t len)
 {
@@ -98,26 +85,8 @@ static bool engine_pci(char *addr, size_t len)
 	return pci;
 }
 
-static int pci_remove(const char *addr)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove", addr);
-	return sysfs_write(path, "1");
-}
-
-/* Rescan and wait until the driver bound @addr again. */
-static bool pci_restore(const char *addr)
-{
-	int dev = axl_open_dev();
-	bool ok;
-
-	sysfs_write("/sys/bus/pci/rescan", "1");
-	ok = dev >= 0 && device_is(dev, addr, 5000);
-	if (dev >= 0)
-		close(dev);
-	return ok;
-}
+/* GET_INFO polling step while waiting for the device */
+#define POLL_MS 10
 
 /* ---- removal racing release, close and a failed submit ---- */
 
@@ -255,7 +224,7 @@ static int case_remove_race(void)
 				 addr);
 			ret = KSFT_FAIL;
 		}
-		if (!pci_restore(addr)) {
+		if (!pci_restore(addr, POLL_MS)) {
 			tap_diag("driver did not bind %s again after a rescan", addr);
 			ret = KSFT_FAIL;
 		}
@@ -263,7 +232,7 @@ static int case_remove_race(void)
 	atomic_store(&stop, true);
 	for (size_t i = 0; i < ARRAY_SIZE(loops); i++)
 		pthread_join(th[i], (void **)&why[i]);
-	pci_restore(addr);
+	pci_restore(addr, POLL_MS);
 	tap_diag("%d removals; rounds: %ld import/submit/wait/release, %ld EFAULT submits, %ld closes",
 		 removals, atomic_load(&rounds_jobs), atomic_load(&rounds_efault),
 		 atomic_load(&rounds_close));
@@ -575,7 +544,7 @@ static int case_import_copy_stall(void)
 		return ret;
 	c.arg = s.page;
 	ret = bystander_in_time(&s, &c, &ct, "IMPORT_FD", addr);
-	FAIL_IF(!pci_restore(addr), "driver did not bind %s again after a rescan", addr);
+	FAIL_IF(!pci_restore(addr, POLL_MS), "driver did not bind %s again after a rescan", addr);
 	if (ret != KSFT_PASS)
 		return ret;
 	close(c.dev);

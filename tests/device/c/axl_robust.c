@@ -713,18 +713,8 @@ static int case_compute_deadline(void)
 	return KSFT_PASS;
 }
 
-/* Poll GET_INFO until the engine's device is @want (a PCI address). */
-static bool device_is(int dev, const char *want, int timeout_ms)
-{
-	struct axl_info info;
-
-	for (int t = 0; t <= timeout_ms; t += 20) {
-		if (!axl_info(dev, &info) && !strcmp(info.device, want))
-			return true;
-		usleep(20000);
-	}
-	return false;
-}
+/* GET_INFO polling step while waiting for the device */
+#define POLL_MS 20
 
 /* Remove the PCI device with an import and jobs outstanding, then rescan. */
 static int remove_and_check(int dev, const char *addr)
@@ -732,7 +722,6 @@ static int remove_and_check(int dev, const char *addr)
 	struct tframe x = { .fd = -1 };
 	struct axl_import_fd imp, tmp;
 	struct axl_submit s[2], sub;
-	char path[128];
 	int res[2] = { heap_alloc(PAGE), heap_alloc(PAGE) }, r3 = heap_alloc(PAGE), st;
 
 	FAIL_IF(res[0] < 0 || res[1] < 0 || r3 < 0, "setup");
@@ -744,8 +733,7 @@ static int remove_and_check(int dev, const char *addr)
 	FAIL_IF(bufinfo_attached_to(addr) != 3, "attachments %d before removal, expected 3",
 		bufinfo_attached_to(addr));
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove", addr);
-	EXPECT_RET(sysfs_write(path, "1"), 0);
+	EXPECT_RET(pci_remove(addr), 0);
 	for (int i = 0; i < 2; i++) {
 		st = fence_end(s[i].fence_fd, 0, NULL);
 		FAIL_IF(st != -ENODEV, "job %d after removal: fence status %d (%s)", i, st,
@@ -753,7 +741,7 @@ static int remove_and_check(int dev, const char *addr)
 	}
 	FAIL_IF(bufinfo_attached_to(addr) != 0, "attachments %d after removal",
 		bufinfo_attached_to(addr));
-	FAIL_IF(!device_is(dev, "none", 0), "GET_INFO still names a device");
+	FAIL_IF(!device_is(dev, "none", 0, POLL_MS), "GET_INFO still names a device");
 	EXPECT_RET(axl_submit(dev, imp.handle, r3, 0, &sub), -ENODEV);
 	EXPECT_RET(axl_import(dev, x.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &tmp),
 		   -ENODEV);
@@ -783,8 +771,7 @@ static int case_pci_remove(void)
 
 	/* bring the device back whatever happened, for the tests after this one */
 	param_set("latency_us", 2000);
-	EXPECT_RET(sysfs_write("/sys/bus/pci/rescan", "1"), 0);
-	FAIL_IF(!device_is(dev, addr, 5000), "driver did not bind %s again after a rescan", addr);
+	FAIL_IF(!pci_restore(addr, POLL_MS), "driver did not bind %s again after a rescan", addr);
 	if (ret != KSFT_PASS)
 		return ret;
 

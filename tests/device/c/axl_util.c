@@ -793,3 +793,40 @@ int sysfs_write(const char *path, const char *value)
 	close(fd);
 	return ret;
 }
+
+bool device_is(int dev, const char *want, int timeout_ms, int step_ms)
+{
+	struct axl_info info;
+
+	for (int t = 0; t <= timeout_ms; t += step_ms) {
+		if (!axl_info(dev, &info) && !strcmp(info.device, want))
+			return true;
+		usleep(step_ms * 1000);
+	}
+	return false;
+}
+
+int pci_remove(const char *addr)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove", addr);
+	return sysfs_write(path, "1");
+}
+
+bool pci_restore(const char *addr, int step_ms)
+{
+	int dev = axl_open_dev(), ret;
+	bool ok;
+
+	if (dev < 0) {
+		tap_diag("opening %s failed: %s", AXL_DEV_PATH, axl_errname(dev));
+		return false;
+	}
+	ret = sysfs_write("/sys/bus/pci/rescan", "1");
+	if (ret)
+		tap_diag("writing /sys/bus/pci/rescan failed: %s", axl_errname(ret));
+	ok = !ret && device_is(dev, addr, 5000, step_ms);
+	close(dev);
+	return ok;
+}

@@ -177,6 +177,21 @@ void trace_instance_remove(const char *name);
 
 int sysfs_write(const char *path, const char *value); /* 0 or -errno */
 
+/* ---- the engine's PCI device ---- */
+
+/*
+ * Poll GET_INFO on @dev every @step_ms until the engine's device is @want (a
+ * PCI address, or "none"); false if it is not within @timeout_ms.
+ */
+bool device_is(int dev, const char *want, int timeout_ms, int step_ms);
+/* Remove the PCI device @addr (sysfs remove): 0 or -errno. */
+int pci_remove(const char *addr);
+/*
+ * Rescan the PCI bus and wait (5 s at most, polling every @step_ms) until the
+ * driver bound @addr again; false with a diagnostic when it did not.
+ */
+bool pci_restore(const char *addr, int step_ms);
+
 /* ---- PRNG (splitmix64) ---- */
 uint64_t prng_next(uint64_t *state);
 
