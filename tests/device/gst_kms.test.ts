@@ -5,7 +5,7 @@
 // (scripts/vm/run.sh --vivid --vkms); artifacts go to $AXL_RESULTS/gst-kms/.
 import assert from "node:assert/strict";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
-import { videoNode } from "./verify/_vivid_pipeline.ts";
+import { kmsPipelineRunnable, verifyVividPipeline } from "./verify/_vivid_pipeline.ts";
 import { gstreamerEnv } from "./verify/_gstreamer_env.ts";
 
 /**
@@ -13,18 +13,7 @@ import { gstreamerEnv } from "./verify/_gstreamer_env.ts";
  * frames a quiet guest gave only 808 (mostly GStreamer's start-up), so I4 was INCONCLUSIVE.
  */
 const FRAMES = 300;
-const ON_X86_64 = Deno.build.arch === "x86_64";
-const loaded = (m: string) => {
-  try {
-    return Deno.statSync(`/sys/module/${m}`).isDirectory;
-  } catch {
-    return false;
-  }
-};
-// In the rig's suite vkms is mandatory (run.sh --vkms sets AXL_EXPECT_VKMS=1); elsewhere the
-// test is reported as ignored, never as passed, when vkms or vivid is not loaded.
-const expected = Deno.env.get("AXL_EXPECT_VKMS") === "1";
-const runnable = ON_X86_64 && (expected || (loaded("vkms") && loaded("vivid")));
+const runnable = kmsPipelineRunnable();
 if (!runnable) {
   console.error(
     "gst_kms.test.ts: ignored: needs the x86_64 guest with vivid and vkms " +
@@ -54,7 +43,6 @@ async function warmPerf(): Promise<void> {
 
 /** Runs `axl verify --json` on vivid's capture (io-mode `io`) shown by kmssink on vkms. */
 async function verifyToKms(name: string, io: "dmabuf" | "mmap"): Promise<VerifyResult> {
-  assert.ok(loaded("vkms"), "AXL_EXPECT_VKMS=1 but vkms is not loaded (scripts/vm/run.sh --vkms)");
   const env = await gstreamerEnv(
     ["coreelements", "video4linux2", "kms"],
     "kmssink",
@@ -63,30 +51,14 @@ async function verifyToKms(name: string, io: "dmabuf" | "mmap"): Promise<VerifyR
   await warmPerf();
   const results = Deno.env.get("AXL_RESULTS") ??
     await Deno.makeTempDir({ prefix: "axl-gst-kms-" });
-  const dir = `${results}/${name}`;
-  const cli = new URL("../../tasks/axl.ts", import.meta.url).pathname;
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: [
-      ...["run", "--allow-all", "--no-check", cli, "verify", "--json", "--no-graph"],
-      ...["--evidence", "generic", "--accept-exporter", "videobuf2_dma_contig"],
-      ...["--importer", "vkms", "--artifacts", dir, "--frames", String(FRAMES), "--"],
-      ...["gst-launch-1.0", "-q", "v4l2src", `device=${videoNode("vivid-000-vid-cap")}`],
-      ...[`io-mode=${io}`, `num-buffers=${FRAMES}`, "!"],
-      ...["video/x-raw,format=BGRx,width=640,height=480", "!"],
-      // sync=false: on the clock, kmssink drops late frames under TCG.
-      ...["kmssink", "driver-name=vkms", "sync=false"],
-    ],
-    stdin: "null",
+  const r = await verifyVividPipeline({
+    name,
+    dir: `${results}/${name}`,
+    frames: FRAMES,
+    io,
+    middle: ["video/x-raw,format=BGRx,width=640,height=480"],
     env,
-  }).output();
-  const text = new TextDecoder().decode(stdout);
-  assert.ok(code <= 2, `verify could not run (${code}): ${new TextDecoder().decode(stderr)}`);
-  const r = JSON.parse(text.slice(text.indexOf("\n{") + 1)) as VerifyResult;
-  console.log(`${name}: ${r.axl.status} (${dir})`);
-  for (const i of Object.values(r.axl.invariants)) {
-    console.log(`  ${i.id} ${i.status} ${i.summary}`);
-  }
-  assert.equal(r.axl.workload.exit_code, 0, r.axl.workload.stderr_tail);
+  });
   assert.equal(r.axl.evidence?.source, "kprobes");
   return r;
 }

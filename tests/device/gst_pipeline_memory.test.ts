@@ -13,7 +13,7 @@ import { parseGstPads } from "../../lib/trace/parse/gst_pads.ts";
 import { judgePipeline } from "../../lib/verify/pipeline.ts";
 import { gstTracerDir, gstTracerEnv } from "../../lib/core/gst_tracer.ts";
 import { NVBUF_SURFACE_LAYOUT } from "../../lib/nvmm/surface_layout.ts";
-import { videoNode } from "./verify/_vivid_pipeline.ts";
+import { kmsPipelineRunnable, verifyVividPipeline } from "./verify/_vivid_pipeline.ts";
 import { gstreamerEnv } from "./verify/_gstreamer_env.ts";
 
 /**
@@ -23,15 +23,7 @@ import { gstreamerEnv } from "./verify/_gstreamer_env.ts";
 const FRAMES = 300;
 const FAILING_FRAMES = 60;
 const ON_X86_64 = Deno.build.arch === "x86_64";
-const loaded = (m: string) => {
-  try {
-    return Deno.statSync(`/sys/module/${m}`).isDirectory;
-  } catch {
-    return false;
-  }
-};
-const expected = Deno.env.get("AXL_EXPECT_VKMS") === "1";
-const kmsRunnable = ON_X86_64 && (expected || (loaded("vkms") && loaded("vivid")));
+const kmsRunnable = kmsPipelineRunnable();
 if (!kmsRunnable) {
   console.error(
     "gst_pipeline_memory.test.ts: kmssink cases ignored: they need the x86_64 guest with vivid " +
@@ -47,40 +39,16 @@ async function verifyToKms(
   name: string,
   middle: string[],
   frames = FRAMES,
-  // sync=false: on the clock, kmssink drops late frames under TCG.
-  sink = ["kmssink", "driver-name=vkms", "sync=false"],
+  sink?: string[],
 ): Promise<VerifyResult> {
   assert.equal(typeof tracer, "string", `the tracer is not built: ${JSON.stringify(tracer)}`);
-  assert.ok(loaded("vkms"), "AXL_EXPECT_VKMS=1 but vkms is not loaded (scripts/vm/run.sh --vkms)");
   const env = await gstreamerEnv(
     ["coreelements", "video4linux2", "kms", "videoconvertscale"],
     "videoconvert",
     "gstreamer1.0-tools, gstreamer1.0-plugins-base, -good and -bad",
   );
   const dir = `${results}/gst-memory-${name}`;
-  const cli = new URL("../../tasks/axl.ts", import.meta.url).pathname;
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: [
-      ...["run", "--allow-all", "--no-check", cli, "verify", "--json", "--no-graph"],
-      ...["--evidence", "generic", "--accept-exporter", "videobuf2_dma_contig"],
-      ...["--importer", "vkms", "--artifacts", dir, "--frames", String(frames), "--"],
-      ...["gst-launch-1.0", "-q", "v4l2src", `device=${videoNode("vivid-000-vid-cap")}`],
-      ...["io-mode=dmabuf", `num-buffers=${frames}`, "!", ...middle, "!", ...sink],
-    ],
-    stdin: "null",
-    env,
-  }).output();
-  const text = new TextDecoder().decode(stdout);
-  assert.ok(code <= 2, `verify could not run (${code}): ${new TextDecoder().decode(stderr)}`);
-  const r = JSON.parse(text.slice(text.indexOf("\n{") + 1)) as VerifyResult;
-  console.log(`${name}: ${r.axl.status} (${dir})`);
-  for (const i of Object.values(r.axl.invariants)) {
-    console.log(`  ${i.id} ${i.status} ${i.summary}`);
-  }
-  const p = r.axl.pipeline;
-  if (p) console.log(`  pipeline ${p.status} ${p.summary}\n    ${p.drawing}`);
-  assert.equal(r.axl.workload.exit_code, 0, r.axl.workload.stderr_tail);
-  return r;
+  return await verifyVividPipeline({ name, dir, frames, io: "dmabuf", middle, sink, env });
 }
 
 Deno.test({

@@ -6,13 +6,9 @@
 // verify on a Metis session runs the same workload.
 // Artifacts go to $AXL_RESULTS/verify-metis-<case>/ when the rig provides it.
 import assert from "node:assert/strict";
-import { MetisDevice } from "../../lib/core/metis/device.ts";
-import { parseNodeName, sameDevice } from "../../lib/core/metis/node.ts";
-import { listPci, METIS_SIM_DRIVER } from "../../lib/doctor/pci.ts";
-import { systemAt } from "../../lib/doctor/system.ts";
-import { listCaptureDevices } from "../../lib/frames/producers/v4l2_producer.ts";
 import { judgeArtifacts } from "../../lib/verify/replay.ts";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
+import { metisTarget, vividCapture } from "./verify/_metis_target.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-verify-metis-test-" });
@@ -24,18 +20,6 @@ const results = Deno.env.get("AXL_RESULTS") ??
 const FRAMES = 120;
 const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
 const SHELL = new URL("../../tasks/commands/shell.ts", import.meta.url).pathname;
-
-/** The simulator's Metis node and the PCI function behind it, as bufinfo names it. */
-function metisTarget(): { node: string; pci: string } {
-  const node = MetisDevice.discover().find((p) => parseNodeName(p)?.driver === "axl-metis");
-  assert.ok(node, "axl.ko's Metis-compatible node /dev/axl-metis-* is present");
-  const name = parseNodeName(node)!;
-  const fn = listPci(systemAt("/")).find((f) =>
-    f.driver === METIS_SIM_DRIVER && sameDevice(name, f.address)
-  );
-  assert.ok(fn, `a PCI function bound to ${METIS_SIM_DRIVER} behind ${node}`);
-  return { node, pci: fn.address };
-}
 
 /** Runs `axl verify` on the Metis node; returns its exit code and result.json. */
 async function verifyMetis(
@@ -72,8 +56,7 @@ async function verifyMetis(
 }
 
 Deno.test("axl verify --device <Metis node> --evidence generic: vivid frames PASS I1–I4 from kprobes", async () => {
-  const vivid = listCaptureDevices().find((c) => c.driver === "vivid");
-  assert.ok(vivid, "vivid capture device present (scripts/vm/run.sh --vivid)");
+  const vivid = vividCapture();
   const { pci } = metisTarget();
   const { code, result, stdout, dir } = await verifyMetis("zero-copy", [
     "--producer",

@@ -4,12 +4,8 @@
 // tracepoints. I3 judges coverage: every frame's buffer mapped by the card; maps of the same
 // buffers beyond one per frame (a probe, a retry) are a note, never a FAIL. Artifacts go to $AXL_RESULTS/verify-metis-user/ when the rig provides it.
 import assert from "node:assert/strict";
-import { MetisDevice } from "../../lib/core/metis/device.ts";
-import { parseNodeName, sameDevice } from "../../lib/core/metis/node.ts";
-import { listPci, METIS_SIM_DRIVER } from "../../lib/doctor/pci.ts";
-import { systemAt } from "../../lib/doctor/system.ts";
-import { listCaptureDevices } from "../../lib/frames/producers/v4l2_producer.ts";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
+import { metisTarget, vividCapture } from "./verify/_metis_target.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-verify-metis-user-" });
@@ -22,15 +18,8 @@ const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
 const CLIENT = new URL("./verify/_metis_user_client.ts", import.meta.url).pathname;
 
 Deno.test("axl verify -- a user's script attaching each camera frame to the Metis node: I3 PASS on coverage", async () => {
-  const vivid = listCaptureDevices().find((c) => c.driver === "vivid");
-  assert.ok(vivid, "vivid capture device present (scripts/vm/run.sh --vivid)");
-  const node = MetisDevice.discover().find((p) => parseNodeName(p)?.driver === "axl-metis");
-  assert.ok(node, "axl.ko's Metis-compatible node /dev/axl-metis-* is present");
-  const name = parseNodeName(node)!;
-  const pci = listPci(systemAt("/")).find((f) =>
-    f.driver === METIS_SIM_DRIVER && sameDevice(name, f.address)
-  )?.address;
-  assert.ok(pci, `a PCI function bound to ${METIS_SIM_DRIVER} behind ${node}`);
+  const vivid = vividCapture();
+  const { node, pci } = metisTarget();
   const dir = `${results}/verify-metis-user`;
   const out = await new Deno.Command(Deno.execPath(), {
     args: [

@@ -6,12 +6,8 @@
 // broke. Its twin attaches the camera's own buffers: it must PASS.
 // Artifacts go to $AXL_RESULTS/voyager-<mode>/ when the rig provides it.
 import assert from "node:assert/strict";
-import { MetisDevice } from "../../lib/core/metis/device.ts";
-import { parseNodeName, sameDevice } from "../../lib/core/metis/node.ts";
-import { listPci, METIS_SIM_DRIVER } from "../../lib/doctor/pci.ts";
-import { systemAt } from "../../lib/doctor/system.ts";
-import { listCaptureDevices } from "../../lib/frames/producers/v4l2_producer.ts";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
+import { metisTarget, vividCapture } from "./verify/_metis_target.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-verify-voyager-test-" });
@@ -28,24 +24,11 @@ const ON_X86_64 = Deno.build.arch === "x86_64";
 const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
 const CLIENT = new URL("./verify/_voyager_client.ts", import.meta.url).pathname;
 
-/** The simulator's Metis node and the PCI function behind it, as bufinfo names it. */
-function metisTarget(): { node: string; pci: string } {
-  const node = MetisDevice.discover().find((p) => parseNodeName(p)?.driver === "axl-metis");
-  assert.ok(node, "axl.ko's Metis-compatible node /dev/axl-metis-* is present");
-  const name = parseNodeName(node)!;
-  const fn = listPci(systemAt("/")).find((f) =>
-    f.driver === METIS_SIM_DRIVER && sameDevice(name, f.address)
-  );
-  assert.ok(fn, `a PCI function bound to ${METIS_SIM_DRIVER} behind ${node}`);
-  return { node, pci: fn.address };
-}
-
 /** Runs `axl verify … -- deno run CLIENT mode …`; its exit code, result.json and output. */
 async function verifyClient(
   mode: "transform" | "direct",
 ): Promise<{ code: number; result: VerifyResult; stdout: string; html: string }> {
-  const vivid = listCaptureDevices().find((c) => c.driver === "vivid");
-  assert.ok(vivid, "vivid capture device present (scripts/vm/run.sh --vivid)");
+  const vivid = vividCapture();
   const { node, pci } = metisTarget();
   const dir = `${results}/voyager-${mode}`;
   const out = await new Deno.Command(Deno.execPath(), {

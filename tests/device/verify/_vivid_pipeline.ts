@@ -1,5 +1,8 @@
-// vivid's capture and output nodes for GStreamer pipelines: found by name, never by number,
-// and set up so that the output takes what the capture gives.
+// GStreamer pipelines from vivid's capture: its capture and output nodes, found by name, never
+// by number, and set up so that the output takes what the capture gives; and `axl verify` of a
+// pipeline from the capture to kmssink on vkms, the DRM device that imports its buffers.
+import assert from "node:assert/strict";
+import type { VerifyResult } from "../../../lib/verify/schema.ts";
 
 /** The node of the video4linux device called `name` (e.g. "vivid-000-vid-cap"). */
 export function videoNode(name: string): string {
@@ -53,4 +56,94 @@ export function pairVivid(capture: string, output: string): void {
     new Uint32Array([VIVID_CID_COLORSPACE, VIVID_COLORSPACE_SMPTE170M]),
     "VIDIOC_S_CTRL Colorspace = SMPTE 170M",
   );
+}
+
+/** Whether the kernel module `name` is loaded. */
+export function moduleLoaded(name: string): boolean {
+  try {
+    return Deno.statSync(`/sys/module/${name}`).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether the vivid → kmssink-on-vkms tests run here: in the x86_64 guest, when the rig was
+ * asked for vkms (`scripts/vm/run.sh --vkms` sets AXL_EXPECT_VKMS=1, and then a missing vkms
+ * fails the test instead), or when vkms and vivid are both loaded. Elsewhere they are reported
+ * as ignored, never as passed.
+ */
+export function kmsPipelineRunnable(): boolean {
+  const expected = Deno.env.get("AXL_EXPECT_VKMS") === "1";
+  return Deno.build.arch === "x86_64" &&
+    (expected || (moduleLoaded("vkms") && moduleLoaded("vivid")));
+}
+
+/** One `axl verify` run of a pipeline from vivid's capture; see {@linkcode verifyVividPipeline}. */
+export interface VividPipelineRun {
+  /** Names the run in the output. */
+  name: string;
+  /** Where verify writes its artifacts. */
+  dir: string;
+  /** Frames v4l2src captures (`num-buffers`) and verify expects. */
+  frames: number;
+  /** v4l2src's `io-mode`: dmabuf exports vb2's buffers, mmap makes every consumer copy. */
+  io: "dmabuf" | "mmap";
+  /** The elements between v4l2src and the sink, caps included, without the `!` around them. */
+  middle: string[];
+  /** The sink; kmssink on vkms unless given. */
+  sink?: string[];
+  /** GStreamer's environment (`gstreamerEnv()` of `_gstreamer_env.ts`). */
+  env: Record<string, string>;
+}
+
+/**
+ * Runs `axl verify --json` on `gst-launch-1.0 v4l2src ! MIDDLE ! SINK` from vivid's capture,
+ * judged from the kprobes on vkms (the generic evidence path; vivid's vb2 buffers are accepted
+ * as the producer's), prints each invariant and the pipeline section, and fails unless verify
+ * ran and the pipeline exited 0.
+ *
+ * @example
+ * ```ts
+ * const r = await verifyVividPipeline({
+ *   name: "gst-kms",
+ *   dir: `${results}/gst-kms`,
+ *   frames: 300,
+ *   io: "dmabuf",
+ *   middle: ["video/x-raw,format=BGRx,width=640,height=480"],
+ *   env: await gstreamerEnv(["coreelements", "video4linux2", "kms"], "kmssink", "…"),
+ * });
+ * assert.equal(r.axl.status, "PASS");
+ * ```
+ */
+export async function verifyVividPipeline(run: VividPipelineRun): Promise<VerifyResult> {
+  assert.ok(
+    moduleLoaded("vkms"),
+    "AXL_EXPECT_VKMS=1 but vkms is not loaded (scripts/vm/run.sh --vkms)",
+  );
+  // sync=false: on the clock, kmssink drops late frames under TCG.
+  const sink = run.sink ?? ["kmssink", "driver-name=vkms", "sync=false"];
+  const cli = new URL("../../../tasks/axl.ts", import.meta.url).pathname;
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: [
+      ...["run", "--allow-all", "--no-check", cli, "verify", "--json", "--no-graph"],
+      ...["--evidence", "generic", "--accept-exporter", "videobuf2_dma_contig"],
+      ...["--importer", "vkms", "--artifacts", run.dir, "--frames", String(run.frames), "--"],
+      ...["gst-launch-1.0", "-q", "v4l2src", `device=${videoNode("vivid-000-vid-cap")}`],
+      ...[`io-mode=${run.io}`, `num-buffers=${run.frames}`, "!", ...run.middle, "!", ...sink],
+    ],
+    stdin: "null",
+    env: run.env,
+  }).output();
+  const text = new TextDecoder().decode(stdout);
+  assert.ok(code <= 2, `verify could not run (${code}): ${new TextDecoder().decode(stderr)}`);
+  const r = JSON.parse(text.slice(text.indexOf("\n{") + 1)) as VerifyResult;
+  console.log(`${run.name}: ${r.axl.status} (${run.dir})`);
+  for (const i of Object.values(r.axl.invariants)) {
+    console.log(`  ${i.id} ${i.status} ${i.summary}`);
+  }
+  const p = r.axl.pipeline;
+  if (p) console.log(`  pipeline ${p.status} ${p.summary}\n    ${p.drawing}`);
+  assert.equal(r.axl.workload.exit_code, 0, r.axl.workload.stderr_tail);
+  return r;
 }
