@@ -258,6 +258,9 @@ void axl_engine_flush_cleanup(void);
 /* axl_pin.c: bytes pinned, per user and in all. */
 int axl_pin_get(struct axl_file *file, const struct dma_buf *buf);
 void axl_pin_put(struct axl_file *file, const struct dma_buf *buf);
+struct axl_pin;
+struct axl_pin *axl_pin_new(const struct dma_buf *buf);
+void axl_pin_free(struct axl_pin *pin);
 
 /* axl_writers.c: one device mapping for writing per buffer. */
 int axl_writer_claim(struct dma_buf *buf, void *owner,
