@@ -66,6 +66,7 @@ struct axl_frame {
  * @next_handle: cursor of the cyclic handle allocator.
  * @nr_imports: handles allocated or reserved.
  * @nr_jobs:    jobs submitted and not yet completed.
+ * @queued_ns:  sum of their timeouts (axl_share.c).
  * @node:       link in the list of open files (under axl_files_lock), so
  *              removing the device can revoke every file's imports.
  * @pins_lock:  protects @pins; taken with no other lock of the file held.
@@ -82,6 +83,7 @@ struct axl_file {
 	u32 next_handle;
 	u32 nr_imports;
 	atomic_t nr_jobs;
+	atomic64_t queued_ns;
 };
 
 /**
@@ -261,6 +263,10 @@ void axl_pin_put(struct axl_file *file, const struct dma_buf *buf);
 struct axl_pin;
 struct axl_pin *axl_pin_new(const struct dma_buf *buf);
 void axl_pin_free(struct axl_pin *pin);
+
+/* axl_share.c: one file's share of the engine. */
+int axl_share_admit(struct axl_file *file, u64 timeout_ns);
+void axl_share_release(struct axl_file *file, u64 timeout_ns);
 
 /* axl_writers.c: one device mapping for writing per buffer. */
 int axl_writer_claim(struct dma_buf *buf, void *owner,

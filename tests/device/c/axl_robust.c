@@ -676,6 +676,133 @@ static int case_user_share(void)
 	return KSFT_PASS;
 }
 
+#define SHARE_FILE_MS 2000    /* max_file_queued_ms of the test */
+#define SHARE_TIMEOUT_US 1000000 /* each of uid A's jobs */
+#define SHARE_LATENCY_US 1500000 /* engine run time: A's jobs time out, B's does not */
+#define SHARE_SLACK_MS 2000
+#define SHARE_MAX_JOBS 64
+
+/*
+ * In a child running as uid A: import @frame on @dev and submit jobs of
+ * SHARE_TIMEOUT_US on it, one result buffer each, until a submit fails.
+ * Exit status: the jobs queued when a submit failed with EBUSY, 100 + that
+ * number when max_jobs (@max) went in without one, 250 + a setup failure.
+ */
+static int as_user_fill(uid_t uid, int dev, int frame, const int *res, int max)
+{
+	struct axl_import_fd imp;
+	struct axl_submit sub;
+	pid_t pid = fork();
+	int status, n, ret = 0;
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+			_exit(251);
+		if (axl_import(dev, frame, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &imp))
+			_exit(252);
+		for (n = 0; n < max; n++) {
+			ret = axl_submit(dev, imp.handle, res[n], SHARE_TIMEOUT_US, &sub);
+			if (ret)
+				break;
+		}
+		if (ret && ret != -EBUSY) {
+			tap_diag("uid %u: submit %d: %s", (unsigned)uid, n + 1, axl_errname(ret));
+			_exit(253);
+		}
+		_exit(ret ? n : 100 + n);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 254;
+}
+
+/*
+ * In a child running as uid B: import @b on @dev, submit a job writing @res
+ * and wait for it. Exit status: KSFT_PASS when it succeeded within
+ * @bound_ms of its submit.
+ */
+static int as_user_job(uid_t uid, int dev, struct tframe *b, int res, int bound_ms)
+{
+	struct axl_import_fd imp;
+	struct axl_submit sub;
+	pid_t pid = fork();
+	uint64_t stamp = 0;
+	int status, st;
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+			_exit(KSFT_FAIL);
+		if (axl_import(dev, b->fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &imp) ||
+		    axl_submit(dev, imp.handle, res, AXL_SUBMIT_MAX_TIMEOUT_US, &sub)) {
+			tap_diag("uid %u: import or submit failed", (unsigned)uid);
+			_exit(KSFT_FAIL);
+		}
+		st = fence_end(sub.fence_fd, 3 * WAIT_MS, &stamp);
+		tap_diag("uid %u: 4 KiB job ended %.0f ms after its submit (bound %d ms), status %d",
+			 (unsigned)uid, (stamp - sub.submit_ns) / 1e6, bound_ms, st);
+		if (st != 1 || stamp - sub.submit_ns > (uint64_t)bound_ms * MS)
+			_exit(KSFT_FAIL);
+		_exit(job_ok(&sub, res, &b->ref));
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : KSFT_FAIL;
+}
+
+/*
+ * One file cannot take the engine from the others. With the engine's run
+ * time (latency_us 1.5 s) past their 1 s timeout, each of uid A's jobs
+ * holds the engine for its whole timeout. A's file queues such jobs until
+ * a submit fails with EBUSY: max_file_queued_ms at 2000 admits two. uid
+ * B's 4 KiB import and its job (10 s timeout) then succeed within A's 2 s,
+ * its own 1.5 s run and 2 s of slack. Without the bound A's file queued
+ * max_jobs (16) of them and B's job waited 17.5 s.
+ */
+static int case_engine_share(void)
+{
+	struct tframe a = { .fd = -1 }, b = { .fd = -1 };
+	int dev_a = axl_open_dev(), dev_b = axl_open_dev(), res_b = heap_alloc(PAGE);
+	int res[SHARE_MAX_JOBS], param, queued, ret;
+	int bound_ms = SHARE_FILE_MS + SHARE_LATENCY_US / 1000 + SHARE_SLACK_MS;
+	struct axl_info info;
+
+	FAIL_IF(dev_a < 0 || dev_b < 0 || res_b < 0, "setup");
+	EXPECT_RET(axl_info(dev_a, &info), 0);
+	FAIL_IF(info.max_jobs > SHARE_MAX_JOBS, "max_jobs %u", info.max_jobs);
+	for (uint32_t i = 0; i < info.max_jobs; i++)
+		FAIL_IF((res[i] = heap_alloc(PAGE)) < 0, "result buffer %u", i);
+	EXPECT_RET(tframe_make(&a, 64, 64, 71), 0);
+	EXPECT_RET(tframe_make(&b, 64, 64, 72), 0);
+	/* reported after the run, so that the run shows what happens without them */
+	param = param_set("max_file_queued_ms", SHARE_FILE_MS);
+	if (!param)
+		param = param_set("max_queued_ms", 4 * SHARE_FILE_MS + AXL_SUBMIT_MAX_TIMEOUT_US / 1000);
+	EXPECT_RET(param_set("latency_us", SHARE_LATENCY_US), 0);
+
+	ret = as_user_fill(60003, dev_a, a.fd, res, info.max_jobs);
+	FAIL_IF(ret >= 250, "uid A's child: status %d", ret);
+	queued = ret >= 100 ? ret - 100 : ret;
+	tap_diag("uid A's file queued %d jobs of %d ms%s", queued, SHARE_TIMEOUT_US / 1000,
+		 ret >= 100 ? " (max_jobs) without EBUSY" : " before EBUSY");
+	ret = as_user_job(60004, dev_b, &b, res_b, bound_ms);
+	EXPECT_RET(param, 0);
+	FAIL_IF(queued != SHARE_FILE_MS / (SHARE_TIMEOUT_US / 1000) || ret >= 100,
+		"uid A's file queued %d s of jobs, max_file_queued_ms is %d", queued,
+		SHARE_FILE_MS / 1000);
+	FAIL_IF(ret != KSFT_PASS, "uid B's job did not succeed within %d ms", bound_ms);
+
+	close(dev_a);
+	close(dev_b);
+	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 5000), "driver state left behind");
+	for (uint32_t i = 0; i < info.max_jobs; i++)
+		close(res[i]);
+	return KSFT_PASS;
+}
+
 /*
  * The engine stops reading a frame once the job's deadline passed: a 16 MiB
  * frame with a 2 ms timeout and no simulated latency ends with ETIMEDOUT
@@ -825,6 +952,7 @@ static const struct axl_case cases[] = {
 	{ "a submit failing with EFAULT runs its job and leaves no fd", case_efault_no_job },
 	{ "max_pinned_mb caps the bytes all imports pin", case_pinned_cap },
 	{ "one user's imports of one buffer leave room for another user", case_user_share },
+	{ "one file's long jobs leave the engine to another user's job", case_engine_share },
 	{ "the engine stops reading a frame at the job's deadline", case_compute_deadline },
 	{ "PCI removal revokes imports and fails jobs with ENODEV; rescan restores", case_pci_remove },
 	{ "no leaks and a clean kernel log", case_baseline },
