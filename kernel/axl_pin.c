@@ -27,15 +27,10 @@
  * first use charges the buffer to the user of the call, and the last one
  * gives the bytes back to that same user.
  */
-#include <linux/cred.h>
 #include <linux/dma-buf.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/refcount.h>
 #include <linux/slab.h>
-#include <linux/uidgid.h>
-#include <linux/user_namespace.h>
-#include <linux/xarray.h>
 
 #include "axl_drv.h"
 
@@ -49,22 +44,6 @@ MODULE_PARM_DESC(max_user_pinned_mb, "MiB of dma-bufs one user's imports, jobs a
 
 /* Bytes pinned by everyone; at most max_pinned_mb MiB. */
 static atomic64_t axl_pinned;
-
-/**
- * struct axl_user - what one user pins
- * @uid:    the user's uid in the initial namespace: its index in axl_users.
- * @ref:    held by each of the user's pinned buffers.
- * @pinned: bytes; at most max_user_pinned_mb MiB.
- */
-struct axl_user {
-	unsigned long uid;
-	refcount_t ref;
-	atomic64_t pinned;
-};
-
-/* uid (in the initial namespace) -> struct axl_user, under axl_users_lock */
-static DEFINE_XARRAY(axl_users);
-static DEFINE_MUTEX(axl_users_lock);
 
 /**
  * struct axl_pin - one buffer an open file pins
@@ -81,42 +60,6 @@ struct axl_pin {
 	struct axl_user *user;
 	unsigned int users;
 };
-
-static struct axl_user *axl_user_get(void)
-{
-	unsigned long uid = from_kuid(&init_user_ns, current_uid());
-	struct axl_user *user;
-
-	mutex_lock(&axl_users_lock);
-	user = xa_load(&axl_users, uid);
-	if (user) {
-		refcount_inc(&user->ref);
-		goto out;
-	}
-	user = kzalloc(sizeof(*user), GFP_KERNEL);
-	if (!user)
-		goto out;
-	user->uid = uid;
-	refcount_set(&user->ref, 1);
-	atomic64_set(&user->pinned, 0);
-	if (xa_err(xa_store(&axl_users, uid, user, GFP_KERNEL))) {
-		kfree(user);
-		user = NULL;
-	}
-out:
-	mutex_unlock(&axl_users_lock);
-	return user;
-}
-
-static void axl_user_put(struct axl_user *user)
-{
-	mutex_lock(&axl_users_lock);
-	if (refcount_dec_and_test(&user->ref)) {
-		xa_erase(&axl_users, user->uid);
-		kfree(user);
-	}
-	mutex_unlock(&axl_users_lock);
-}
 
 /* Add @size to @counter unless that takes it past @cap_mb MiB. */
 static bool axl_charge(atomic64_t *counter, u64 size, unsigned int cap_mb)
