@@ -12,6 +12,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -66,6 +67,7 @@ struct axl_frame {
  * @next_handle: cursor of the cyclic handle allocator.
  * @nr_imports: handles allocated or reserved.
  * @nr_jobs:    jobs submitted and not yet completed.
+ * @queued_ns:  sum of their timeouts (axl_share.c).
  * @node:       link in the list of open files (under axl_files_lock), so
  *              removing the device can revoke every file's imports.
  * @pins_lock:  protects @pins; taken with no other lock of the file held.
@@ -82,6 +84,7 @@ struct axl_file {
 	u32 next_handle;
 	u32 nr_imports;
 	atomic_t nr_jobs;
+	atomic64_t queued_ns;
 };
 
 /**
@@ -141,6 +144,7 @@ struct axl_import {
  * @result_attach: the result buffer's attachment to the engine's device.
  * @result_sgt:  its mapping for device writes.
  * @pin_file:    the file the result buffer is counted against.
+ * @user:        the submitter's account its timeout counts against (reference).
  * @in_map:      kernel mapping of the input, made at submit.
  * @out_map:     kernel mapping of the result buffer, made at submit.
  * @model_id:    from the submit.
@@ -171,6 +175,7 @@ struct axl_job {
 	struct dma_buf_attachment *result_attach;
 	struct sg_table *result_sgt;
 	struct axl_file *pin_file;
+	struct axl_user *user;
 	struct iosys_map in_map;
 	struct iosys_map out_map;
 	u32 model_id;
@@ -255,9 +260,36 @@ void axl_job_signal(struct axl_job *job, int status);
 void axl_job_cleanup(struct work_struct *work);
 void axl_engine_flush_cleanup(void);
 
+/**
+ * struct axl_user - what one user (real uid) holds through all its files
+ * @uid:       the uid in the initial namespace: the index in axl_user.c's table.
+ * @ref:       held by each of the user's pinned buffers and jobs in flight.
+ * @pinned:    bytes pinned (axl_pin.c); at most max_user_pinned_mb MiB.
+ * @queued_ns: sum of the timeouts of its jobs in flight (axl_share.c).
+ */
+struct axl_user {
+	unsigned long uid;
+	refcount_t ref;
+	atomic64_t pinned;
+	atomic64_t queued_ns;
+};
+
+/* axl_user.c: the account of the calling user. */
+struct axl_user *axl_user_get(void);
+void axl_user_put(struct axl_user *user);
+
 /* axl_pin.c: bytes pinned, per user and in all. */
 int axl_pin_get(struct axl_file *file, const struct dma_buf *buf);
 void axl_pin_put(struct axl_file *file, const struct dma_buf *buf);
+struct axl_pin;
+struct axl_pin *axl_pin_new(const struct dma_buf *buf);
+void axl_pin_free(struct axl_pin *pin);
+
+/* axl_share.c: one file's and one user's share of the engine. */
+int axl_share_admit(struct axl_file *file, u64 timeout_ns,
+		    struct axl_user **user);
+void axl_share_release(struct axl_file *file, struct axl_user *user,
+		       u64 timeout_ns);
 
 /* axl_writers.c: one device mapping for writing per buffer. */
 int axl_writer_claim(struct dma_buf *buf, void *owner,

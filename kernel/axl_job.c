@@ -295,7 +295,7 @@ void axl_job_signal(struct axl_job *job, int status)
 
 	status = axl_job_write_result(job, status);
 	axl_import_idle(imp);
-	atomic_dec(&job->file->nr_jobs);
+	axl_share_release(job->file, job->user, job->timeout_ns);
 
 	trace_axl_job_complete(fence->context, fence->seqno, imp->handle,
 			       imp->inode, job->model_id, status);
@@ -312,6 +312,7 @@ static void axl_job_unprepare(struct axl_job *job)
 	axl_job_unmap_result(job);
 	axl_job_unmap_input(job);
 	axl_import_put(job->import);
+	axl_user_put(job->user);
 	axl_file_put(job->file);
 	kfree(job);
 }
@@ -408,7 +409,9 @@ static int axl_submit_check_input(const struct axl_import *imp)
  * a bad result fd; -ENOSPC when the result buffer would take the bytes
  * pinned past max_user_pinned_mb or max_pinned_mb (see axl_pin.c); -ENOENT for an unknown handle; -ENODEV when the
  * engine's device is gone (also for imports it revoked); -EBUSY when the
- * file has max_jobs jobs in flight; -EOPNOTSUPP when the input has no
+ * file has max_jobs jobs in flight or the job's timeout would take the
+ * file's jobs past max_file_queued_ms, the user's past max_user_queued_ms
+ * or everyone's past max_queued_ms (axl_share.c); -EOPNOTSUPP when the input has no
  * kernel mapping in system memory; -EMFILE when no fd is free. On any
  * error but -EFAULT from the final copy no job was queued and no seqno
  * consumed; after that -EFAULT the job runs and writes its result, but
@@ -418,7 +421,9 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 {
 	struct axl_submit args;
 	struct sync_file *sync;
+	struct axl_user *user;
 	struct axl_job *job;
+	u64 timeout_ns;
 	int fd, ret;
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
@@ -427,10 +432,11 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 	if (ret)
 		return ret;
 
-	if (atomic_inc_return(&file->nr_jobs) > axl_max_jobs()) {
-		ret = -EBUSY;
-		goto err_count;
-	}
+	timeout_ns = args.timeout_us ? (u64)args.timeout_us * NSEC_PER_USEC :
+				       axl_engine_default_timeout_ns();
+	ret = axl_share_admit(file, timeout_ns, &user);
+	if (ret)
+		return ret;
 	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job) {
 		ret = -ENOMEM;
@@ -472,10 +478,9 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 
 	kref_get(&file->ref);
 	job->file = file;
+	job->user = user;
 	job->model_id = args.model_id;
-	job->timeout_ns = args.timeout_us ?
-			  (u64)args.timeout_us * NSEC_PER_USEC :
-			  axl_engine_default_timeout_ns();
+	job->timeout_ns = timeout_ns;
 	INIT_LIST_HEAD(&job->node);
 
 	sync = axl_submit_publish(job, &args, fd);
@@ -503,9 +508,9 @@ err_unprepare:
 	/* before the device is let go: the unmap must not outlive it */
 	put_unused_fd(fd);
 	axl_import_idle(job->import);
+	axl_share_release(file, user, timeout_ns);
 	axl_job_unprepare(job);
 	axl_dev_unlock();
-	atomic_dec(&file->nr_jobs);
 	return ret;
 
 err_put_deps:
@@ -524,6 +529,7 @@ err_free_fence:
 err_free_job:
 	kfree(job);
 err_count:
-	atomic_dec(&file->nr_jobs);
+	axl_share_release(file, user, timeout_ns);
+	axl_user_put(user);
 	return ret;
 }

@@ -57,6 +57,7 @@ static int axl_open(struct inode *inode, struct file *filp)
 	INIT_LIST_HEAD(&file->pins);
 	xa_init_flags(&file->imports, XA_FLAGS_ALLOC1);
 	atomic_set(&file->nr_jobs, 0);
+	atomic64_set(&file->queued_ns, 0);
 	mutex_lock(&axl_files_lock);
 	list_add(&file->node, &axl_files);
 	mutex_unlock(&axl_files_lock);

@@ -17,6 +17,7 @@
 
 #include "axl_compat.h" /* struct iosys_map on every kernel */
 
+struct axl_pin;
 struct dma_buf;
 struct dma_buf_attachment;
 struct device;
@@ -52,6 +53,7 @@ struct axl_metis_desc {
  *              detach their buffers.
  * @id:         number of the attachment in the axl_dmabuf_* trace events.
  * @dmabuf:     the attached buffer (reference), or NULL.
+ * @pin:        its bytes, charged to the user who attached it (axl_pin.c).
  * @attach:     its attachment to the engine's device.
  * @sgt:        the attachment's mapping.
  * @dev:        the device @attach belongs to.
@@ -77,6 +79,7 @@ struct axl_metis_file {
 	struct list_head node;
 	u32 id;
 	struct dma_buf *dmabuf;
+	struct axl_pin *pin;
 	struct dma_buf_attachment *attach;
 	struct sg_table *sgt;
 	struct device *dev;

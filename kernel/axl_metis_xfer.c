@@ -131,10 +131,16 @@ static int axl_metis_map(struct axl_metis_file *f, int fd)
 		ret = PTR_ERR(f->dmabuf);
 		goto err_clear;
 	}
+	/* mapped until detached: charged to the caller's user (axl_pin.c) */
+	f->pin = axl_pin_new(f->dmabuf);
+	if (IS_ERR(f->pin)) {
+		ret = PTR_ERR(f->pin);
+		goto err_put;
+	}
 	/* one mapping for writing per buffer, as for /dev/axl (axl_writers.c) */
 	ret = axl_writer_claim(f->dmabuf, f, AXL_METIS_DIR);
 	if (ret)
-		goto err_put;
+		goto err_unpin;
 	f->attach = dma_buf_attach(f->dmabuf, f->dev);
 	if (IS_ERR(f->attach)) {
 		ret = PTR_ERR(f->attach);
@@ -181,9 +187,12 @@ err_detach:
 	dma_buf_detach(f->dmabuf, f->attach);
 err_unclaim:
 	axl_writer_release(f->dmabuf, AXL_METIS_DIR);
+err_unpin:
+	axl_pin_free(f->pin);
 err_put:
 	dma_buf_put(f->dmabuf);
 err_clear:
+	f->pin = NULL;
 	f->dmabuf = NULL;
 	f->attach = NULL;
 	f->sgt = NULL;
@@ -200,6 +209,8 @@ static void axl_metis_unmap(struct axl_metis_file *f)
 	dma_buf_unmap_attachment_unlocked(f->attach, f->sgt, AXL_METIS_DIR);
 	dma_buf_detach(f->dmabuf, f->attach);
 	axl_writer_release(f->dmabuf, AXL_METIS_DIR);
+	axl_pin_free(f->pin);
+	f->pin = NULL;
 	dma_buf_put(f->dmabuf);
 	f->dmabuf = NULL;
 	f->attach = NULL;
@@ -216,6 +227,9 @@ static void axl_metis_unmap(struct axl_metis_file *f)
  * Return: 0; -EFAULT; -EBADF or -EINVAL for an fd that is not a dma-buf;
  * -EBUSY when the file has a buffer attached already (metis.ko would
  * overwrite, and leak, the first) or another mapping writes this buffer;
+ * -ENOSPC when the buffer would take the bytes the caller's user pins past
+ * max_user_pinned_mb, or everyone's past max_pinned_mb (as an import on
+ * /dev/axl; see axl_pin.c);
  * -ENODEV when the engine's device is gone; -EOPNOTSUPP for a buffer the
  * kernel can only map as I/O memory; or what attaching or mapping returned.
  */

@@ -2,9 +2,10 @@
 /*
  * axl: accounting of the dma-bufs the driver keeps pinned.
  *
- * Imports hold their buffers mapped for as long as the handle lives, and a
- * job holds its result buffer mapped until it ends. Both count, as the
- * bytes of the dma-buf, against two bounds:
+ * Imports hold their buffers mapped for as long as the handle lives, a job
+ * holds its result buffer mapped until it ends, and a file of the Metis node
+ * holds its attached buffer mapped until it detaches. All of them count, as
+ * the bytes of the dma-buf, against two bounds:
  *  - max_user_pinned_mb for everything one user (real uid of the caller)
  *    holds through all its open files, so one user cannot take all of
  *    max_pinned_mb and leave nothing to the others;
@@ -12,56 +13,45 @@
  * A dma-buf counts once per open file, however many of its imports and jobs
  * use it: importing one buffer 64 times pins it once.
  *
+ * The open file is the unit, not the user: a buffer imported on /dev/axl
+ * and attached on a Metis node (or on two files of either) counts once for
+ * each file. Each of those files holds an attachment and a mapping of its
+ * own that lives exactly as long as that file keeps it, so each is charged
+ * for what it holds and gives it back on its own, without a lookup shared
+ * between files. Counting a buffer more than once only ever charges the
+ * user who opened the files: it takes from that user's own share, never
+ * from another's. A Metis file attaches one buffer at a time, so it holds
+ * one pin (axl_pin_new()) and needs no list.
+ *
  * Each open file keeps a list of the buffers it pins with a use count; the
  * first use charges the buffer to the user of the call, and the last one
  * gives the bytes back to that same user.
  */
-#include <linux/cred.h>
 #include <linux/dma-buf.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/refcount.h>
 #include <linux/slab.h>
-#include <linux/uidgid.h>
-#include <linux/user_namespace.h>
-#include <linux/xarray.h>
 
 #include "axl_drv.h"
 
 static unsigned int max_pinned_mb = 1024;
 module_param(max_pinned_mb, uint, 0644);
-MODULE_PARM_DESC(max_pinned_mb, "MiB of dma-bufs all users' imports and jobs together may hold (default: 1024)");
+MODULE_PARM_DESC(max_pinned_mb, "MiB of dma-bufs all users' imports, jobs and Metis attachments together may hold (default: 1024)");
 
 static unsigned int max_user_pinned_mb = 512;
 module_param(max_user_pinned_mb, uint, 0644);
-MODULE_PARM_DESC(max_user_pinned_mb, "MiB of dma-bufs one user's imports and jobs may hold (default: 512)");
+MODULE_PARM_DESC(max_user_pinned_mb, "MiB of dma-bufs one user's imports, jobs and Metis attachments may hold (default: 512)");
 
 /* Bytes pinned by everyone; at most max_pinned_mb MiB. */
 static atomic64_t axl_pinned;
 
 /**
- * struct axl_user - what one user pins
- * @uid:    the user's uid in the initial namespace: its index in axl_users.
- * @ref:    held by each of the user's pinned buffers.
- * @pinned: bytes; at most max_user_pinned_mb MiB.
- */
-struct axl_user {
-	unsigned long uid;
-	refcount_t ref;
-	atomic64_t pinned;
-};
-
-/* uid (in the initial namespace) -> struct axl_user, under axl_users_lock */
-static DEFINE_XARRAY(axl_users);
-static DEFINE_MUTEX(axl_users_lock);
-
-/**
  * struct axl_pin - one buffer an open file pins
- * @node:  in the file's @pins list.
+ * @node:  in the file's @pins list (empty for axl_pin_new()'s).
  * @buf:   the buffer; alive while @users is non-zero (each user holds it).
  * @size:  bytes charged.
  * @user:  who they are charged to.
- * @users: imports and jobs of the file that use @buf.
+ * @users: imports and jobs of the file that use @buf (1 for axl_pin_new()'s).
  */
 struct axl_pin {
 	struct list_head node;
@@ -70,42 +60,6 @@ struct axl_pin {
 	struct axl_user *user;
 	unsigned int users;
 };
-
-static struct axl_user *axl_user_get(void)
-{
-	unsigned long uid = from_kuid(&init_user_ns, current_uid());
-	struct axl_user *user;
-
-	mutex_lock(&axl_users_lock);
-	user = xa_load(&axl_users, uid);
-	if (user) {
-		refcount_inc(&user->ref);
-		goto out;
-	}
-	user = kzalloc(sizeof(*user), GFP_KERNEL);
-	if (!user)
-		goto out;
-	user->uid = uid;
-	refcount_set(&user->ref, 1);
-	atomic64_set(&user->pinned, 0);
-	if (xa_err(xa_store(&axl_users, uid, user, GFP_KERNEL))) {
-		kfree(user);
-		user = NULL;
-	}
-out:
-	mutex_unlock(&axl_users_lock);
-	return user;
-}
-
-static void axl_user_put(struct axl_user *user)
-{
-	mutex_lock(&axl_users_lock);
-	if (refcount_dec_and_test(&user->ref)) {
-		xa_erase(&axl_users, user->uid);
-		kfree(user);
-	}
-	mutex_unlock(&axl_users_lock);
-}
 
 /* Add @size to @counter unless that takes it past @cap_mb MiB. */
 static bool axl_charge(atomic64_t *counter, u64 size, unsigned int cap_mb)
@@ -148,6 +102,55 @@ static struct axl_pin *axl_pin_find(struct axl_file *file,
 }
 
 /**
+ * axl_pin_new() - charge a buffer held by one holder alone
+ * @buf: the buffer; the caller holds a reference until axl_pin_free().
+ *
+ * For a Metis file's attachment: charged to the user of the call, like
+ * the first use in axl_pin_get().
+ *
+ * Return: the pin; ERR_PTR(-ENOSPC) when the buffer would take the caller's
+ * user past max_user_pinned_mb or everyone past max_pinned_mb; -ENOMEM.
+ */
+struct axl_pin *axl_pin_new(const struct dma_buf *buf)
+{
+	struct axl_pin *pin;
+	int ret;
+
+	pin = kzalloc(sizeof(*pin), GFP_KERNEL_ACCOUNT);
+	if (!pin)
+		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&pin->node);
+	pin->buf = buf;
+	pin->size = buf->size;
+	pin->users = 1;
+	ret = axl_pin_charge(pin);
+	if (ret) {
+		kfree(pin);
+		return ERR_PTR(ret);
+	}
+	return pin;
+}
+
+/* Give a pin's bytes back to its user and everyone; free it. */
+static void axl_pin_uncharge(struct axl_pin *pin)
+{
+	atomic64_sub(pin->size, &axl_pinned);
+	atomic64_sub(pin->size, &pin->user->pinned);
+	axl_user_put(pin->user);
+	kfree(pin);
+}
+
+/**
+ * axl_pin_free() - undo axl_pin_new()
+ * @pin: the pin; NULL does nothing.
+ */
+void axl_pin_free(struct axl_pin *pin)
+{
+	if (pin)
+		axl_pin_uncharge(pin);
+}
+
+/**
  * axl_pin_get() - count a buffer @file keeps mapped
  * @file: the open file the import or job belongs to.
  * @buf:  the buffer; the caller holds a reference until axl_pin_put().
@@ -166,17 +169,9 @@ int axl_pin_get(struct axl_file *file, const struct dma_buf *buf)
 		pin->users++;
 		goto out;
 	}
-	pin = kzalloc(sizeof(*pin), GFP_KERNEL_ACCOUNT);
-	if (!pin) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	pin->buf = buf;
-	pin->size = buf->size;
-	pin->users = 1;
-	ret = axl_pin_charge(pin);
-	if (ret) {
-		kfree(pin);
+	pin = axl_pin_new(buf);
+	if (IS_ERR(pin)) {
+		ret = PTR_ERR(pin);
 		goto out;
 	}
 	list_add(&pin->node, &file->pins);
@@ -199,10 +194,7 @@ void axl_pin_put(struct axl_file *file, const struct dma_buf *buf)
 	if (WARN_ON(!pin) || --pin->users)
 		goto out;
 	list_del(&pin->node);
-	atomic64_sub(pin->size, &axl_pinned);
-	atomic64_sub(pin->size, &pin->user->pinned);
-	axl_user_put(pin->user);
-	kfree(pin);
+	axl_pin_uncharge(pin);
 out:
 	mutex_unlock(&file->pins_lock);
 }

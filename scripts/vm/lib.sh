@@ -121,9 +121,13 @@ vm_arm64_kit() {
 # instrumented by KASAN on the debug kernel), one to two orders of magnitude slower than
 # the hardware axl.ko's 1 s default job timeout is meant for: a 1080p frame took 466 ms
 # on the idle arm64 debug guest and timed out when the host was loaded. Jobs get the 10 s
-# the tests wait for a fence; the tests of timeouts set timeout_ms themselves.
+# the tests wait for a fence; the tests of timeouts set timeout_ms themselves. The engine's
+# share bounds (sums of job timeouts) grow with it: one file may queue max_jobs (16) jobs
+# of the longest timeout, one user (the tests all run as root) and all files four times
+# that; the share test sets its own.
 vm_axl_params() {
-	local defaults=(timeout_ms=10000) out=() d
+	local defaults=(timeout_ms=10000 max_file_queued_ms=160000
+		max_user_queued_ms=640000 max_queued_ms=640000) out=() d
 	for d in "${defaults[@]}"; do
 		[[ " $* " == *" ${d%%=*}="* ]] || out+=("$d")
 	done

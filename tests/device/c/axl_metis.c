@@ -10,7 +10,8 @@
  * transferring on one file (each sees its own transfer complete, never the
  * other's), and, with the module reloaded on the platform stand-in (no
  * IOMMU, so a multi-chunk heap buffer maps as several scatterlist entries),
- * that a scattered buffer transfers byte-exact both ways over every entry,
+ * that one user's attachments count against its share of pinned bytes and
+ * leave room for another user's, and that a scattered buffer transfers byte-exact both ways over every entry,
  * in several passes of descriptors, the way metis.ko does.
  *
  * Needs root. Skips (exit 4) when the node is absent (metis_node=0).
@@ -669,6 +670,125 @@ static int case_scattered(void)
 	return KSFT_PASS;
 }
 
+/* ---- per-user accounting ---- */
+
+#define UID_A 60011
+#define UID_B 60012
+#define USER_CAP_MB 4
+/* Metis files of uid A: one 1 MiB buffer each; the last is one too many. */
+#define A_FILES (USER_CAP_MB + 1)
+
+struct share {
+	int node[A_FILES];
+	struct buf a[A_FILES];
+	int dev_a, node_b, dev_b;
+	struct buf b, res;
+};
+
+/* In a child running as @uid: @check(@s), its KSFT status as the child's exit status. */
+static int as_user(uid_t uid, int (*check)(struct share *), struct share *s)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+			_exit(KSFT_FAIL);
+		_exit(check(s));
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -errno;
+	return WIFEXITED(status) && WEXITSTATUS(status) == KSFT_PASS ? 0 : -EPROTO;
+}
+
+/* uid A: its Metis attachments fill its share; the next attach or import fails. */
+static int user_a_fills(struct share *s)
+{
+	struct axl_import_fd imp;
+
+	for (int i = 0; i < USER_CAP_MB; i++)
+		EXPECT_RET(node_attach(s->node[i], s->a[i].fd), 0);
+	EXPECT_RET(node_attach(s->node[USER_CAP_MB], s->a[USER_CAP_MB].fd), -ENOSPC);
+	/* the same share as its imports on /dev/axl */
+	EXPECT_RET(axl_import(s->dev_a, s->b.fd, 64, 64, AXL_PIXFMT_GREY, 0,
+			      AXL_IMPORT_TO_DEVICE, &imp), -ENOSPC);
+	return KSFT_PASS;
+}
+
+/* uid B: a 4 KiB attach and transfer, a 4 KiB import and its job. */
+static int user_b_runs(struct share *s)
+{
+	struct axl_import_fd imp;
+	struct axl_submit sub;
+	struct axl_result r;
+
+	EXPECT_RET(node_attach(s->node_b, s->b.fd), 0);
+	EXPECT_RET(node_xfer(s->node_b, 0, PAGE, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC), 0);
+	EXPECT_RET(axl_import(s->dev_b, s->b.fd, 64, 64, AXL_PIXFMT_GREY, 0,
+			      AXL_IMPORT_TO_DEVICE, &imp), 0);
+	EXPECT_RET(axl_submit(s->dev_b, imp.handle, s->res.fd, 0, &sub), 0);
+	EXPECT_RET(fence_wait(sub.fence_fd, 10000), 0);
+	EXPECT_RET(result_read(s->res.fd, &r), 0);
+	FAIL_IF(r.status != 0, "uid B's job ended with %d", r.status);
+	close(sub.fence_fd);
+	return KSFT_PASS;
+}
+
+/* uid A, once one of its buffers is detached: the room is back. */
+static int user_a_again(struct share *s)
+{
+	EXPECT_RET(node_attach(s->node[USER_CAP_MB], s->a[USER_CAP_MB].fd), 0);
+	return KSFT_PASS;
+}
+
+/*
+ * One user's Metis attachments count against that user's share of pinned
+ * bytes, as its imports on /dev/axl do: with max_user_pinned_mb at 4, uid A
+ * attaches four 1 MiB buffers on four files, and a fifth attach and any
+ * import fail with ENOSPC, while uid B still attaches, transfers, imports
+ * and runs a job. Detaching one of A's buffers gives its bytes back.
+ */
+static int case_user_share(void)
+{
+	long long files = axl_stat("files"), imports = axl_stat("imports");
+	struct share s;
+
+	s.dev_a = axl_open_dev();
+	s.dev_b = axl_open_dev();
+	s.node_b = node_open();
+	FAIL_IF(s.dev_a < 0 || s.dev_b < 0 || s.node_b < 0, "open the nodes");
+	for (int i = 0; i < A_FILES; i++) {
+		s.node[i] = node_open();
+		FAIL_IF(s.node[i] < 0, "open %s", node_path);
+		EXPECT_RET(buf_make(&s.a[i], MIB, 40 + i), 0);
+	}
+	EXPECT_RET(buf_make(&s.b, PAGE, 50), 0);
+	EXPECT_RET(buf_make(&s.res, PAGE, 51), 0);
+	EXPECT_RET(param_set("max_user_pinned_mb", USER_CAP_MB), 0);
+
+	FAIL_IF(as_user(UID_A, user_a_fills, &s),
+		"uid A's Metis attachments were not bounded by max_user_pinned_mb (%d)",
+		USER_CAP_MB);
+	FAIL_IF(as_user(UID_B, user_b_runs, &s),
+		"uid B could not attach, transfer, import and run while uid A is at its cap");
+	/* A's attachments stay charged to A when root detaches one */
+	EXPECT_RET(node_detach(s.node[0]), 0);
+	FAIL_IF(as_user(UID_A, user_a_again, &s), "uid A's detached bytes did not come back");
+
+	for (int i = 0; i < A_FILES; i++)
+		close(s.node[i]);
+	close(s.node_b);
+	close(s.dev_a);
+	close(s.dev_b);
+	FAIL_IF(!axl_stats_settle(files, imports, 0, 0, 5000),
+		"attachments or imports left behind");
+	return KSFT_PASS;
+}
+
 int main(void)
 {
 	static const struct axl_case cases[] = {
@@ -682,6 +802,7 @@ int main(void)
 		{ "DMA statistics count transfers and bytes", case_stats },
 		{ "two threads, SYNC: each returns after its own bytes are copied", case_race_sync },
 		{ "two threads, ASYNC: DONE only once its own bytes are copied", case_race_async },
+		{ "one user's Metis attachments leave room for another user", case_user_share },
 		{ "a scattered buffer transfers byte-exact over every entry (platform device)",
 		  case_scattered },
 	};

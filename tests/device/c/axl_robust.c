@@ -677,6 +677,148 @@ static int case_user_share(void)
 }
 
 /*
+ * Each of uid A's jobs has a 2 s timeout: A's jobs are all queued long
+ * before the first one ends and gives its share back.
+ */
+#define SHARE_FILE_MS 4000    /* max_file_queued_ms of the test */
+#define SHARE_USER_MS 6000    /* max_user_queued_ms of the test */
+#define SHARE_TIMEOUT_US 2000000 /* each of uid A's jobs */
+#define SHARE_LATENCY_US 3000000 /* engine run time: A's jobs time out, B's does not */
+#define SHARE_SLACK_MS 2000
+#define SHARE_MAX_JOBS 64
+
+/*
+ * In a child running as uid A: import @frame on @dev and submit jobs of
+ * SHARE_TIMEOUT_US on it, one result buffer each, until a submit fails.
+ * Exit status: the jobs queued when a submit failed with EBUSY, 100 + that
+ * number when max_jobs (@max) went in without one, 250 + a setup failure.
+ */
+static int as_user_fill(uid_t uid, int dev, int frame, const int *res, int max)
+{
+	struct axl_import_fd imp;
+	struct axl_submit sub;
+	pid_t pid = fork();
+	int status, n, ret = 0;
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+			_exit(251);
+		if (axl_import(dev, frame, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &imp))
+			_exit(252);
+		for (n = 0; n < max; n++) {
+			ret = axl_submit(dev, imp.handle, res[n], SHARE_TIMEOUT_US, &sub);
+			if (ret)
+				break;
+		}
+		if (ret && ret != -EBUSY) {
+			tap_diag("uid %u: submit %d: %s", (unsigned)uid, n + 1, axl_errname(ret));
+			_exit(253);
+		}
+		_exit(ret ? n : 100 + n);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 254;
+}
+
+/*
+ * In a child running as uid B: import @b on @dev, submit a job writing @res
+ * and wait for it. Exit status: KSFT_PASS when it succeeded within
+ * @bound_ms of its submit.
+ */
+static int as_user_job(uid_t uid, int dev, struct tframe *b, int res, int bound_ms)
+{
+	struct axl_import_fd imp;
+	struct axl_submit sub;
+	pid_t pid = fork();
+	uint64_t stamp = 0;
+	int status, st;
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		if (setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+			_exit(KSFT_FAIL);
+		if (axl_import(dev, b->fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &imp) ||
+		    axl_submit(dev, imp.handle, res, AXL_SUBMIT_MAX_TIMEOUT_US, &sub)) {
+			tap_diag("uid %u: import or submit failed", (unsigned)uid);
+			_exit(KSFT_FAIL);
+		}
+		st = fence_end(sub.fence_fd, 5 * WAIT_MS, &stamp);
+		tap_diag("uid %u: 4 KiB job ended %.0f ms after its submit (bound %d ms), status %d",
+			 (unsigned)uid, (stamp - sub.submit_ns) / 1e6, bound_ms, st);
+		if (st != 1 || stamp - sub.submit_ns > (uint64_t)bound_ms * MS)
+			_exit(KSFT_FAIL);
+		_exit(job_ok(&sub, res, &b->ref));
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : KSFT_FAIL;
+}
+
+/*
+ * One file, or one user, cannot take the engine from the others. With the
+ * engine's run time (latency_us 3 s) past their 2 s timeout, each of uid
+ * A's jobs holds the engine for its whole timeout. A queues such jobs on
+ * a file until a submit fails with EBUSY: max_file_queued_ms at 4000 admits
+ * two; on a second file max_user_queued_ms at 6000 admits one more. uid
+ * B's 4 KiB import and its job (10 s timeout) then succeed within A's 6 s,
+ * its own 3 s run and 2 s of slack. Without the bounds A's first file
+ * queued max_jobs (16) of them and B's job waited 35 s.
+ */
+static int case_engine_share(void)
+{
+	struct tframe a = { .fd = -1 }, b = { .fd = -1 };
+	int dev_a = axl_open_dev(), dev_a2 = axl_open_dev(), dev_b = axl_open_dev();
+	int res[2 * SHARE_MAX_JOBS], res_b = heap_alloc(PAGE), param, queued[2], ret;
+	int bound_ms = SHARE_USER_MS + SHARE_LATENCY_US / 1000 + SHARE_SLACK_MS;
+	int per_job_ms = SHARE_TIMEOUT_US / 1000;
+	const int want[2] = { SHARE_FILE_MS / per_job_ms, (SHARE_USER_MS - SHARE_FILE_MS) / per_job_ms };
+	struct axl_info info;
+
+	FAIL_IF(dev_a < 0 || dev_a2 < 0 || dev_b < 0 || res_b < 0, "setup");
+	EXPECT_RET(axl_info(dev_a, &info), 0);
+	FAIL_IF(info.max_jobs > SHARE_MAX_JOBS, "max_jobs %u", info.max_jobs);
+	for (uint32_t i = 0; i < 2 * info.max_jobs; i++)
+		FAIL_IF((res[i] = heap_alloc(PAGE)) < 0, "result buffer %u", i);
+	EXPECT_RET(tframe_make(&a, 64, 64, 71), 0);
+	EXPECT_RET(tframe_make(&b, 64, 64, 72), 0);
+	/* reported after the run, so that the run shows what happens without them */
+	param = param_set("max_file_queued_ms", SHARE_FILE_MS);
+	if (!param)
+		param = param_set("max_user_queued_ms", SHARE_USER_MS);
+	if (!param)
+		param = param_set("max_queued_ms", 4 * SHARE_USER_MS + AXL_SUBMIT_MAX_TIMEOUT_US / 1000);
+	EXPECT_RET(param_set("latency_us", SHARE_LATENCY_US), 0);
+
+	for (int f = 0; f < 2; f++) {
+		ret = as_user_fill(60003, f ? dev_a2 : dev_a, a.fd, res + f * info.max_jobs,
+				   info.max_jobs);
+		FAIL_IF(ret >= 250, "uid A's child: status %d", ret);
+		queued[f] = ret >= 100 ? ret - 100 : ret;
+		tap_diag("uid A's file %d queued %d jobs of %d ms%s", f + 1, queued[f], per_job_ms,
+			 ret >= 100 ? " (max_jobs) without EBUSY" : " before EBUSY");
+	}
+	ret = as_user_job(60004, dev_b, &b, res_b, bound_ms);
+	EXPECT_RET(param, 0);
+	FAIL_IF(queued[0] != want[0], "uid A's first file queued %d jobs, max_file_queued_ms %d lets %d",
+		queued[0], SHARE_FILE_MS, want[0]);
+	FAIL_IF(queued[1] != want[1], "uid A's second file queued %d jobs, max_user_queued_ms %d lets %d",
+		queued[1], SHARE_USER_MS, want[1]);
+	FAIL_IF(ret != KSFT_PASS, "uid B's job did not succeed within %d ms", bound_ms);
+
+	close(dev_a);
+	close(dev_a2);
+	close(dev_b);
+	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 5000), "driver state left behind");
+	for (uint32_t i = 0; i < 2 * info.max_jobs; i++)
+		close(res[i]);
+	return KSFT_PASS;
+}
+
+/*
  * The engine stops reading a frame once the job's deadline passed: a 16 MiB
  * frame with a 2 ms timeout and no simulated latency ends with ETIMEDOUT
  * (reading it takes far longer), and the engine goes on with the next job.
@@ -812,6 +954,7 @@ static const struct axl_case cases[] = {
 	{ "a submit failing with EFAULT runs its job and leaves no fd", case_efault_no_job },
 	{ "max_pinned_mb caps the bytes all imports pin", case_pinned_cap },
 	{ "one user's imports of one buffer leave room for another user", case_user_share },
+	{ "one file's or user's long jobs leave the engine to another user's job", case_engine_share },
 	{ "the engine stops reading a frame at the job's deadline", case_compute_deadline },
 	{ "PCI removal revokes imports and fails jobs with ENODEV; rescan restores", case_pci_remove },
 	{ "no leaks and a clean kernel log", case_baseline },

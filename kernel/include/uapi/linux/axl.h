@@ -116,8 +116,10 @@ struct axl_info {
  * AXL_IMPORT_MAX_SAMPLES. AXL_IOCTL_IMPORT_FD2 describes other layouts.
  *
  * Fails with -ENOSPC when the file holds its maximum of imports or when the
- * buffer would take the bytes all imports hold past the driver's global cap
- * (module parameter max_pinned_mb), and with -ENODEV once the engine's
+ * buffer would take the bytes the caller's user pins (imports, result
+ * buffers of jobs in flight, Metis attachments) past max_user_pinned_mb or
+ * everyone's past max_pinned_mb (module parameters; a buffer counts once
+ * per open file), and with -ENODEV once the engine's
  * device is gone. An import made AXL_IMPORT_FROM_DEVICE is mapped for
  * device writes only and cannot be a job's input. One mapping for device
  * writes per buffer: an import FROM_DEVICE or BIDIRECTIONAL fails with
@@ -239,8 +241,15 @@ struct axl_import_fd2 {
  * @submit_ns:    out: CLOCK_MONOTONIC time the job was queued, in ns.
  * @reserved:     must be zero.
  *
- * Fails with -EINVAL for an input imported AXL_IMPORT_FROM_DEVICE, and with
- * -ENODEV once the engine's device is gone (also for imports made before:
+ * Fails with -EBUSY when the file has max_jobs jobs in flight, or when
+ * this job's timeout would take the sum of the file's jobs' timeouts past
+ * max_file_queued_ms, the user's (real uid, all its files) past
+ * max_user_queued_ms or everyone's past max_queued_ms (module parameters;
+ * a job is admitted past those when nothing else counts against them):
+ * the engine runs jobs one at a time in submission order, so that sum is
+ * the longest a job waits to start. Wait for one of the file's fences and
+ * submit again. Fails with -EINVAL for an input imported
+ * AXL_IMPORT_FROM_DEVICE, and with -ENODEV once the engine's device is gone (also for imports made before:
  * the removal revoked them; release them as usual). When the ioctl fails,
  * no job was queued and no seqno consumed, except for -EFAULT: the answer
  * is copied out after the job is queued, so on -EFAULT the job runs and

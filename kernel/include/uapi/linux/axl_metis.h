@@ -13,7 +13,13 @@
  * What metis.ko does with these calls, and what our node mirrors:
  *  - DMA_ATTACH takes a dma-buf fd, attaches it to the card's PCI function,
  *    maps it DMA_BIDIRECTIONAL and keeps the whole scatterlist. One buffer
- *    per open file.
+ *    per open file. Our node also counts the attached buffer's bytes, as
+ *    /dev/axl counts an import's, against the attaching user's share
+ *    (module parameter max_user_pinned_mb) and everyone's (max_pinned_mb):
+ *    an attach past either fails with -ENOSPC, as an import does, and
+ *    DMA_DETACH or close gives the bytes back. The open file is the unit:
+ *    a buffer attached here and imported on /dev/axl counts once for each
+ *    file, both times against the same user. metis.ko bounds nothing here.
  *  - DMA_XFER has the card's eDMA copy between that buffer (at @offset) and
  *    card memory (at @phy) over every scatterlist entry the range covers:
  *    @offset + @size is checked against the sum of the entries' lengths, so

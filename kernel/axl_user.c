@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * axl: the users the driver keeps accounts for.
+ *
+ * A user is the real uid of the caller, taken in the initial user
+ * namespace. What a user holds through all its open files is counted in
+ * one struct axl_user: the bytes its buffers pin (axl_pin.c) and the
+ * timeouts of its jobs in flight (axl_share.c). Each thing counted holds a
+ * reference; the last one frees the entry.
+ */
+#include <linux/cred.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/uidgid.h>
+#include <linux/user_namespace.h>
+#include <linux/xarray.h>
+
+#include "axl_drv.h"
+
+/* uid (in the initial namespace) -> struct axl_user, under axl_users_lock */
+static DEFINE_XARRAY(axl_users);
+static DEFINE_MUTEX(axl_users_lock);
+
+/**
+ * axl_user_get() - the account of the calling user
+ *
+ * Takes no other lock inside axl_users_lock; may allocate.
+ *
+ * Return: the account, with a reference for the caller; NULL when out of
+ * memory.
+ */
+struct axl_user *axl_user_get(void)
+{
+	unsigned long uid = from_kuid(&init_user_ns, current_uid());
+	struct axl_user *user;
+
+	mutex_lock(&axl_users_lock);
+	user = xa_load(&axl_users, uid);
+	if (user) {
+		refcount_inc(&user->ref);
+		goto out;
+	}
+	user = kzalloc(sizeof(*user), GFP_KERNEL);
+	if (!user)
+		goto out;
+	user->uid = uid;
+	refcount_set(&user->ref, 1);
+	atomic64_set(&user->pinned, 0);
+	atomic64_set(&user->queued_ns, 0);
+	if (xa_err(xa_store(&axl_users, uid, user, GFP_KERNEL))) {
+		kfree(user);
+		user = NULL;
+	}
+out:
+	mutex_unlock(&axl_users_lock);
+	return user;
+}
+
+/**
+ * axl_user_put() - drop a reference from axl_user_get()
+ * @user: the account; freed with its last reference. May sleep.
+ */
+void axl_user_put(struct axl_user *user)
+{
+	mutex_lock(&axl_users_lock);
+	if (refcount_dec_and_test(&user->ref)) {
+		xa_erase(&axl_users, user->uid);
+		kfree(user);
+	}
+	mutex_unlock(&axl_users_lock);
+}
