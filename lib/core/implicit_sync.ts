@@ -9,8 +9,9 @@
  *
  * @module
  */
-import { AxlError } from "./errors.ts";
+import { AxlError, unwrap } from "./errors.ts";
 import type { DmaBuf } from "./dmabuf.ts";
+import { Fence } from "./fence.ts";
 import { shim } from "./_shim.ts";
 
 /**
@@ -51,6 +52,32 @@ export function probeImplicitSync(buf: DmaBuf): "on" | "unavailable" {
     detail: "DMA_BUF_IOCTL_IMPORT_SYNC_FILE could not be probed on this buffer",
     hint: ret === -9 ? "probe with a dma-buf (e.g. one from a DMA heap)" : "see dmesg",
   });
+}
+
+// DMA_BUF_IOCTL_EXPORT_SYNC_FILE: _IOWR('b', 2, struct dma_buf_export_sync_file), 8 bytes.
+const EXPORT_SYNC_FILE = 0xc008_6202n;
+
+/**
+ * `DMA_BUF_IOCTL_EXPORT_SYNC_FILE` (Linux 6.0+): the fences in `buf`'s reservation that a
+ * reader (`read`: its writers) or a writer (`write`: all of them) must wait for, as one owned
+ * sync_file. With nothing to wait for, the kernel returns an already signalled stub fence.
+ * Throws AxlError ENOTTY on older kernels.
+ *
+ * @example Does anything still write the result?
+ * ```ts ignore
+ * using writers = exportSyncFile(job.result, "read");
+ * console.log(writers.info().status); // "active" while the engine runs
+ * ```
+ */
+export function exportSyncFile(buf: DmaBuf, access: "read" | "write"): Fence {
+  const s = shim();
+  const flags = s.constant(access === "read" ? "DMA_BUF_SYNC_READ" : "DMA_BUF_SYNC_WRITE");
+  const arg = new Int32Array([flags, -1]); // { __u32 flags; __s32 fd; }
+  const ret = s.symbols.axl_shim_ioctl(buf.fd, EXPORT_SYNC_FILE, arg);
+  if (ret < 0n) {
+    unwrap(Number(ret), `dmabuf.exportSyncFile(inode ${buf.inode}, ${access})`, "dmabuf");
+  }
+  return Fence.fromFd(arg[1]!);
 }
 
 /**

@@ -4,36 +4,21 @@
 // every kernel. The engine runs each job for 100 ms here (latency_us), long enough to look at
 // the buffers while the job is in flight.
 import assert from "node:assert/strict";
-import { Device, Fence, Heap, type Job } from "../../mod.ts";
+import { Device, Heap, type Job } from "../../mod.ts";
 import { frameLayout } from "../../lib/frames/frame.ts";
 import { fillPattern } from "../../lib/frames/producers/heap_producer.ts";
 import { referenceResult } from "../../lib/frames/reference.ts";
-import { shim } from "../../lib/core/_shim.ts";
+import { exportSyncFile } from "../../lib/core/implicit_sync.ts";
+import { monotonicNs } from "../../lib/core/shim.ts";
 import type { DmaBuf } from "../../lib/core/dmabuf.ts";
 
 const LATENCY_US = 100_000;
 const LATENCY = "/sys/module/axl/parameters/latency_us";
 const REFCNT = "/sys/module/axl/refcnt";
-const MONOTONIC = 1;
 
 /** DMA_BUF_IOCTL_IMPORT_SYNC_FILE and EXPORT_SYNC_FILE came with Linux 6.0. */
 const [major] = Deno.osRelease().split(".").map(Number);
 const hasSyncFileIoctls = major! >= 6;
-
-// DMA_BUF_IOCTL_EXPORT_SYNC_FILE = _IOWR('b', 2, struct dma_buf_export_sync_file { u32 flags; s32 fd })
-const EXPORT_SYNC_FILE = 0xc008_6202n;
-
-/** The fences a reader (`read`) or a writer of `buf` must wait for, as one sync_file. */
-function exportSyncFile(buf: DmaBuf, access: "read" | "write"): Fence {
-  const s = shim();
-  const arg = new Int32Array([
-    s.constant(access === "read" ? "DMA_BUF_SYNC_READ" : "DMA_BUF_SYNC_WRITE"),
-    -1,
-  ]);
-  const ret = s.symbols.axl_shim_ioctl(buf.fd, EXPORT_SYNC_FILE, arg);
-  assert.equal(ret, 0n, `EXPORT_SYNC_FILE on inode ${buf.inode}: ${ret}`);
-  return Fence.fromFd(arg[1]!);
-}
 
 const libc = Deno.dlopen("libc.so.6", {
   poll: { parameters: ["buffer", "u64", "i32"], result: "i32" },
@@ -46,10 +31,6 @@ function pollOut(buf: DmaBuf, ms: number): boolean {
   const ret = libc.symbols.poll(pfd, 1n, ms);
   assert.ok(ret >= 0, `poll(inode ${buf.inode}) failed`);
   return ret === 1 && ((pfd[1]! >>> 16) & POLLOUT) !== 0;
-}
-
-function monotonicNs(): bigint {
-  return BigInt(shim().symbols.axl_shim_clock_ns(MONOTONIC));
 }
 
 /** Runs `fn` with the engine taking 100 ms per job, then restores the latency it had. */
@@ -210,7 +191,7 @@ for (const implicitSync of [true, false]) {
       using _result = result;
       using job = submit(dev, frame, result);
       const got = job.readResult({ histogram: false });
-      const readNs = monotonicNs();
+      const readNs = BigInt(monotonicNs());
       assert.equal(got.seqno, job.seqno, "the result is this job's");
       assert.equal(got.crc32, crc32);
       assert.ok(job.done, "readResult waited for the job");
@@ -236,7 +217,7 @@ Deno.test("Job.readResult() of a job closed before it was waited for throws EBAD
       () => job.readResult(),
       /EBADF.*closed before it was waited for.*waitSync\(\) before job\.close\(\)/s,
     );
-    job.input.release();
+    // Closing the device releases the import: the job holds its own reference until it ends.
   }));
 
 Deno.test({
