@@ -46,10 +46,13 @@ export {
   ImportOptions,
   Job,
   PIXEL_FORMATS,
+  probeImplicitSync,
   SubmitOptions,
 } from "./lib/core/device.ts";
 export type {
   DeviceInfo,
+  DeviceOpenOptions,
+  ImplicitSync,
   Direction,
   EngineResult,
   ImportFacts,

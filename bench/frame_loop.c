@@ -87,7 +87,7 @@ static int fail(const char *what, int err)
 /* One frame; returns 0 or -errno. */
 static int frame(struct loop *l, int buf_fd, const struct opts *o)
 {
-	uint64_t imp[6], sub[3];
+	uint64_t imp[6], sub[5];
 	int64_t info[4], nums[12];
 	uint32_t histogram[256];
 	char name[96];
@@ -96,8 +96,8 @@ static int frame(struct loop *l, int buf_fd, const struct opts *o)
 
 	/* A failed submit has released the import again. */
 	ret = axl_shim_dev_import_submit(l->dev, buf_fd, o->width, o->height, l->pixfmt, 0,
-					 l->to_device, l->result, 0, o->timeout_ms * 1000, imp,
-					 sub, &step);
+					 l->to_device, l->result, 0, o->timeout_ms * 1000,
+					 AXL_SHIM_SUBMIT_IMPLICIT_SYNC, imp, sub, &step);
 	if (ret < 0)
 		return fail(step == 1 ? "import" : "submit", ret);
 	fence = (int)(int64_t)sub[0];

@@ -141,7 +141,9 @@ function leanLoop(rig: LoopRig, frames: number, start: number, full: boolean): v
   const timeoutUs = rig.timeoutMs * 1000;
   // Out-slots read through 32-bit views (little-endian low halves): no BigInt per read.
   const imp = new Uint32Array(12);
-  const sub = new Uint32Array(6);
+  const sub = new Uint32Array(10);
+  // The typed API's default: the shim publishes each job's fence into its buffers.
+  const implicitSync = s.constant("AXL_SHIM_SUBMIT_IMPLICIT_SYNC");
   const step = new Int32Array(1);
   const info = new Int32Array(8);
   const name = new Uint8Array(96);
@@ -161,6 +163,7 @@ function leanLoop(rig: LoopRig, frames: number, start: number, full: boolean): v
       resultFd,
       0,
       timeoutUs,
+      implicitSync,
       imp,
       sub,
       step,

@@ -23,7 +23,7 @@ cflags=(-std=gnu11 -O2 -g -fPIC -Wall -Wextra -Werror -Wno-unused-parameter
 	-fvisibility=default -Ikernel/include/uapi -Iffi/src)
 sources=(ffi/src/consts.c ffi/src/fd.c ffi/src/mem.c ffi/src/heap.c ffi/src/fence.c
 	ffi/src/device.c ffi/src/metis.c ffi/src/v4l2.c ffi/src/trace_scan.c ffi/src/trace_join.c
-	ffi/src/frame_steps.c)
+	ffi/src/frame_steps.c ffi/src/implicit_sync.c)
 
 compiler_for() {
 	if [[ $1 == "$native" ]]; then

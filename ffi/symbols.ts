@@ -71,10 +71,11 @@ export const symbols = {
     parameters: ["i32", "i32", "u32", "u32", "u32", "u32", "u64", "u32", "buffer", "buffer"],
     result: "i32",
   },
-  // int32_t axl_shim_dev_submit(int32_t dev, uint32_t handle, int32_t result_fd, uint32_t model_id,
-  //                             uint32_t timeout_us, uint32_t flags, uint64_t *out);
+  // int32_t axl_shim_dev_submit(int32_t dev, uint32_t handle, int32_t input_fd,
+  //                             int32_t result_fd, uint32_t model_id, uint32_t timeout_us,
+  //                             uint32_t flags, uint64_t *out);
   axl_shim_dev_submit: {
-    parameters: ["i32", "u32", "i32", "u32", "u32", "u32", "buffer"],
+    parameters: ["i32", "u32", "i32", "i32", "u32", "u32", "u32", "buffer"],
     result: "i32",
   },
   // int32_t axl_shim_dev_release(int32_t dev, uint32_t handle);
@@ -93,8 +94,8 @@ export const symbols = {
   // int32_t axl_shim_dev_import_submit(int32_t dev, int32_t buf_fd, uint32_t width,
   //                                    uint32_t height, uint32_t pixfmt, uint32_t stride,
   //                                    uint32_t flags, int32_t result_fd, uint32_t model_id,
-  //                                    uint32_t timeout_us, uint64_t *imp_out,
-  //                                    uint64_t *sub_out, int32_t *step);
+  //                                    uint32_t timeout_us, uint32_t submit_flags,
+  //                                    uint64_t *imp_out, uint64_t *sub_out, int32_t *step);
   axl_shim_dev_import_submit: {
     parameters: [
       "i32",
@@ -107,12 +108,17 @@ export const symbols = {
       "i32",
       "u32",
       "u32",
+      "u32",
       "buffer",
       "buffer",
       "buffer",
     ],
     result: "i32",
   },
+  // int32_t axl_shim_implicit_sync(void);
+  axl_shim_implicit_sync: { parameters: [], result: "i32" },
+  // int32_t axl_shim_implicit_sync_probe(int32_t buf_fd);
+  axl_shim_implicit_sync_probe: { parameters: ["i32"], result: "i32" },
   // int32_t axl_shim_fence_close_release(int32_t fence_fd, int32_t dev, uint32_t handle);
   axl_shim_fence_close_release: { parameters: ["i32", "i32", "u32"], result: "i32" },
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 /* Version of the contract between this library and ffi/symbols.ts. */
-#define AXL_SHIM_API_VERSION 4
+#define AXL_SHIM_API_VERSION 5
 
 /* Versions and constants. */
 int32_t axl_shim_api_version(void);
@@ -51,16 +51,31 @@ int32_t axl_shim_dev_import(int32_t dev, int32_t buf_fd, uint32_t width, uint32_
 int32_t axl_shim_dev_import2(int32_t dev, int32_t buf_fd, uint32_t width, uint32_t height,
 			     uint32_t pixfmt, uint32_t flags, uint64_t modifier, uint32_t nplanes,
 			     const uint64_t *planes, uint64_t *out);
-int32_t axl_shim_dev_submit(int32_t dev, uint32_t handle, int32_t result_fd, uint32_t model_id,
-			    uint32_t timeout_us, uint32_t flags, uint64_t *out);
+/*
+ * Submit flag of the shim (never passed to the kernel): after SUBMIT, publish
+ * the job's fence for implicit sync with DMA_BUF_IOCTL_IMPORT_SYNC_FILE, as a
+ * writer of the result and a reader of the input. The submit's out-slots
+ * [3] and [4] say how that went: [3] 1 published, 0 not asked, -ENOTTY the
+ * kernel lacks the ioctl (Linux < 6.0; learnt once per process), another
+ * -errno: publishing failed, [4] telling where (1 the result, 2 the input).
+ * The job runs and its fence fd is returned in every case.
+ */
+#define AXL_SHIM_SUBMIT_IMPLICIT_SYNC (1U << 31)
+int32_t axl_shim_dev_submit(int32_t dev, uint32_t handle, int32_t input_fd, int32_t result_fd,
+			    uint32_t model_id, uint32_t timeout_us, uint32_t flags, uint64_t *out);
 int32_t axl_shim_dev_release(int32_t dev, uint32_t handle);
 int32_t axl_shim_result_decode(uint64_t addr, uint64_t len, int64_t *nums, uint32_t *histogram);
+
+/* implicit_sync.c: whether the kernel takes DMA_BUF_IOCTL_IMPORT_SYNC_FILE. */
+int32_t axl_shim_implicit_sync(void);
+int32_t axl_shim_implicit_sync_probe(int32_t buf_fd);
 
 /* frame_steps.c: several frame-loop steps per call. */
 int32_t axl_shim_dev_import_submit(int32_t dev, int32_t buf_fd, uint32_t width, uint32_t height,
 				   uint32_t pixfmt, uint32_t stride, uint32_t flags,
 				   int32_t result_fd, uint32_t model_id, uint32_t timeout_us,
-				   uint64_t *imp_out, uint64_t *sub_out, int32_t *step);
+				   uint32_t submit_flags, uint64_t *imp_out, uint64_t *sub_out,
+				   int32_t *step);
 int32_t axl_shim_fence_close_release(int32_t fence_fd, int32_t dev, uint32_t handle);
 int32_t axl_shim_fence_wait_info(int32_t fd, int32_t timeout_ms, int64_t *out, char *name,
 				 uint64_t name_len);

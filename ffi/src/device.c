@@ -110,18 +110,25 @@ int32_t axl_shim_dev_import2(int32_t dev, int32_t buf_fd, uint32_t width, uint32
 	return 0;
 }
 
-/* out: [0] fence_fd [1] seqno [2] submit_ns */
-int32_t axl_shim_dev_submit(int32_t dev, uint32_t handle, int32_t result_fd, uint32_t model_id,
-			    uint32_t timeout_us, uint32_t flags, uint64_t *out)
+/*
+ * out: [0] fence_fd [1] seqno [2] submit_ns [3] implicit sync [4] its step,
+ * as axl_shim.h says. With AXL_SHIM_SUBMIT_IMPLICIT_SYNC in @flags (a shim
+ * flag, not passed to the kernel) the job's fence is then published into
+ * @result_fd and @input_fd (the dma-buf of @handle; skipped when negative).
+ * Publishing never fails the call: the job is queued and its fence returned.
+ */
+int32_t axl_shim_dev_submit(int32_t dev, uint32_t handle, int32_t input_fd, int32_t result_fd,
+			    uint32_t model_id, uint32_t timeout_us, uint32_t flags, uint64_t *out)
 {
 	struct axl_submit req = {
 		.input_handle = handle,
 		.result_fd = result_fd,
 		.model_id = model_id,
 		.timeout_us = timeout_us,
-		.flags = flags,
+		.flags = flags & ~AXL_SHIM_SUBMIT_IMPLICIT_SYNC,
 		.fence_fd = -1,
 	};
+	int32_t step = 0;
 	int ret;
 
 	if (!out)
@@ -132,6 +139,11 @@ int32_t axl_shim_dev_submit(int32_t dev, uint32_t handle, int32_t result_fd, uin
 	out[0] = (uint64_t)(int64_t)req.fence_fd;
 	out[1] = req.seqno;
 	out[2] = req.submit_ns;
+	ret = 0;
+	if (flags & AXL_SHIM_SUBMIT_IMPLICIT_SYNC)
+		ret = axl_publish_job_fence(req.fence_fd, input_fd, result_fd, &step);
+	out[3] = (uint64_t)(int64_t)ret;
+	out[4] = (uint64_t)step;
 	return 0;
 }
 

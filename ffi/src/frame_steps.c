@@ -51,15 +51,18 @@ int32_t axl_shim_result_read(int32_t buf_fd, uint64_t addr, uint64_t len, int64_
 
 /*
  * axl_shim_dev_import() of @buf_fd into @imp_out, then axl_shim_dev_submit()
- * of the new handle into @sub_out (both as those functions fill them). A
- * failed submit releases the import again, so a failure leaves nothing held.
+ * of the new handle with @submit_flags into @sub_out (both as those functions
+ * fill them; AXL_SHIM_SUBMIT_IMPLICIT_SYNC publishes the job's fence into
+ * @result_fd and @buf_fd). A failed submit releases the import again, so a
+ * failure leaves nothing held.
  * Returns 0, or the failed step's -errno with *@step set to 1 (import) or 2
  * (submit).
  */
 int32_t axl_shim_dev_import_submit(int32_t dev, int32_t buf_fd, uint32_t width, uint32_t height,
 				   uint32_t pixfmt, uint32_t stride, uint32_t flags,
 				   int32_t result_fd, uint32_t model_id, uint32_t timeout_us,
-				   uint64_t *imp_out, uint64_t *sub_out, int32_t *step)
+				   uint32_t submit_flags, uint64_t *imp_out, uint64_t *sub_out,
+				   int32_t *step)
 {
 	int32_t ret;
 
@@ -70,8 +73,8 @@ int32_t axl_shim_dev_import_submit(int32_t dev, int32_t buf_fd, uint32_t width, 
 	if (ret < 0)
 		return ret;
 	*step = 2;
-	ret = axl_shim_dev_submit(dev, (uint32_t)imp_out[0], result_fd, model_id, timeout_us, 0,
-				  sub_out);
+	ret = axl_shim_dev_submit(dev, (uint32_t)imp_out[0], buf_fd, result_fd, model_id,
+				  timeout_us, submit_flags, sub_out);
 	if (ret < 0)
 		goto release_import;
 	*step = 0;

@@ -3,10 +3,19 @@
 #ifndef AXL_SHIM_PRIVATE_H
 #define AXL_SHIM_PRIVATE_H
 
+#include <stdint.h>
+
 /*
  * ioctl() that returns -errno and retries when a signal interrupted it.
  * EAGAIN is returned, not retried: non-blocking V4L2 dequeues rely on it.
  */
 int axl_xioctl(int fd, unsigned long req, void *arg);
+
+/*
+ * implicit_sync.c: DMA_BUF_IOCTL_IMPORT_SYNC_FILE of a job's fence into its
+ * result (write) and input (read, skipped when @input_fd < 0). Returns 1,
+ * -ENOTTY (kernel lacks it) or -errno with *@step 1 (result) or 2 (input).
+ */
+int axl_publish_job_fence(int32_t fence_fd, int32_t input_fd, int32_t result_fd, int32_t *step);
 
 #endif /* AXL_SHIM_PRIVATE_H */

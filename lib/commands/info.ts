@@ -3,7 +3,8 @@
  *
  * @module
  */
-import type { DeviceInfo } from "../core/device.ts";
+import { type Device, type DeviceInfo, probeImplicitSync } from "../core/device.ts";
+import { defaultFrameHeap, Heap } from "../core/heap.ts";
 import type { MetisDevice } from "../core/metis/device.ts";
 import type { MetisNodeName } from "../core/metis/node.ts";
 import type { MetisProperties, MetisResources } from "../core/metis/queries.ts";
@@ -31,13 +32,47 @@ export const infoSpec: CommandSpec = {
   cli: {
     details: `Opens the NPU device node (default: $AXL_DEVICE or /dev/axl) and prints what the
 driver reports: ABI version, engine (metis or metis-sim), the device imports attach
-to, fence timeline, capabilities and per-file limits.`,
+to, fence timeline, capabilities, per-file limits, and whether jobs' fences are
+published into their buffers for implicit sync (Linux 6.0 and later).`,
     exits: [
       [ExitCode.Ok, "ok"],
       [ExitCode.CannotRun, "the device could not be opened (the message says why)"],
     ],
   },
 };
+
+/** What `info` says of each implicit-sync state. */
+const IMPLICIT_SYNC_TEXT: Record<DeviceInfo["implicitSync"], string> = {
+  on: "on (the shim adds each job's fence to its result and input buffers)",
+  off: "off (turned off at open: readers of the result must wait on the job's fence)",
+  unavailable: "unavailable (kernel before Linux 6.0: no DMA_BUF_IOCTL_IMPORT_SYNC_FILE; " +
+    "readers of the result must wait on the job's fence)",
+  unknown: "unknown (no dma-buf to probe the kernel with)",
+};
+
+/**
+ * The device's info with its implicit-sync state learnt: when no job of this process has
+ * told yet, the kernel is probed with a page from the default frame heap (nothing is changed
+ * in it); without a heap the state stays `unknown`.
+ *
+ * @example
+ * ```ts ignore
+ * import { Device } from "../core/device.ts";
+ * using dev = Device.open();
+ * console.log(deviceInfo(dev).implicitSync); // "on" on Linux 6.0 and later
+ * ```
+ */
+export function deviceInfo(dev: Device): DeviceInfo {
+  if (dev.implicitSync === "unknown") {
+    try {
+      using page = Heap.open(defaultFrameHeap()).allocate(4096);
+      probeImplicitSync(page);
+    } catch {
+      // no DMA heap here: the state stays unknown, and the info line says why
+    }
+  }
+  return dev.info();
+}
 
 /**
  * Text of a device's info, as `info` prints it.
@@ -60,6 +95,7 @@ export function infoText(info: DeviceInfo): string {
     `caps      ${info.caps.join(" ") || "-"}`,
     `limits    ${info.maxImports} imports, ${info.maxJobs} jobs per open file`,
     `this file ${info.fileImports} imports, ${info.fileJobs} jobs in flight`,
+    `sync      implicit sync ${IMPLICIT_SYNC_TEXT[info.implicitSync]}`,
   ].join("\n");
 }
 

@@ -15,8 +15,10 @@ import { parseOptions } from "./parse_options.ts";
 import { type ImportPlane, importRequest, MAX_PLANES, v1Planes } from "./import_layout.ts";
 import { commonImport, commonSubmit, importArgs, submitArgs } from "./_frame_options.ts";
 import { PIXEL_FORMATS, type PixelFormat } from "./pixel_format.ts";
+import { type ImplicitSync, implicitSyncState, publishError } from "./implicit_sync.ts";
 
 export { PIXEL_FORMATS, type PixelFormat } from "./pixel_format.ts";
+export { type ImplicitSync, probeImplicitSync } from "./implicit_sync.ts";
 
 /** DMA direction of an import, from the device's point of view. */
 export const DIRECTIONS = ["to-device", "from-device", "bidirectional"] as const;
@@ -47,6 +49,21 @@ export interface DeviceInfo {
   fileImports: number;
   /** Jobs this file has in flight now. */
   fileJobs: number;
+  /** Whether the shim publishes jobs' fences into their buffers ({@linkcode Device.implicitSync}). */
+  implicitSync: ImplicitSync;
+}
+
+/** Options of {@linkcode Device.open}. */
+export interface DeviceOpenOptions {
+  /**
+   * Publish each job's fence into its buffers for implicit sync (default true): after
+   * each submit the shim imports the fence into the result (as a writer) and the input
+   * (as a reader) with `DMA_BUF_IOCTL_IMPORT_SYNC_FILE`, so `poll()`, `DMA_BUF_IOCTL_SYNC`
+   * and other drivers wait for the engine. It costs two ioctls per job, and each fence then
+   * stays in its buffer's reservation until a later fence replaces it or the buffer is
+   * freed, which keeps the axl module loaded meanwhile (see docs/implicit-sync.md).
+   */
+  implicitSync?: boolean;
 }
 
 const u32 = z.number().int().min(0).max(0xffff_ffff);
@@ -116,7 +133,7 @@ function constantsOf(): NonNullable<typeof importConstants> {
 const importOut = new BigUint64Array(6);
 const importOut32 = new Uint32Array(importOut.buffer);
 const importPlanes = new BigUint64Array(2 * MAX_PLANES);
-const submitOut = new BigUint64Array(3);
+const submitOut = new BigUint64Array(5);
 const submitOut32 = new Int32Array(submitOut.buffer);
 const fusedStep = new Int32Array(1);
 const resultNums = new BigInt64Array(12);
@@ -197,18 +214,28 @@ export class Device implements Disposable {
   readonly #jobs = new Set<Job>();
   /** Fds of the fences of jobs not closed yet. */
   readonly #fenceFds = new Set<number>();
+  /** The submit flags: the shim's AXL_SHIM_SUBMIT_IMPLICIT_SYNC, or 0 when turned off. */
+  readonly #submitFlags: number;
 
-  private constructor(fd: number, path: string) {
+  private constructor(fd: number, path: string, implicitSync: boolean) {
     this.#fd = fd;
     this.#path = path;
+    this.#submitFlags = implicitSync ? shim().constant("AXL_SHIM_SUBMIT_IMPLICIT_SYNC") : 0;
     fenceLeaks.register(this, this.#fenceFds, this);
   }
 
   /**
    * Opens the device node (default: `AXL_DEVICE` or `/dev/axl`) and checks that the
-   * driver speaks the ABI the shim was built for.
+   * driver speaks the ABI the shim was built for. `options.implicitSync: false` turns off
+   * publishing jobs' fences into their buffers (see {@linkcode DeviceOpenOptions}).
    */
-  static open(path?: string): Device {
+  static open(path?: string, options?: DeviceOpenOptions): Device {
+    const implicitSync = options?.implicitSync ?? true;
+    if (typeof implicitSync !== "boolean") {
+      throw new TypeError(
+        `Device.open: implicitSync must be a boolean, got ${typeof implicitSync}`,
+      );
+    }
     const p = path ?? devicePaths()[0]!;
     const s = shim();
     const fd = unwrap(
@@ -216,7 +243,7 @@ export class Device implements Disposable {
       `device.open(${p})`,
       "device-node",
     );
-    const dev = new Device(fd, p);
+    const dev = new Device(fd, p, implicitSync);
     try {
       const info = dev.info();
       const want = s.constant("AXL_ABI_VERSION");
@@ -233,6 +260,15 @@ export class Device implements Disposable {
       throw err;
     }
     return dev;
+  }
+
+  /**
+   * Whether this Device's jobs publish their fences into their buffers: `on`, `off` (turned
+   * off at open), `unavailable` (kernel before Linux 6.0), or `unknown` until the first
+   * submit in this process (or {@linkcode probeImplicitSync}) finds out.
+   */
+  get implicitSync(): ImplicitSync {
+    return implicitSyncState(this.#submitFlags !== 0);
   }
 
   /** The device node path. */
@@ -290,6 +326,7 @@ export class Device implements Disposable {
       maxJobs: Number(nums[3]),
       fileImports: Number(nums[4]),
       fileJobs: Number(nums[5]),
+      implicitSync: this.implicitSync,
       driver: driver!,
       engine: engine!,
       device: device!,
@@ -408,10 +445,11 @@ export class Device implements Disposable {
     const ret = shim().symbols.axl_shim_dev_submit(
       this.fd,
       imp.handle,
+      imp.buffer.fd,
       result.fd,
       model,
       timeoutMs * 1000,
-      0,
+      this.#submitFlags,
       submitOut,
     );
     if (ret < 0) unwrap(ret, `device.submit(handle ${imp.handle})`, "device");
@@ -421,7 +459,14 @@ export class Device implements Disposable {
   /** The Job the last submit call left in the out-slots. */
   #submitted(imp: Import, result: DmaBuf): Job {
     const fence = Fence._tracked(submitOut32[0]!, this.#fenceFds);
-    const job = new Job(this, imp, result, fence, submitOut[1]!, submitOut[2]!);
+    const seqno = submitOut[1]!;
+    const job = new Job(this, imp, result, fence, seqno, submitOut[2]!);
+    // Slot 3: 1 published, 0 not asked, -ENOTTY the kernel lacks it, another -errno failed.
+    const published = submitOut32[6]!;
+    if (published < 0 && published !== -25) {
+      const step = submitOut32[8]!;
+      job._syncError = publishError(seqno, published, step, step === 2 ? imp.buffer : result);
+    }
     this.#jobs.add(job);
     imp._jobStarted(job);
     return job;
@@ -475,6 +520,7 @@ export class Device implements Disposable {
       result.fd,
       model,
       timeoutMs * 1000,
+      this.#submitFlags,
       importOut,
       submitOut,
       fusedStep,
@@ -728,6 +774,11 @@ export class Job implements Disposable {
   #done: JobDone | undefined;
   /** Counted in its input's pending jobs (until waited for or closed). */
   #pending = true;
+  /**
+   * @internal Set by Device.submit when the job's fence could not be published into its
+   * buffers (see {@linkcode Job.syncError}).
+   */
+  _syncError: AxlError | undefined;
 
   /** @internal Made by Device.submit. */
   constructor(
@@ -749,6 +800,16 @@ export class Job implements Disposable {
   /** The completion, once waited for. */
   get done(): JobDone | undefined {
     return this.#done;
+  }
+
+  /**
+   * Why this job's fence is not in its buffers' reservations although the Device publishes
+   * fences ({@linkcode Device.implicitSync} `on`): the `DMA_BUF_IOCTL_IMPORT_SYNC_FILE` that
+   * failed, naming the buffer. The job itself runs and its fence is valid; undefined when
+   * publishing succeeded, is off or is unavailable.
+   */
+  get syncError(): AxlError | undefined {
+    return this._syncError;
   }
 
   /**
@@ -790,8 +851,14 @@ export class Job implements Disposable {
    * Decodes the engine's result from the result buffer (CPU access, read). With
    * `{ histogram: false }` the 256 bins are not copied (an empty array is returned):
    * for frame loops that only compare CRCs.
+   *
+   * Never reads before the engine wrote: a job not waited for yet is waited for first
+   * ({@linkcode Job.waitSync} with `options.timeoutMs`, default 30 s; it throws when the
+   * job failed), on every kernel and whether or not implicit sync is on. A job closed
+   * before it was waited for cannot be waited for: that throws AxlError EBADF.
    */
-  readResult(options?: { histogram?: boolean }): EngineResult {
+  readResult(options?: { histogram?: boolean; timeoutMs?: number }): EngineResult {
+    if (this.#done === undefined) this.#waitBeforeRead(options?.timeoutMs ?? 30_000);
     const nums = resultNums, n32 = resultNums32;
     const histogram = options?.histogram === false ? NO_HISTOGRAM : newHistogram();
     const buf = this.result;
@@ -821,6 +888,16 @@ export class Job implements Disposable {
       lumaSum: nums[11]!,
       histogram,
     };
+  }
+
+  #waitBeforeRead(timeoutMs: number): void {
+    if (this.fence.closed) {
+      throw new AxlError(`job ${this.seqno}: read result`, 9, {
+        detail: "the job was closed before it was waited for, so its fence cannot be waited on",
+        hint: "call job.wait() or job.waitSync() before job.close(), then read the result",
+      });
+    }
+    this.waitSync(timeoutMs);
   }
 
   /** Closes the fence; an unwaited job stops blocking its import's release. Idempotent. */

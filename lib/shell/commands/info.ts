@@ -4,7 +4,7 @@
  * @module
  */
 import { Device } from "../../core/device.ts";
-import { infoSpec, infoText, metisInfo, metisInfoText } from "../../commands/info.ts";
+import { deviceInfo, infoSpec, infoText, metisInfo, metisInfoText } from "../../commands/info.ts";
 import { stringOption } from "../../commands/spec.ts";
 import type { ShellCommand } from "../command.ts";
 
@@ -15,14 +15,14 @@ export const command: ShellCommand = {
     const path = stringOption(args, "device");
     if (path !== undefined) {
       using dev = Device.open(path);
-      const info = dev.info();
+      const info = deviceInfo(dev);
       return Promise.resolve({ value: info, text: infoText(info) });
     }
     if (ctx.session.driver === "metis") {
       const info = metisInfo(ctx.session.metis("info"));
       return Promise.resolve({ value: info, text: metisInfoText(info) });
     }
-    const info = ctx.session.device().info();
+    const info = deviceInfo(ctx.session.device());
     return Promise.resolve({ value: info, text: infoText(info) });
   },
 };

@@ -73,7 +73,7 @@ Deno.test("axl_shim_result_read() on a closed fd: DMA_BUF_SYNC returns -EBADF", 
 Deno.test("axl_shim_dev_import_submit() stops at the import when it fails (not a device: -ENOTTY): step 1", () => {
   const dev = memfd(4096), buf = memfd(4096);
   try {
-    const imp = new BigUint64Array(6).fill(7n), sub = new BigUint64Array(3).fill(7n);
+    const imp = new BigUint64Array(6).fill(7n), sub = new BigUint64Array(5).fill(7n);
     const step = new Int32Array([-1]);
     const ret = shim.symbols.axl_shim_dev_import_submit(
       dev,
@@ -86,13 +86,14 @@ Deno.test("axl_shim_dev_import_submit() stops at the import when it fails (not a
       buf,
       0,
       0,
+      shim.constant("AXL_SHIM_SUBMIT_IMPLICIT_SYNC"),
       imp,
       sub,
       step,
     );
     assert.equal(errnoName(ret), "ENOTTY");
     assert.equal(step[0], 1);
-    assert.deepEqual([...sub], [7n, 7n, 7n], "the submit ran");
+    assert.deepEqual([...sub], [7n, 7n, 7n, 7n, 7n], "the submit ran");
   } finally {
     shim.symbols.axl_shim_close(dev);
     shim.symbols.axl_shim_close(buf);
@@ -111,8 +112,9 @@ Deno.test("axl_shim_dev_import_submit() refuses missing out-slots with -EINVAL",
     -1,
     0,
     0,
+    0,
     new BigUint64Array(6),
-    new BigUint64Array(3),
+    new BigUint64Array(5),
     null,
   );
   assert.equal(errnoName(ret), "EINVAL");

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Implicit sync for the engine's jobs, done by the shim. The axl driver does
+ * not put a job's fence into its buffers' reservation objects, so right after
+ * SUBMIT poll(), DMA_BUF_IOCTL_SYNC and DMA_BUF_IOCTL_EXPORT_SYNC_FILE on the
+ * result see nothing to wait for. DMA_BUF_IOCTL_IMPORT_SYNC_FILE (Linux 6.0)
+ * lets user space put it there: the fence as a writer of the result and as a
+ * reader of the input. Older kernels answer -ENOTTY; that is learnt once per
+ * process and not asked again.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+
+#include <linux/dma-buf.h>
+
+#include "axl_shim.h"
+#include "shim_private.h"
+
+#ifndef DMA_BUF_IOCTL_IMPORT_SYNC_FILE
+/* Headers older than Linux 6.0; the ABI is the kernel's, not ours. */
+struct dma_buf_import_sync_file {
+	__u32 flags;
+	__s32 fd;
+};
+#define DMA_BUF_IOCTL_IMPORT_SYNC_FILE _IOW(DMA_BUF_BASE, 3, struct dma_buf_import_sync_file)
+#endif
+
+/*
+ * Whether the kernel takes DMA_BUF_IOCTL_IMPORT_SYNC_FILE: 0 not known yet,
+ * 1 yes, -ENOTTY no. Set by whichever call learns it first (any value it
+ * learns is the same one); relaxed atomics, as Deno may call the shim from
+ * worker threads too.
+ */
+static int implicit_sync_kernel;
+
+static void learn(int state)
+{
+	__atomic_store_n(&implicit_sync_kernel, state, __ATOMIC_RELAXED);
+}
+
+/* Adds the fence of the sync_file @fence_fd to @buf_fd's reservation. */
+static int import_fence(int32_t buf_fd, int32_t fence_fd, uint32_t access)
+{
+	struct dma_buf_import_sync_file req = { .flags = access, .fd = fence_fd };
+	int ret = axl_xioctl(buf_fd, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &req);
+
+	if (ret == -ENOTTY)
+		learn(-ENOTTY);
+	else if (!ret)
+		learn(1);
+	return ret;
+}
+
+/*
+ * Publishes a submitted job's fence @fence_fd: as a writer of @result_fd,
+ * then as a reader of @input_fd (skipped when negative). Both buffers are
+ * dma-bufs the driver has accepted, so -ENOTTY means the kernel lacks the
+ * ioctl. Returns 1 when published, -ENOTTY when the kernel cannot (without
+ * an ioctl once known), or the failed import's -errno with *@step set to
+ * 1 (result) or 2 (input). The job and @fence_fd are not touched either way.
+ */
+int axl_publish_job_fence(int32_t fence_fd, int32_t input_fd, int32_t result_fd, int32_t *step)
+{
+	int ret;
+
+	*step = 0;
+	if (__atomic_load_n(&implicit_sync_kernel, __ATOMIC_RELAXED) == -ENOTTY)
+		return -ENOTTY;
+	*step = 1;
+	ret = import_fence(result_fd, fence_fd, DMA_BUF_SYNC_WRITE);
+	if (ret < 0)
+		goto failed;
+	if (input_fd >= 0) {
+		*step = 2;
+		ret = import_fence(input_fd, fence_fd, DMA_BUF_SYNC_READ);
+		if (ret < 0)
+			goto failed;
+	}
+	*step = 0;
+	return 1;
+
+failed:
+	if (ret == -ENOTTY)
+		*step = 0;
+	return ret;
+}
+
+/*
+ * What this process knows of the kernel: 1 it takes
+ * DMA_BUF_IOCTL_IMPORT_SYNC_FILE, -ENOTTY it does not, 0 not known yet (no
+ * job published and no axl_shim_implicit_sync_probe()).
+ */
+int32_t axl_shim_implicit_sync(void)
+{
+	return __atomic_load_n(&implicit_sync_kernel, __ATOMIC_RELAXED);
+}
+
+/*
+ * Learns whether the kernel takes DMA_BUF_IOCTL_IMPORT_SYNC_FILE, using the
+ * dma-buf @buf_fd and changing nothing: with no access flags the kernel
+ * refuses it (-EINVAL) before looking at any fence; a kernel without the
+ * ioctl answers -ENOTTY. Returns 1 or -ENOTTY as axl_shim_implicit_sync(),
+ * -EBADF when @buf_fd is not a dma-buf (DMA_BUF_IOCTL_SYNC with invalid
+ * flags is not refused with -EINVAL), or another -errno (-EPROTO: the
+ * kernel took a probe it must refuse).
+ */
+int32_t axl_shim_implicit_sync_probe(int32_t buf_fd)
+{
+	struct dma_buf_sync sync = { .flags = ~(__u64)0 };
+	struct dma_buf_import_sync_file req = { .flags = 0, .fd = -1 };
+	int ret;
+
+	if (axl_xioctl(buf_fd, DMA_BUF_IOCTL_SYNC, &sync) != -EINVAL)
+		return -EBADF;
+	ret = axl_xioctl(buf_fd, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &req);
+	if (ret == -ENOTTY) {
+		learn(-ENOTTY);
+		return -ENOTTY;
+	}
+	if (ret != -EINVAL)
+		return ret < 0 ? ret : -EPROTO;
+	learn(1);
+	return 1;
+}

@@ -1,0 +1,249 @@
+// Implicit sync for the engine's jobs, against the real kernel: the shim publishes each job's
+// fence into its buffers (DMA_BUF_IOCTL_IMPORT_SYNC_FILE, Linux 6.0+), so the result's
+// reservation makes readers wait for the engine; Job.readResult() waits on the job's fence on
+// every kernel. The engine runs each job for 100 ms here (latency_us), long enough to look at
+// the buffers while the job is in flight.
+import assert from "node:assert/strict";
+import { Device, Heap, type Job } from "../../mod.ts";
+import { frameLayout } from "../../lib/frames/frame.ts";
+import { fillPattern } from "../../lib/frames/producers/heap_producer.ts";
+import { referenceResult } from "../../lib/frames/reference.ts";
+import { exportSyncFile } from "../../lib/core/implicit_sync.ts";
+import { monotonicNs } from "../../lib/core/shim.ts";
+import type { DmaBuf } from "../../lib/core/dmabuf.ts";
+
+const LATENCY_US = 100_000;
+const LATENCY = "/sys/module/axl/parameters/latency_us";
+const REFCNT = "/sys/module/axl/refcnt";
+
+/** DMA_BUF_IOCTL_IMPORT_SYNC_FILE and EXPORT_SYNC_FILE came with Linux 6.0. */
+const [major] = Deno.osRelease().split(".").map(Number);
+const hasSyncFileIoctls = major! >= 6;
+
+const libc = Deno.dlopen("libc.so.6", {
+  poll: { parameters: ["buffer", "u64", "i32"], result: "i32" },
+});
+const POLLOUT = 0x4;
+
+/** poll() of `buf` for POLLOUT (every fence in its reservation signalled), waiting `ms`. */
+function pollOut(buf: DmaBuf, ms: number): boolean {
+  const pfd = new Int32Array([buf.fd, POLLOUT]); // struct pollfd { int fd; short events, revents; }
+  const ret = libc.symbols.poll(pfd, 1n, ms);
+  assert.ok(ret >= 0, `poll(inode ${buf.inode}) failed`);
+  return ret === 1 && ((pfd[1]! >>> 16) & POLLOUT) !== 0;
+}
+
+/** Runs `fn` with the engine taking 100 ms per job, then restores the latency it had. */
+async function withLatency(fn: () => void | Promise<void>): Promise<void> {
+  const old = Deno.readTextFileSync(LATENCY).trim();
+  Deno.writeTextFileSync(LATENCY, String(LATENCY_US));
+  try {
+    await fn();
+  } finally {
+    Deno.writeTextFileSync(LATENCY, old);
+  }
+}
+
+/** A 640x480 NV12 heap frame with a test pattern, its expected CRC, and a result buffer. */
+function frameAndResult(heap: Heap): { frame: DmaBuf; result: DmaBuf; crc32: number } {
+  const layout = frameLayout("NV12", 640, 480);
+  const frame = heap.allocate(layout.size, { name: "sync-frame" });
+  let crc32;
+  {
+    using access = frame.cpuAccess({ read: true, write: true });
+    fillPattern(access.bytes, layout, 3, 1);
+    crc32 = referenceResult(access.bytes, layout).crc32;
+  }
+  return { frame, result: heap.allocate(4096, { name: "sync-result" }), crc32 };
+}
+
+function submit(dev: Device, frame: DmaBuf, result: DmaBuf): Job {
+  return dev.submit(dev.import(frame, { width: 640, height: 480 }), { result });
+}
+
+function refcnt(): number {
+  return Number(Deno.readTextFileSync(REFCNT).trim());
+}
+
+/** Waits up to 5 s for the module's reference count to become `want` (cleanup is deferred). */
+async function settleRefcnt(want: number): Promise<number> {
+  const end = Date.now() + 5000;
+  let n = refcnt();
+  while (n !== want && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 10));
+    n = refcnt();
+  }
+  return n;
+}
+
+/**
+ * One job through the calls a test is about to time, waited for: the first call of each
+ * (FFI symbol binding, JIT) takes longer than the engine's 100 ms under TCG.
+ */
+function warmUp(dev: Device, frame: DmaBuf, result: DmaBuf): void {
+  using job = submit(dev, frame, result);
+  exportSyncFile(result, "read").close();
+  exportSyncFile(frame, "write").close();
+  pollOut(result, 0);
+  job.fence.info();
+  job.waitSync(5000);
+  job.input.release();
+}
+
+Deno.test({
+  name: "right after a submit, EXPORT_SYNC_FILE and poll() on the result wait for the job",
+  ignore: !hasSyncFileIoctls,
+  fn: () =>
+    withLatency(() => {
+      using dev = Device.open();
+      const heap = Heap.open("system");
+      const { frame, result } = frameAndResult(heap);
+      using _frame = frame;
+      using _result = result;
+      warmUp(dev, frame, result);
+      using job = submit(dev, frame, result);
+      using readers = exportSyncFile(result, "read");
+      using writers = exportSyncFile(frame, "write");
+      const seen = readers.info(), seenInput = writers.info(), ready = pollOut(result, 0);
+      // Only meaningful while the engine has not finished: checked after looking.
+      assert.equal(
+        job.fence.info().status,
+        "active",
+        "the job ended before the checks (host too slow?)",
+      );
+      assert.equal(seen.status, "active", "a reader of the result has the job's fence to wait for");
+      assert.equal(seen.timeline, "axl:metis-0");
+      assert.equal(seenInput.status, "active", "a writer of the input waits for the job's read");
+      assert.equal(ready, false, "poll(POLLOUT) on the result does not return at once");
+      assert.equal(dev.implicitSync, "on");
+      assert.equal(job.syncError, undefined);
+
+      const done = job.waitSync(5000);
+      assert.ok(done.latencyNs >= BigInt(LATENCY_US) * 1000n, `latency ${done.latencyNs} ns`);
+      assert.equal(readers.info().status, "signaled", "the exported fence is the job's");
+      assert.equal(pollOut(result, 0), true, "poll(POLLOUT) returns at once once the job ended");
+      using after = exportSyncFile(result, "read");
+      assert.equal(after.info().status, "signaled");
+      job.input.release();
+    }),
+});
+
+Deno.test({
+  name: "with implicit sync off the result shows nothing to wait for while the job runs (one-way)",
+  ignore: !hasSyncFileIoctls,
+  fn: () =>
+    withLatency(() => {
+      using dev = Device.open(undefined, { implicitSync: false });
+      assert.equal(dev.implicitSync, "off");
+      const heap = Heap.open("system");
+      const { frame, result } = frameAndResult(heap);
+      using _frame = frame;
+      using _result = result;
+      warmUp(dev, frame, result);
+      using job = submit(dev, frame, result);
+      using readers = exportSyncFile(result, "read");
+      const seen = readers.info(), ready = pollOut(result, 0);
+      assert.equal(
+        job.fence.info().status,
+        "active",
+        "the job ended before the checks (host too slow?)",
+      );
+      // The driver adds no fence to the reservation: implicit-sync readers would read too early.
+      assert.equal(seen.status, "signaled", "EXPORT_SYNC_FILE returns an already signalled fence");
+      assert.equal(ready, true, "poll(POLLOUT) on the result returns at once");
+      job.waitSync(5000);
+      job.input.release();
+    }),
+});
+
+Deno.test({
+  name:
+    "without DMA_BUF_IOCTL_IMPORT_SYNC_FILE (Linux < 6.0) a Device reports implicit sync unavailable",
+  ignore: hasSyncFileIoctls,
+  fn: () =>
+    withLatency(() => {
+      using dev = Device.open();
+      const heap = Heap.open("system");
+      const { frame, result } = frameAndResult(heap);
+      using _frame = frame;
+      using _result = result;
+      using job = submit(dev, frame, result);
+      assert.equal(dev.implicitSync, "unavailable");
+      assert.equal(dev.info().implicitSync, "unavailable");
+      assert.equal(job.syncError, undefined, "ENOTTY is not an error of the job");
+      job.waitSync(5000);
+      job.input.release();
+      // Learnt once: the next submit does not ask the kernel again and still runs.
+      using again = submit(dev, frame, result);
+      assert.equal(again.readResult({ histogram: false }).seqno, again.seqno);
+      assert.equal(dev.implicitSync, "unavailable");
+      again.input.release();
+    }),
+});
+
+for (const implicitSync of [true, false]) {
+  Deno.test(`Job.readResult() right after a submit waits for the job's fence (implicit sync ${implicitSync ? "on" : "off"})`, () =>
+    withLatency(() => {
+      using dev = Device.open(undefined, { implicitSync });
+      const heap = Heap.open("system");
+      const { frame, result, crc32 } = frameAndResult(heap);
+      using _frame = frame;
+      using _result = result;
+      using job = submit(dev, frame, result);
+      const got = job.readResult({ histogram: false });
+      const readNs = BigInt(monotonicNs());
+      assert.equal(got.seqno, job.seqno, "the result is this job's");
+      assert.equal(got.crc32, crc32);
+      assert.ok(job.done, "readResult waited for the job");
+      assert.ok(readNs >= job.done.signalNs, "read after the fence signalled");
+      assert.ok(
+        readNs - job.submitNs >= BigInt(LATENCY_US) * 1000n,
+        `read ${readNs - job.submitNs} ns after the submit, latency ${LATENCY_US} us`,
+      );
+      job.input.release();
+    }));
+}
+
+Deno.test("Job.readResult() of a job closed before it was waited for throws EBADF, naming what to do", () =>
+  withLatency(() => {
+    using dev = Device.open();
+    const heap = Heap.open("system");
+    const { frame, result } = frameAndResult(heap);
+    using _frame = frame;
+    using _result = result;
+    const job = submit(dev, frame, result);
+    job.close();
+    assert.throws(
+      () => job.readResult(),
+      /EBADF.*closed before it was waited for.*waitSync\(\) before job\.close\(\)/s,
+    );
+    // Closing the device releases the import: the job holds its own reference until it ends.
+  }));
+
+Deno.test({
+  name: "a buffer holding a published fence keeps a reference to axl until the buffer is freed",
+  ignore: !hasSyncFileIoctls,
+  fn: async () => {
+    const heap = Heap.open("system");
+    for (const implicitSync of [true, false]) {
+      const dev = Device.open(undefined, { implicitSync });
+      const { frame, result } = frameAndResult(heap);
+      const base = refcnt();
+      const job = submit(dev, frame, result);
+      job.waitSync(5000);
+      job.closeAndRelease(); // the job's fence fd is closed
+      dev.close();
+      // On: the fence lives in both buffers whatever the job's deferred cleanup still holds.
+      const held = implicitSync ? refcnt() : await settleRefcnt(base - 1);
+      result.close();
+      frame.close();
+      const freed = await settleRefcnt(base - 1);
+      // base counts the open device file; the fence, while it lives, counts one more.
+      assert.deepEqual(
+        { held, freed },
+        { held: implicitSync ? base : base - 1, freed: base - 1 },
+        `implicit sync ${implicitSync ? "on" : "off"}: refcnt with the buffers alive, then freed`,
+      );
+    }
+  },
+});
