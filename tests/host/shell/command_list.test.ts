@@ -70,3 +70,20 @@ Deno.test("axl shell imports no command module, driver, schema library or axl li
   );
   assert.deepEqual(early, []);
 });
+
+Deno.test("every command loader is a literal import(), which deno compile puts in the binary", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", new URL("lib/shell/command_list.ts", root).pathname],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    modules: { specifier: string; dependencies?: { specifier: string; isDynamic?: boolean }[] }[];
+  };
+  const list = graph.modules.find((m) => m.specifier.endsWith("/lib/shell/command_list.ts"))!;
+  const dynamic = (list.dependencies ?? []).filter((d) => d.isDynamic).map((d) => d.specifier);
+  assert.deepEqual(
+    dynamic.sort(),
+    SHELL_COMMAND_LIST.map((c) => `./commands/${c.name}.ts`).sort(),
+  );
+});
