@@ -12,8 +12,12 @@ import denoJson from "../deno.json" with { type: "json" };
 const OK = 0;
 const CANNOT_RUN = 3;
 
-/** The commands, loaded when one runs (they pull in the whole library). */
+/**
+ * The commands, loaded when one runs (they pull in the whole library). The shell loads
+ * alone: it must reach its prompt fast, and loads its own commands as they are used.
+ */
 async function findCommand(name: string) {
+  if (name === "shell") return (await import("./commands/shell.ts")).command;
   const { findCommand } = await import("./registry.ts");
   return findCommand(name);
 }

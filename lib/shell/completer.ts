@@ -9,7 +9,7 @@
 import { Heap } from "../core/heap.ts";
 import { splitWords } from "./args.ts";
 import { optionsOf, type PositionalSpec, type ValueKind } from "../commands/spec.ts";
-import { commandWords, findShellCommand } from "./registry.ts";
+import { commandWords, findShellCommand, loadedShellCommand } from "./registry.ts";
 import type { ObjectKind, Session } from "./session.ts";
 
 /** `[candidates, the text they replace]`, as `node:readline`'s completer returns. */
@@ -155,15 +155,20 @@ function positionalAt(specs: readonly PositionalSpec[], index: number): Position
 }
 
 /**
- * Completes `line` (the text left of the cursor).
+ * Completes `line` (the text left of the cursor). A command whose module has not loaded
+ * yet completes nothing after its name.
  *
  * @example
  * ```ts
  * import { Session } from "./session.ts";
  * import { complete } from "./completer.ts";
- * const [hits, sub] = complete("all", new Session());
+ * const session = new Session();
+ * const [hits, sub] = complete("all", session);
  * if (sub !== "all" || !hits.includes("alloc")) throw new Error(hits.join());
- * const [opts] = complete("alloc 4096 --hea", new Session());
+ * // A command offers its options once its module is loaded (the shell loads them all
+ * // after its first prompt).
+ * await session.load();
+ * const [opts] = complete("alloc 4096 --hea", session);
  * if (opts.join() !== "--heap") throw new Error(opts.join());
  * ```
  */
@@ -180,8 +185,11 @@ export function complete(line: string, session: Session): Completion {
     }
     return completeJs(line, session, true);
   }
-  const command = findShellCommand(afterBind.slice(0, firstEnd));
-  if (!command) return completeJs(line, session, false);
+  const word = afterBind.slice(0, firstEnd);
+  const command = loadedShellCommand(word);
+  // A command whose module is still loading (the shell loads them all after its first
+  // prompt) has nothing to offer yet.
+  if (!command) return findShellCommand(word) ? [[], ""] : completeJs(line, session, false);
 
   const split = splitWords(afterBind.slice(firstEnd));
   const words = split.words.map((w) => w.value);

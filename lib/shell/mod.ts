@@ -26,6 +26,13 @@ export { runRepl } from "./repl.ts";
 export type { ReplOptions } from "./repl.ts";
 export { complete } from "./completer.ts";
 export { historyPath } from "./history.ts";
-export { findShellCommand, SHELL_COMMANDS } from "./registry.ts";
+export {
+  findShellCommand,
+  loadedShellCommand,
+  loadShellCommand,
+  loadShellCommands,
+  SHELL_COMMAND_LIST,
+} from "./registry.ts";
+export type { ShellCommandEntry } from "./registry.ts";
 export { installModules } from "./modules.ts";
 export { ExitCode, exitCodeOf } from "../commands/exit_code.ts";

@@ -1,56 +1,19 @@
 /**
- * The shell's command tree: every command by name, in the order `help` lists them.
+ * The shell's command tree: every command by name (from the static
+ * {@linkcode SHELL_COMMAND_LIST}), and each command's module, loaded on first use.
  *
  * @module
  */
-import { type ShellCommand } from "./command.ts";
-import { command as alloc } from "./commands/alloc.ts";
-import { command as caps } from "./commands/caps.ts";
-import { command as doctor } from "./commands/doctor.ts";
-import { command as exit } from "./commands/exit.ts";
-import { command as heaps } from "./commands/heaps.ts";
-import { command as help } from "./commands/help.ts";
-import { command as importCmd } from "./commands/import.ts";
-import { command as info } from "./commands/info.ts";
-import { command as ls } from "./commands/ls.ts";
-import { command as objects } from "./commands/objects.ts";
-import { command as produce } from "./commands/produce.ts";
-import { command as release } from "./commands/release.ts";
-import { command as run } from "./commands/run.ts";
-import { command as sleep } from "./commands/sleep.ts";
-import { command as submit } from "./commands/submit.ts";
-import { command as transfer } from "./commands/transfer.ts";
-import { command as trace } from "./commands/trace.ts";
-import { command as vars } from "./commands/vars.ts";
-import { command as verify } from "./commands/verify.ts";
-import { command as wait } from "./commands/wait.ts";
+import type { ShellCommand } from "./command.ts";
+import { SHELL_COMMAND_LIST, type ShellCommandEntry } from "./command_list.ts";
 
-/** All shell commands, in the order `help` lists them. */
-export const SHELL_COMMANDS: readonly ShellCommand[] = [
-  info,
-  doctor,
-  heaps,
-  alloc,
-  ls,
-  importCmd,
-  submit,
-  transfer,
-  wait,
-  release,
-  produce,
-  run,
-  trace,
-  verify,
-  caps,
-  objects,
-  vars,
-  sleep,
-  help,
-  exit,
-];
+export { SHELL_COMMAND_LIST, type ShellCommandEntry };
+
+// Commands whose module has been imported, by name (a module loads once per process).
+const loaded = new Map<string, ShellCommand>();
 
 /**
- * The command called `name` (or with that alias).
+ * The entry of the command called `name` (or with that alias), without loading it.
  *
  * @example
  * ```ts
@@ -58,8 +21,58 @@ export const SHELL_COMMANDS: readonly ShellCommand[] = [
  * if (findShellCommand("quit")?.name !== "exit") throw new Error("unexpected");
  * ```
  */
-export function findShellCommand(name: string): ShellCommand | undefined {
-  return SHELL_COMMANDS.find((c) => c.name === name || c.aliases?.includes(name));
+export function findShellCommand(name: string): ShellCommandEntry | undefined {
+  return SHELL_COMMAND_LIST.find((c) => c.name === name || c.aliases?.includes(name));
+}
+
+/**
+ * Loads the command called `name` (or with that alias); undefined when there is none.
+ *
+ * @example
+ * ```ts
+ * import { loadShellCommand } from "./registry.ts";
+ * if ((await loadShellCommand("?"))?.name !== "help") throw new Error("unexpected");
+ * ```
+ */
+export async function loadShellCommand(name: string): Promise<ShellCommand | undefined> {
+  const entry = findShellCommand(name);
+  if (!entry) return undefined;
+  const done = loaded.get(entry.name);
+  if (done) return done;
+  const command = await entry.load();
+  loaded.set(entry.name, command);
+  return command;
+}
+
+/**
+ * Loads every command; resolves to them in the order `help` lists them.
+ *
+ * @example
+ * ```ts
+ * import { loadShellCommands } from "./registry.ts";
+ * if ((await loadShellCommands())[0]?.name !== "info") throw new Error("unexpected");
+ * ```
+ */
+export async function loadShellCommands(): Promise<ShellCommand[]> {
+  const all: ShellCommand[] = [];
+  for (const entry of SHELL_COMMAND_LIST) all.push((await loadShellCommand(entry.name))!);
+  return all;
+}
+
+/**
+ * The command called `name` if its module has been loaded already, else undefined
+ * (completion, which must answer at once, uses it).
+ *
+ * @example
+ * ```ts
+ * import { loadedShellCommand, loadShellCommand } from "./registry.ts";
+ * await loadShellCommand("sleep");
+ * if (loadedShellCommand("sleep")?.name !== "sleep") throw new Error("unexpected");
+ * ```
+ */
+export function loadedShellCommand(name: string): ShellCommand | undefined {
+  const entry = findShellCommand(name);
+  return entry ? loaded.get(entry.name) : undefined;
 }
 
 /**
@@ -72,5 +85,5 @@ export function findShellCommand(name: string): ShellCommand | undefined {
  * ```
  */
 export function commandWords(): string[] {
-  return SHELL_COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]).sort();
+  return SHELL_COMMAND_LIST.flatMap((c) => [c.name, ...(c.aliases ?? [])]).sort();
 }

@@ -5,9 +5,8 @@
  *
  * @module
  */
-import { MetisDevice } from "../core/metis/device.ts";
 import { MetisAttachment, MetisTransfer } from "./metis_objects.ts";
-import { Device, Import, Job } from "../core/device.ts";
+import { isDriverObject } from "./_drivers.ts";
 import { DmaBuf } from "../core/dmabuf.ts";
 import { AxlError } from "../core/errors.ts";
 import type { Frame } from "../frames/frame.ts";
@@ -81,13 +80,13 @@ export function summarize(value: unknown, session?: Session): string | undefined
     return `${head("buffer")} inode ${value.inode} ${value.exporter} ${formatBytes(value.size)}` +
       `${name ? ` "${name}"` : ""} fd ${value.fd}`;
   }
-  if (value instanceof Import) {
+  if (isDriverObject(value, "Import")) {
     const state = value.released || value.device.closed ? " (released)" : "";
     return `${head("import")} handle ${value.handle} inode ${value.inode} ${value.format} ` +
       `${value.width}x${value.height} ${value.direction} iova 0x${value.iova.toString(16)} ` +
       `${value.contiguous ? "contiguous" : `${value.nents} segments`}${state}`;
   }
-  if (value instanceof Job) {
+  if (isDriverObject(value, "Job")) {
     let state = "closed";
     if (!value.fence.closed) {
       try {
@@ -99,7 +98,7 @@ export function summarize(value: unknown, session?: Session): string | undefined
     return `${head("job")} seqno ${value.seqno} import ${value.input.handle} → result inode ` +
       `${value.result.inode} fence ${state}`;
   }
-  if (value instanceof Device || value instanceof MetisDevice) {
+  if (isDriverObject(value, "Device") || isDriverObject(value, "MetisDevice")) {
     return `${head("device")} ${value.path}${value.closed ? " (closed)" : ""}`;
   }
   if (value instanceof MetisAttachment) {
@@ -152,7 +151,7 @@ export function toPlain(value: unknown, session?: Session, depth = 6): unknown {
       ...(value.closed ? {} : { fd: value.fd, name: safe(() => value.name) }),
     });
   }
-  if (value instanceof Import) {
+  if (isDriverObject(value, "Import")) {
     return withId({
       kind: "import",
       handle: value.handle,
@@ -168,7 +167,7 @@ export function toPlain(value: unknown, session?: Session, depth = 6): unknown {
       released: value.released || value.device.closed,
     });
   }
-  if (value instanceof Job) {
+  if (isDriverObject(value, "Job")) {
     return withId({
       kind: "job",
       seqno: value.seqno.toString(),
@@ -179,7 +178,7 @@ export function toPlain(value: unknown, session?: Session, depth = 6): unknown {
       closed: value.fence.closed,
     });
   }
-  if (value instanceof Device || value instanceof MetisDevice) {
+  if (isDriverObject(value, "Device") || isDriverObject(value, "MetisDevice")) {
     return withId({ kind: "device", path: value.path, closed: value.closed });
   }
   if (value instanceof MetisAttachment) {

@@ -173,5 +173,13 @@ export function runRepl(shell: Shell, options: ReplOptions = {}): Promise<number
     if (options.banner) console.log(options.banner);
     prompt();
     options.onPrompt?.();
+    // Load the library and every command while the user types (inputs wait for what
+    // they need; completion offers a command's options once it has loaded).
+    void shell.session.load().catch(
+      (err) => {
+        console.error(`loading the shell's modules failed: ${errorLine(err)}`);
+        prompt();
+      },
+    );
   });
 }

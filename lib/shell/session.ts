@@ -5,10 +5,12 @@
  *
  * @module
  */
-import { Device, Import, Job } from "../core/device.ts";
+import type { Device, Import, Job } from "../core/device.ts";
 import { DmaBuf } from "../core/dmabuf.ts";
 import { AxlError } from "../core/errors.ts";
-import { MetisDevice } from "../core/metis/device.ts";
+import type { MetisDevice } from "../core/metis/device.ts";
+import { drivers, isDriverObject, loadDrivers } from "./_drivers.ts";
+import { loadShellCommands } from "./registry.ts";
 import { parseNodeName } from "../core/metis/node.ts";
 import { CardLedger, MetisAttachment, MetisTransfer } from "./metis_objects.ts";
 import type { Frame } from "../frames/frame.ts";
@@ -17,7 +19,6 @@ import type { PixelFormat } from "../core/pixel_format.ts";
 import type { Producer } from "../frames/producers/producer.ts";
 import type { ReferenceResult } from "../frames/reference.ts";
 import { Evaluator, type Scope } from "./evaluator.ts";
-import { installModules } from "./modules.ts";
 
 /** Kinds of objects a session tracks, in the order they are released. */
 export const OBJECT_KINDS = [
@@ -162,6 +163,7 @@ export class Session {
   readonly #done = new WeakSet<object>();
   // Buffers a producer owns: never adopted as session buffers (the producer frees them).
   readonly #producerOwned = new WeakSet<object>();
+  #modules: Promise<void> | undefined;
 
   /** Creates an empty session; the device opens on first use. */
   constructor(options: SessionOptions = {}) {
@@ -169,7 +171,6 @@ export class Session {
     this.heap = options.heap ?? "system";
     this.#devicePath = options.device ?? envDevice();
     this.driver = driverFor(this.#devicePath);
-    installModules(this.scope);
     Object.defineProperty(this.scope, "dev", {
       get: () => this.driver === "metis" ? this.metis() : this.device(),
       enumerable: true,
@@ -181,6 +182,25 @@ export class Session {
       configurable: true,
       writable: true,
     });
+  }
+
+  /**
+   * Puts the library in the scope (see `modules.ts`), importing it on the first call:
+   * the shell awaits it before running JavaScript, and starts it after its first prompt.
+   */
+  loadModules(): Promise<void> {
+    this.#modules ??= import("./modules.ts").then(({ installModules }) => {
+      installModules(this.scope);
+    });
+    return this.#modules;
+  }
+
+  /**
+   * Loads what the shell otherwise loads on first use: the driver classes, the library in
+   * the scope and every command (the interactive shell starts this after its first prompt).
+   */
+  async load(): Promise<void> {
+    await Promise.all([loadDrivers(), this.loadModules(), loadShellCommands()]);
   }
 
   /** The variables shared by commands and JavaScript. */
@@ -210,7 +230,7 @@ export class Session {
       });
     }
     if (this.#device && !this.#device.closed) return this.#device;
-    this.#device = Device.open(this.#devicePath);
+    this.#device = drivers().Device.open(this.#devicePath);
     this.track("device", this.#device, "device");
     return this.#device;
   }
@@ -232,7 +252,7 @@ export class Session {
     }
     if (this.#metis && !this.#metis.closed) return this.#metis;
     const target = this.#devicePath === METIS_DEVICE_WORD ? undefined : this.#devicePath;
-    this.#metis = MetisDevice.open(target);
+    this.#metis = drivers().MetisDevice.open(target);
     this.track("device", this.#metis, "device");
     return this.#metis;
   }
@@ -298,9 +318,9 @@ export class Session {
   kindOf(value: unknown): ObjectKind | undefined {
     if (typeof value !== "object" || value === null) return undefined;
     if (value instanceof DmaBuf) return "buffer";
-    if (value instanceof Import || value instanceof MetisAttachment) return "import";
-    if (value instanceof Job || value instanceof MetisTransfer) return "job";
-    if (value instanceof Device || value instanceof MetisDevice) return "device";
+    if (isDriverObject(value, "Import") || value instanceof MetisAttachment) return "import";
+    if (isDriverObject(value, "Job") || value instanceof MetisTransfer) return "job";
+    if (isDriverObject(value, "Device") || isDriverObject(value, "MetisDevice")) return "device";
     if (isFrame(value)) return "frame";
     if (isProducer(value)) return "producer";
     const s = value as Partial<Stoppable>;
@@ -385,7 +405,7 @@ export class Session {
       if (d && "value" in d && d.value !== this) visit(d.value, 1);
     }
     for (const t of [...this.#objects]) {
-      if (!(t.object instanceof Device) || !this.isLive(t)) continue;
+      if (!isDriverObject(t.object, "Device") || !this.isLive(t)) continue;
       const dev = t.object;
       for (const imp of dev.imports) this.track("import", imp, origin);
       for (const job of dev.jobs) this.track("job", job, origin);

@@ -7,12 +7,13 @@
  * @module
  */
 import { abortable } from "./abortable.ts";
+import { loadDrivers } from "./_drivers.ts";
 import { splitWords } from "./args.ts";
-import { type CommandOutcome, type ShellCommand } from "./command.ts";
+import type { CommandOutcome } from "./command.ts";
 import { parseCommandArgs, UsageError } from "../commands/spec.ts";
 import { ExitCode, exitCodeOf } from "../commands/exit_code.ts";
 import { isIncomplete } from "./js_rewrite.ts";
-import { findShellCommand } from "./registry.ts";
+import { findShellCommand, loadShellCommand, type ShellCommandEntry } from "./registry.ts";
 import { errorData, errorLine, renderValue, summarize, toPlain } from "./render.ts";
 import type { Session } from "./session.ts";
 
@@ -20,7 +21,14 @@ import type { Session } from "./session.ts";
 export type Classified =
   | { kind: "empty" }
   | { kind: "js"; source: string }
-  | { kind: "command"; command: ShellCommand; word: string; rest: string; bindTo?: string };
+  | {
+    kind: "command";
+    /** The command (its module loads when the line runs). */
+    command: ShellCommandEntry;
+    word: string;
+    rest: string;
+    bindTo?: string;
+  };
 
 /** What running one input gave. */
 export interface InputResult {
@@ -143,6 +151,7 @@ export class Shell {
     this.#count++;
     let result: InputResult;
     try {
+      await loadDrivers();
       result = c.kind === "command" ? await this.#command(c, signal) : {
         kind: "js",
         code: ExitCode.Ok,
@@ -185,14 +194,15 @@ export class Shell {
     const words = split.words.map((w) => w.value);
     let outcome: CommandOutcome;
     if (words.includes("--help") || words.includes("-h")) {
-      const help = findShellCommand("help")!;
+      const help = (await loadShellCommand("help"))!;
       outcome = await help.run(this.#context(signal), {
         values: {},
         positionals: [c.command.name],
       });
     } else {
-      const args = parseCommandArgs(c.command, words, "shell");
-      outcome = await c.command.run(this.#context(signal), args);
+      const command = (await loadShellCommand(c.command.name))!;
+      const args = parseCommandArgs(command, words, "shell");
+      outcome = await command.run(this.#context(signal), args);
     }
     const result: InputResult = {
       kind: "command",
@@ -220,6 +230,7 @@ export class Shell {
   }
 
   async #javascript(source: string, signal: AbortSignal): Promise<unknown> {
+    await this.session.loadModules();
     const value = await abortable(this.session.evaluator.evaluate(source), signal);
     this.session.adopt(value, source.trim().split("\n")[0]!);
     return value;

@@ -13,7 +13,11 @@ import {
   stringOption,
   UsageError,
 } from "../../lib/commands/spec.ts";
-import { historyPath, runRepl, runScript, Session, Shell } from "../../lib/shell/mod.ts";
+import { historyPath } from "../../lib/shell/history.ts";
+import { runRepl } from "../../lib/shell/repl.ts";
+import { runScript } from "../../lib/shell/script.ts";
+import { Session } from "../../lib/shell/session.ts";
+import { Shell } from "../../lib/shell/shell.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 
 function env(name: string): string | undefined {

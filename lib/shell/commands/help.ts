@@ -6,7 +6,7 @@
 import { type ShellCommand } from "../command.ts";
 import { UsageError } from "../../commands/spec.ts";
 import { commandHelp } from "../../commands/help.ts";
-import { findShellCommand, SHELL_COMMANDS } from "../registry.ts";
+import { loadShellCommand, SHELL_COMMAND_LIST } from "../registry.ts";
 
 const GENERAL = `Lines are commands or JavaScript. A line whose first word is a command runs it;
 anything else is JavaScript with top-level await and the axl modules in scope (Device,
@@ -29,17 +29,17 @@ export const command: ShellCommand = {
   positionals: [{ name: "COMMAND", kind: "command", optional: true }],
   options: {},
   details: "",
-  run(_ctx, args) {
+  async run(_ctx, args) {
     const name = args.positionals[0];
     if (name !== undefined) {
-      const cmd = findShellCommand(name);
+      const cmd = await loadShellCommand(name);
       if (!cmd) throw new UsageError(`help: no command '${name}' (type 'help' for the list)`);
-      return Promise.resolve({ text: commandHelp(cmd, "shell") });
+      return { text: commandHelp(cmd, "shell") };
     }
-    const width = Math.max(...SHELL_COMMANDS.map((c) => c.name.length));
-    const list = SHELL_COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
-    return Promise.resolve({
+    const width = Math.max(...SHELL_COMMAND_LIST.map((c) => c.name.length));
+    const list = SHELL_COMMAND_LIST.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+    return {
       text: ["Commands:", ...list, "", GENERAL, "", "help COMMAND shows its options."].join("\n"),
-    });
+    };
   },
 };

@@ -3,8 +3,9 @@ import { complete } from "../../../lib/shell/completer.ts";
 import { Session } from "../../../lib/shell/session.ts";
 import { FakeProducer, FakeTrace } from "./_fakes.ts";
 
-Deno.test("complete() offers command names and JavaScript names on the first word", () => {
+Deno.test("complete() offers command names and JavaScript names on the first word", async () => {
   const s = new Session();
+  await s.load();
   // The alloc command first, then the module export that shares its prefix.
   assert.deepEqual(complete("all", s), [["alloc", "allocateFor"], "all"]);
   const [hits] = complete("He", s);
@@ -13,8 +14,9 @@ Deno.test("complete() offers command names and JavaScript names on the first wor
   assert.ok(afterBind.includes("alloc") && sub === "al", afterBind.join());
 });
 
-Deno.test("complete() offers a command's options and their choices", () => {
+Deno.test("complete() offers a command's options and their choices", async () => {
   const s = new Session();
+  await s.load();
   assert.deepEqual(complete("alloc 4096 --fi", s), [["--fill"], "--fi"]);
   assert.deepEqual(complete("alloc NV12 640x480 --fill ", s), [["pattern", "zero"], ""]);
   assert.deepEqual(complete("import --direction b", s), [["bidirectional"], "b"]);
@@ -27,6 +29,7 @@ Deno.test("complete() offers a command's options and their choices", () => {
 
 Deno.test("complete() offers live handles of the kind an argument takes", async () => {
   const s = new Session();
+  await s.load();
   const cam = new FakeProducer("cam", []);
   s.bind(cam, "cam");
   s.adopt(cam, "test");
@@ -39,8 +42,9 @@ Deno.test("complete() offers live handles of the kind an argument takes", async 
   assert.deepEqual(complete("produce next ", s)[0], []);
 });
 
-Deno.test("complete() completes properties of values and paths", () => {
+Deno.test("complete() completes properties of values and paths", async () => {
   const s = new Session();
+  await s.load();
   s.scope.frame = { inode: 5, info() {} };
   assert.deepEqual(complete("frame.in", s), [["frame.info", "frame.inode"], "frame.in"]);
   assert.deepEqual(complete("x = Heap.op", s), [["Heap.open"], "Heap.op"]);

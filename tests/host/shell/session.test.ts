@@ -11,8 +11,11 @@ Deno.test("Session.bind() numbers results and binds names", () => {
   assert.throws(() => s.bind(1, "not a name"), TypeError);
 });
 
-Deno.test("Session puts the axl modules in scope without listing them as variables", () => {
+Deno.test("Session puts the axl modules in scope without listing them as variables", async () => {
   const s = new Session();
+  // Nothing of the library is loaded before the shell asks for it.
+  assert.equal(s.scope.frameLayout, undefined);
+  await s.loadModules();
   for (
     const name of ["Device", "Heap", "DmaBuf", "frameLayout", "referenceResult", "runWorkload"]
   ) {
@@ -44,8 +47,9 @@ Deno.test("Session.release() refuses things that are not session objects", async
   await assert.rejects(() => s.release({ plain: true }), /not a session object/);
 });
 
-Deno.test("Session.device() fails with the device hint when there is no NPU node", () => {
+Deno.test("Session.device() fails with the device hint when there is no NPU node", async () => {
   const s = new Session({ device: "/nonexistent/axl" });
+  await s.load();
   assert.throws(() => s.device(), /device\.open\(\/nonexistent\/axl\) failed: ENOENT/);
   assert.equal(s.deviceOpen, false);
 });

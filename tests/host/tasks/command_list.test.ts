@@ -28,6 +28,7 @@ Deno.test("tasks/axl.ts loads the registry only when a command runs, by a dynami
   assert.deepEqual(deps.sort(), [
     ["../deno.json", false],
     ["./command_list.ts", false],
+    ["./commands/shell.ts", true],
     ["./registry.ts", true],
   ]);
   const list = graph.modules.find((m) => m.specifier.endsWith("/tasks/command_list.ts"))!;
