@@ -663,6 +663,23 @@ static int scan_event(const struct line *l, struct event *e, long t0, long b, lo
 
 enum { NOT_A_CALL, CALL_ENTRY, CALL_LEAF, CALL_EXIT };
 
+/* Start of the run of function-name bytes ending before @end (not before @a): eight
+ * bytes a time while they all are, then one at a time. */
+static inline long func_start(const struct line *l, long a, long end)
+{
+	const uint8_t *u = l->u;
+	long n = end;
+
+	while (n - 8 >= a &&
+	       (classes[u[n - 1]] & classes[u[n - 2]] & classes[u[n - 3]] & classes[u[n - 4]] &
+		classes[u[n - 5]] & classes[u[n - 6]] & classes[u[n - 7]] & classes[u[n - 8]] &
+		C_FUNC))
+		n -= 8;
+	while (n > a && (classes[u[n - 1]] & C_FUNC))
+		n--;
+	return n;
+}
+
 static int bar_before(const struct line *l, long a, long k)
 {
 	if (at(l, k) != SPACE)
@@ -682,8 +699,7 @@ static int named_exit(const struct line *l, long a, long b)
 	while (k > a && at(l, k) == SPACE)
 		k--;
 	n1 = k;
-	while (k > a && func_char(at(l, k)))
-		k--;
+	k = func_start(l, a + 1, k + 1) - 1; /* as "while (k > a && func_char(at(l, k))) k--" */
 	if (k == n1)
 		return NOT_A_CALL;
 	while (k > a && at(l, k) == SPACE)
@@ -721,10 +737,7 @@ static int call_column(const struct line *l, long *n0_out, long *n1_out)
 	} else {
 		return NOT_A_CALL;
 	}
-	/* a <= n0 - 1 < b here: the name's bytes are read without at()'s bounds check. */
-	n0 = end;
-	while (n0 > a && (classes[l->u[n0 - 1]] & C_FUNC))
-		n0--;
+	n0 = func_start(l, a, end);
 	if (n0 == end || !bar_before(l, a, n0 - 1))
 		return NOT_A_CALL;
 	*n0_out = n0;
