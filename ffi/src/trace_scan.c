@@ -15,8 +15,10 @@
  *
  * This file mirrors the TypeScript scanner rule for rule; where it cannot be sure of giving
  * the same answer (a number too big for a double, too many fields, bytes past the line's end)
- * it reports the line as "other" instead. The text is untrusted: every read goes through
- * at(), which answers -1 outside the line and its terminator.
+ * it reports the line as "other" instead. The text is untrusted: each line is copied
+ * between zero bytes and read through at(), and no scan looks further than those (a build
+ * with AXL_TRACE_SCAN_CHECKED defined aborts on a read outside them); a line longer than the
+ * copy goes to the TypeScript parser whole.
  */
 #include <errno.h>
 #include <math.h>
@@ -31,18 +33,37 @@
 #define SPACE ' '
 #define NS_EXACT_LIMIT (1ULL << 53) /* integers a double holds exactly */
 
-enum { C_PRINTABLE = 1, C_DIGIT = 2, C_KEY_START = 4, C_KEY = 8, C_FUNC = 16 };
+enum { C_PRINTABLE = 1, C_DIGIT = 2, C_KEY_START = 4, C_KEY = 8, C_FUNC = 16, C_NAME = 32 };
 
-/* The line being scanned: bytes u[a..b), u[b] its '\n' (or the '\r' of "\r\n"). */
+/*
+ * The line being scanned, copied into the scanner's line buffer: bytes u[a..b), with
+ * LINE_PAD zero bytes on either side, so that the reads around the line (every scan looks
+ * at most a few bytes past its ends) need no bounds check. A zero byte answers every
+ * class test as the line's terminator would. Index i of the copy is byte i + off of the
+ * text the line came from.
+ */
 struct line {
 	const uint8_t *u;
-	long a, b;
+	long a, b, off;
 };
 
+/* Zero bytes before and after a copied line; lines longer than LINE_MAX are not copied. */
+#define LINE_PAD 16
+#define LINE_MAX 4096
+/* Bytes of a function_graph line before its comment that scan_graph() remembers. */
+#define GRAPH_MEMO_MAX 128
+/* Lines remembered. */
+#define GRAPH_MEMOS 4
+
+/* A byte of the line or of its zero padding: this is read for every byte of a trace. */
 static inline int at(const struct line *l, long i)
 {
-	/* One unsigned compare for a <= i <= b: this is read for every byte of a trace. */
-	return (unsigned long)(i - l->a) <= (unsigned long)(l->b - l->a) ? l->u[i] : -1;
+#ifdef AXL_TRACE_SCAN_CHECKED
+	/* Every read stays within the padding: a checked build says so. */
+	if (i < l->a - LINE_PAD || i >= l->b + LINE_PAD)
+		abort();
+#endif
+	return l->u[i];
 }
 
 /* Character classes of bytes, filled once (a table read per character). */
@@ -61,13 +82,15 @@ static void fill_classes(void)
 			k |= C_KEY | C_FUNC;
 		if (c == '$')
 			k |= C_FUNC;
+		if (c != ':')
+			k |= C_NAME; /* an event name's: printable, not ':' */
 		classes[c] = k;
 	}
 }
 
 static inline int cls(int c)
 {
-	return c < 0 ? 0 : classes[c];
+	return classes[c];
 }
 
 static inline int printable(int c) { return cls(c) & C_PRINTABLE; }
@@ -80,8 +103,22 @@ static int duration_mark(int c)
 	return c == '!' || c == '#' || c == '*' || c == '@' || c == '$' || c == '+';
 }
 
-static long skip_spaces(const struct line *l, long i, long b)
+/* Eight spaces, as a word. */
+#define SPACES 0x2020202020202020ULL
+
+static inline long skip_spaces(const struct line *l, long i, long b)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* A word at a time: function_graph lines are mostly runs of spaces. */
+	for (; i + 8 <= b; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, l->u + i, 8);
+		w ^= SPACES;
+		if (w)
+			return i + (__builtin_ctzll(w) >> 3);
+	}
+#endif
 	while (i < b && at(l, i) == SPACE)
 		i++;
 	return i;
@@ -191,17 +228,29 @@ static long quoted_end(const struct line *l, long v0, long b)
 /* The key=value pairs of [a, b), as scanFieldsInto(); 0 when it would not read them. */
 static int scan_fields(const struct line *l, struct event *e, long a, long b)
 {
+	const uint8_t *u = l->u;
 	int n = 0;
-	long i = a, key_at = -1;
+	long i = a;
 
 	while (i < b) {
-		int c = at(l, i), k = cls(c);
+		long key_at = -1;
+		int c = u[i], k = classes[c];
 
+		/* A run of key characters: the key starts at its first letter or '_'. */
+		while ((k & C_KEY) && !(k & C_KEY_START)) {
+			if (++i == b)
+				goto done;
+			c = u[i];
+			k = classes[c];
+		}
 		if (k & C_KEY) {
-			if (key_at == -1 && (k & C_KEY_START))
-				key_at = i;
-			i++;
-			continue;
+			key_at = i;
+			do {
+				if (++i == b)
+					goto done;
+				c = u[i];
+				k = classes[c];
+			} while (k & C_KEY);
 		}
 		if (c == '=' && key_at != -1) {
 			long v0 = i + 1, v1 = quoted_end(l, v0, b);
@@ -211,30 +260,29 @@ static int scan_fields(const struct line *l, struct event *e, long a, long b)
 				return 0;
 			if (v1 == -1) {
 				v1 = v0;
-				while (v1 < b && printable(at(l, v1)))
+				while (v1 < b && (classes[u[v1]] & C_PRINTABLE))
 					v1++;
-				if (v1 < b && at(l, v1) != SPACE)
+				if (v1 < b && u[v1] != SPACE)
 					return 0;
 			}
 			if (n == AXL_TRACE_SCAN_MAX_FIELDS)
 				return 0; /* more than a record holds: TypeScript reads it */
-			quoted = v1 - v0 >= 2 && at(l, v0) == '"' && at(l, v1 - 1) == '"';
+			quoted = v1 - v0 >= 2 && u[v0] == '"' && u[v1 - 1] == '"';
 			e->spans[4 * n] = key_at;
 			e->spans[4 * n + 1] = i;
 			e->spans[4 * n + 2] = quoted ? v0 + 1 : v0;
 			e->spans[4 * n + 3] = quoted ? v1 - 1 : v1;
 			n++;
 			i = v1;
-			key_at = -1;
 			continue;
 		}
 		if (c != SPACE && !(k & C_PRINTABLE))
 			return 0;
 		if (c == '[' && cpu_column_at(l, i, b))
 			return 0;
-		key_at = -1;
 		i++;
 	}
+done:
 	e->fields = n;
 	return 1;
 }
@@ -297,7 +345,7 @@ static int graph_comment(const struct line *l, struct event *e, long c0, long j)
 		return 0;
 	n0 = skip_spaces(l, c0 + 2, j);
 	n = n0;
-	while (n < j && printable(at(l, n)) && at(l, n) != ':')
+	while (n < j && (cls(at(l, n)) & C_NAME))
 		n++;
 	if (n == n0 || at(l, n) != ':' || n >= j - 2)
 		return 0;
@@ -350,10 +398,76 @@ static long graph_task(const struct line *l, struct event *e, long rest, long b)
 	return rest;
 }
 
-static int scan_graph(const struct line *l, struct event *e, long i, long b, long j)
+/*
+ * What scan_graph() learnt from the last line whose comment it reached through a task
+ * column (or with none to look for): every check it makes before the comment reads only
+ * the bytes before it, and of the timestamp only whether they are digits. A line with the
+ * same bytes there, timestamp digits aside, passes the same checks with the same pid.
+ */
+struct graph_memo {
+	long len;	     /* bytes before the comment's '/' (0: nothing learnt) */
+	long ts0, dot, ts1; /* the timestamp [ts0, ts1), its '.' at dot (ts1: none); or 0s */
+	double pid;
+	uint8_t bytes[GRAPH_MEMO_MAX]; /* the line up to and including the '/' */
+};
+
+/* Whether the line starts as the memo's line did: the same bytes, timestamp digits aside. */
+static int graph_memo_hit(const struct graph_memo *m, const struct line *l)
+{
+	const uint8_t *u = l->u + l->a;
+
+	if (!m->len || l->b - l->a <= m->len)
+		return 0;
+	if (memcmp(u, m->bytes, (size_t)m->ts0) ||
+	    memcmp(u + m->ts1, m->bytes + m->ts1, (size_t)(m->len + 1 - m->ts1)))
+		return 0;
+	for (long k = m->ts0; k < m->ts1; k++)
+		if (k == m->dot ? u[k] != '.' : !digit(u[k]))
+			return 0;
+	return 1;
+}
+
+static void graph_memo_learn(struct graph_memo *m, const struct line *l, const struct event *e,
+			     long ts0, long dot, long ts1, long c0)
+{
+	if (c0 - l->a >= GRAPH_MEMO_MAX)
+		return;
+	m->len = c0 - l->a;
+	memcpy(m->bytes, l->u + l->a, (size_t)m->len + 1);
+	m->ts0 = ts0 - l->a;
+	m->dot = dot - l->a;
+	m->ts1 = ts1 - l->a;
+	m->pid = e->pid;
+}
+
+/* The comment of a line graph_memo_hit() took, read with the memo's answers. */
+static int scan_graph_as_memo(const struct graph_memo *m, const struct line *l, struct event *e,
+			      long j)
+{
+	long c0 = l->a + m->len;
+
+	if (m->ts1 > m->ts0) {
+		int64_t ts = timestamp_value(l, l->a + m->ts0, l->a + m->dot, l->a + m->ts1);
+
+		if (ts < 0)
+			return 0;
+		e->ts = (double)ts;
+	}
+	e->pid = m->pid;
+	if (c0 >= j)
+		return 0;
+	return graph_comment(l, e, c0, j);
+}
+
+static int scan_graph(const struct line *l, struct event *e, long i, long b, long j,
+		      struct graph_memo *m)
 {
 	long q = skip_digits(l, i, b), cpu0 = i, cpu1 = q, rest, from, bar2, d0, c0;
+	long ts0 = l->a, dot = l->a, ts1 = l->a;
 
+	for (int k = 0; k < GRAPH_MEMOS; k++)
+		if (graph_memo_hit(&m[k], l))
+			return scan_graph_as_memo(&m[k], l, e, j);
 	if (at(l, q) != ')') {
 		long ts_end = q, k;
 		int64_t ts;
@@ -377,6 +491,9 @@ static int scan_graph(const struct line *l, struct event *e, long i, long b, lon
 		if (ts < 0)
 			return 0;
 		e->ts = (double)ts;
+		ts0 = i;
+		dot = q;
+		ts1 = ts_end;
 	}
 	if (digits_value(l, cpu0, cpu1) < 0)
 		return 0;
@@ -400,6 +517,12 @@ static int scan_graph(const struct line *l, struct event *e, long i, long b, lon
 	c0 = skip_spaces(l, bar2 + 1, b);
 	if (c0 >= j || at(l, c0) != '/')
 		return 0; /* a call line the call column did not take: TypeScript reads it */
+	/* A task column looked for and not found: that search read the whole line. */
+	if (at(l, rest) != SPACE || from != rest) {
+		/* Oldest first out: the lines of a few tasks and CPUs interleave. */
+		memmove(&m[1], &m[0], sizeof(*m) * (GRAPH_MEMOS - 1));
+		graph_memo_learn(m, l, e, ts0, dot, ts1, c0);
+	}
 	return graph_comment(l, e, c0, j);
 }
 
@@ -452,7 +575,7 @@ static int event_tail(const struct line *l, struct event *e, long f, long b, lon
 		return 0;
 	n0 = skip_spaces(l, ts_end + 1, b);
 	n = n0;
-	while (n < b && printable(at(l, n)) && at(l, n) != ':')
+	while (n < b && (cls(at(l, n)) & C_NAME))
 		n++;
 	if (n == n0 || at(l, n) != ':')
 		return 0;
@@ -540,6 +663,23 @@ static int scan_event(const struct line *l, struct event *e, long t0, long b, lo
 
 enum { NOT_A_CALL, CALL_ENTRY, CALL_LEAF, CALL_EXIT };
 
+/* Start of the run of function-name bytes ending before @end (not before @a): eight
+ * bytes a time while they all are, then one at a time. */
+static inline long func_start(const struct line *l, long a, long end)
+{
+	const uint8_t *u = l->u;
+	long n = end;
+
+	while (n - 8 >= a &&
+	       (classes[u[n - 1]] & classes[u[n - 2]] & classes[u[n - 3]] & classes[u[n - 4]] &
+		classes[u[n - 5]] & classes[u[n - 6]] & classes[u[n - 7]] & classes[u[n - 8]] &
+		C_FUNC))
+		n -= 8;
+	while (n > a && (classes[u[n - 1]] & C_FUNC))
+		n--;
+	return n;
+}
+
 static int bar_before(const struct line *l, long a, long k)
 {
 	if (at(l, k) != SPACE)
@@ -559,8 +699,7 @@ static int named_exit(const struct line *l, long a, long b)
 	while (k > a && at(l, k) == SPACE)
 		k--;
 	n1 = k;
-	while (k > a && func_char(at(l, k)))
-		k--;
+	k = func_start(l, a + 1, k + 1) - 1; /* as "while (k > a && func_char(at(l, k))) k--" */
 	if (k == n1)
 		return NOT_A_CALL;
 	while (k > a && at(l, k) == SPACE)
@@ -598,10 +737,7 @@ static int call_column(const struct line *l, long *n0_out, long *n1_out)
 	} else {
 		return NOT_A_CALL;
 	}
-	/* a <= n0 - 1 < b here: the name's bytes are read without at()'s bounds check. */
-	n0 = end;
-	while (n0 > a && (classes[l->u[n0 - 1]] & C_FUNC))
-		n0--;
+	n0 = func_start(l, a, end);
 	if (n0 == end || !bar_before(l, a, n0 - 1))
 		return NOT_A_CALL;
 	*n0_out = n0;
@@ -635,6 +771,9 @@ struct scan_state {
 	struct trace_join *join;
 	uint8_t event_kind[AXL_TRACE_SCAN_FUNCS]; /* per event name: EV_* */
 	uint8_t announced[AXL_TRACE_SCAN_FUNCS];  /* its FOLDED record was written */
+	struct graph_memo memo[GRAPH_MEMOS];
+	/* The line being scanned, between zero bytes (struct line). */
+	uint8_t line[LINE_PAD + LINE_MAX + LINE_PAD];
 };
 
 #define STATE_MAGIC 0x61786c73u
@@ -705,6 +844,12 @@ static int ascii_only(const uint8_t *p, size_t n)
 	uint64_t any = 0, w;
 	size_t i = 0;
 
+	for (; i + 32 <= n; i += 32) {
+		uint64_t x[4];
+
+		memcpy(x, p + i, 32);
+		any |= x[0] | x[1] | x[2] | x[3];
+	}
 	for (; i + 8 <= n; i += 8) {
 		memcpy(&w, p + i, 8);
 		any |= w;
@@ -715,7 +860,7 @@ static int ascii_only(const uint8_t *p, size_t n)
 }
 
 /* scanInto()'s answer for an event: 1 (read into @e), 0 (not read, or not an event). */
-static int scan_event_line(const struct line *l, struct event *e)
+static int scan_event_line(const struct line *l, struct event *e, struct graph_memo *m)
 {
 	long i = skip_spaces(l, l->a, l->b), j = l->b;
 	int first;
@@ -732,7 +877,7 @@ static int scan_event_line(const struct line *l, struct event *e)
 	e->ts = NAN;
 	e->pid = NAN;
 	e->fields = 0;
-	return digit(first) ? scan_graph(l, e, i, l->b, j) : scan_event(l, e, i, l->b, j);
+	return digit(first) ? scan_graph(l, e, i, l->b, j, m) : scan_event(l, e, i, l->b, j);
 }
 
 /* Bytes checked for ASCII at once: lines within such a block skip their own check. */
@@ -780,7 +925,10 @@ static int event_kind(const uint8_t *name, long len)
 }
 
 /* Index in e->spans of the last field named @key (later keys win), or -1. */
-static int field_at(const struct line *l, const struct event *e, const char *key)
+/* Inlined, so that each key's length and comparison are constants. */
+#define INLINE static inline __attribute__((always_inline))
+
+INLINE int field_at(const struct line *l, const struct event *e, const char *key)
 {
 	size_t len = strlen(key);
 
@@ -797,7 +945,7 @@ static int field_at(const struct line *l, const struct event *e, const char *key
  * Field @key as the fold reads it (ScannedEvent.int()): NaN when absent. 0 when C cannot be
  * sure of the answer (anything but 1 to 15 digits: hex, signs, exponents...), 1 when read.
  */
-static int field_int(const struct line *l, const struct event *e, const char *key, double *v)
+INLINE int field_int(const struct line *l, const struct event *e, const char *key, double *v)
 {
 	int k = field_at(l, e, key);
 	long a, b;
@@ -946,8 +1094,8 @@ static int join_event(struct scan_state *s, const struct line *l, const struct e
 		s->announced[num] = 1;
 		out[0] = AXL_TRACE_SCAN_FOLDED;
 		out[1] = line;
-		out[2] = (double)e->name0;
-		out[3] = (double)e->name1;
+		out[2] = (double)(e->name0 + l->off);
+		out[3] = (double)(e->name1 + l->off);
 		out[4] = (double)num;
 		*words = 5;
 	}
@@ -976,13 +1124,13 @@ static uint32_t scan_one(struct scan_state *s, const struct line *l, int ascii, 
 			return 0;
 		out[0] = AXL_TRACE_SCAN_CALL;
 		out[1] = line;
-		out[2] = (double)n0;
-		out[3] = (double)n1;
+		out[2] = (double)(n0 + l->off);
+		out[3] = (double)(n1 + l->off);
 		return 4;
 	}
 	if (blank_line(l))
 		return 0;
-	if (scan_event_line(l, &e)) {
+	if (scan_event_line(l, &e, s->memo)) {
 		int fresh;
 		long num = name_index(&s->events, l->u + e.name0, e.name1 - e.name0, &fresh);
 		uint32_t words;
@@ -997,14 +1145,14 @@ static uint32_t scan_one(struct scan_state *s, const struct line *l, int ascii, 
 		}
 		out[0] = AXL_TRACE_SCAN_EVENT;
 		out[1] = line;
-		out[2] = (double)e.name0;
-		out[3] = (double)e.name1;
+		out[2] = (double)(e.name0 + l->off);
+		out[3] = (double)(e.name1 + l->off);
 		out[4] = e.ts;
 		out[5] = e.pid;
 		out[6] = e.fields;
 		out[7] = (double)num;
 		for (int i = 0; i < 4 * e.fields; i++)
-			out[8 + i] = (double)e.spans[i];
+			out[8 + i] = (double)(e.spans[i] + l->off);
 		return 8 + 4 * (uint32_t)e.fields;
 	}
 other:
@@ -1015,9 +1163,31 @@ other:
 	}
 	out[0] = AXL_TRACE_SCAN_OTHER;
 	out[1] = line;
-	out[2] = (double)l->a;
-	out[3] = (double)l->b;
+	out[2] = (double)(l->a + l->off);
+	out[3] = (double)(l->b + l->off);
 	return 4;
+}
+
+/*
+ * Scans line @text[@pos..@end) from a copy between zero bytes (struct line); a line too long
+ * for the copy goes to the TypeScript parser whole.
+ */
+static uint32_t scan_line(struct scan_state *s, const uint8_t *text, long pos, long end,
+			  int ascii, double line, double *out, int *stop)
+{
+	struct line l = { s->line, LINE_PAD, LINE_PAD + end - pos, pos - LINE_PAD };
+
+	if (end - pos > LINE_MAX) {
+		*stop = s->join != NULL;
+		out[0] = AXL_TRACE_SCAN_OTHER;
+		out[1] = line;
+		out[2] = (double)pos;
+		out[3] = (double)end;
+		return 4;
+	}
+	memcpy(s->line + LINE_PAD, text + pos, (size_t)(end - pos));
+	memset(s->line + l.b, 0, LINE_PAD);
+	return scan_one(s, &l, ascii, line, out, stop);
 }
 
 /*
@@ -1045,23 +1215,22 @@ int32_t axl_trace_scan(uint8_t *state, const uint8_t *text, uint32_t len, double
 		fill_classes();
 	while (pos < (long)len && used + AXL_TRACE_SCAN_RECORD_MAX <= out_len) {
 		const uint8_t *nl = memchr(text + pos, '\n', len - (size_t)pos);
-		struct line l = { text, pos, 0 };
+		long end;
+		int stop = 0;
 
 		if (!nl)
 			break;
-		l.b = nl - text;
-		if (l.b >= ascii_to) {
+		end = nl - text;
+		if (end >= ascii_to) {
 			/* The next block is checked at once; a scan that stops early checked little. */
-			ascii_to = pos + ASCII_BLOCK > l.b + 1 ? pos + ASCII_BLOCK : l.b + 1;
+			ascii_to = pos + ASCII_BLOCK > end + 1 ? pos + ASCII_BLOCK : end + 1;
 			if (ascii_to > (long)len)
 				ascii_to = (long)len;
 			ascii = ascii_only(text + pos, (size_t)(ascii_to - pos));
 		}
-		if (l.b > pos && text[l.b - 1] == '\r')
-			l.b--;
-		int stop = 0;
-
-		used += scan_one(s, &l, ascii, lines, out + used, &stop);
+		if (end > pos && text[end - 1] == '\r')
+			end--;
+		used += scan_line(s, text, pos, end, ascii, lines, out + used, &stop);
 		lines++;
 		pos = nl - text + 1;
 		if (stop)
