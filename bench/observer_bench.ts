@@ -8,7 +8,7 @@
  */
 import type { Target } from "./_results.ts";
 import { runGuestJson } from "./_vm_guest.ts";
-import type { ObserverResults } from "./observer_vm.ts";
+import type { ObserverResults, ObserverRuns } from "./observer_vm.ts";
 import type { ObserverSample } from "./observer_workload.ts";
 
 /** What the section keeps in `results.json`. */
@@ -24,7 +24,7 @@ export async function runObserverVm(
     root,
     out,
     guest: `deno run --no-check --allow-all bench/observer_vm.ts --frames ${frames} --split ` +
-      `|| exit 3`,
+      `--gst-frames ${frames} || exit 3`,
     json: "observer.json",
     timeoutS: 1500,
     rigArgs: ["--vivid"],
@@ -42,7 +42,7 @@ function median(xs: number[]): number {
 
 /** Median of a metric with verify off and on (`config`, default all of verify), on ÷ off. */
 export function observerRatio(
-  r: ObserverResults,
+  r: ObserverRuns,
   metric: Metric,
   config = "verify",
 ): { off: number; on: number; ratio: number } {
@@ -73,9 +73,20 @@ const ROWS: [Metric, string, number][] = [
  */
 export function observerLines(r: ObserverBenchResults): string[] {
   const lines = [
-    `Observer effect (VM with vivid, builtin frame loop of ${r.frames} frames as its own ` +
-    `process, alone and under verify, ${r.off.length} rounds each, medians; verify: ` +
-    `${r.on.map((s) => s.status).join(", ")}; VM wall ${Math.round(r.vmWallS)} s)`,
+    `Observer effect (VM with vivid, each workload as its own process, alone and under verify, ` +
+    `${r.off.length} rounds each, medians; VM wall ${Math.round(r.vmWallS)} s)`,
+    ...workloadLines(r, `builtin frame loop, ${r.frames} frames`),
+  ];
+  if (r.gst) lines.push(...workloadLines(r.gst, `${r.gst.frames} frames of ${r.gst.pipeline}`));
+  return lines;
+}
+
+function workloadLines(r: ObserverRuns, title: string): string[] {
+  const lines = [
+    `  ${title}; verify: ${
+      r.on.filter((s) => (s.config ?? "verify") === "verify")
+        .map((s) => s.status).join(", ")
+    }`,
     `  ${"".padEnd(32)} ${"verify off".padEnd(12)} ${"verify on".padEnd(12)} on/off`,
   ];
   for (const [m, name, digits] of ROWS) {
@@ -88,7 +99,7 @@ export function observerLines(r: ObserverBenchResults): string[] {
   }
   const split = [...new Set(r.on.map((s) => s.config ?? "verify"))].filter((c) => c !== "verify");
   if (split.length) {
-    lines.push(`  verify without one of its probes (one run each; on/off of fps, CPU per frame):`);
+    lines.push(`  verify changed (one run each; fps, CPU per frame µs; on/off of each):`);
     for (const c of split) {
       const fps = observerRatio(r, "fps", c), cpu = observerRatio(r, "cpuUsPerFrame", c);
       lines.push(
@@ -114,18 +125,26 @@ export function observerLines(r: ObserverBenchResults): string[] {
  * ```
  */
 export function observerTargets(r: ObserverResults): Target[] {
+  return [
+    ...workloadTargets(r, "builtin"),
+    ...(r.gst ? workloadTargets(r.gst, "GStreamer") : []),
+  ];
+}
+
+function workloadTargets(r: ObserverRuns, workload: string): Target[] {
   const fps = observerRatio(r, "fps");
   const cpu = observerRatio(r, "cpuUsPerFrame");
   const pct = (x: number) => `${((x - 1) * 100).toFixed(1)} %`;
   return [
     {
-      name: "verify on: the workload's delivered fps, change against verify off",
+      name: `verify on (${workload}): the workload's delivered fps, change against verify off`,
       target: "≥ -3 %",
       value: `${pct(fps.ratio)} (${fps.off.toFixed(1)} → ${fps.on.toFixed(1)} fps)`,
       met: fps.ratio >= 0.97,
     },
     {
-      name: "verify on: the workload's process CPU per frame, change against verify off",
+      name: `verify on (${workload}): the workload's process CPU per frame, change against ` +
+        `verify off`,
       target: "≤ +10 %",
       value: `+${pct(cpu.ratio)} (${cpu.off.toFixed(0)} → ${cpu.on.toFixed(0)} µs)`.replace(
         "+-",
