@@ -59,6 +59,8 @@ const { values } = parseArgs({
     split: { type: "boolean", default: false },
     // The perf rate of one more run under verify (with --split; 0: none).
     "split-perf-frequency": { type: "string", default: "99" },
+    // Which of the runs without one probe --split makes (default all three).
+    "split-probes": { type: "string", default: "--no-graph,--no-probes,--no-perf" },
     // Frames of the GStreamer row (0: no GStreamer row).
     "gst-frames": { type: "string", default: "0" },
     out: { type: "string" },
@@ -120,9 +122,9 @@ for (let i = 0; i < Number(values.rounds); i++) {
 }
 const splitHz = Number(values["split-perf-frequency"]);
 const splits: ObserverConfig[] = [
-  "--no-graph",
-  "--no-probes",
-  "--no-perf",
+  ...values["split-probes"].split(",").filter((c) =>
+    c === "--no-graph" || c === "--no-probes" || c === "--no-perf"
+  ),
   ...(splitHz > 0 ? [`--perf-frequency=${splitHz}` as const] : []),
 ];
 if (values.split) {
