@@ -37,11 +37,6 @@ export interface VerdictTimeResults {
   timings: VerifyTimings;
   perfSamples: number;
   perf: PerfCommandTime[];
-  /**
-   * Verify's `perf.script`, printed by perf script while perf recorded, is byte for byte
-   * what `perf script` prints on the finished `perf.data` (absent: not compared).
-   */
-  liveSameBytes?: boolean;
 }
 
 const { values } = parseArgs({
@@ -79,10 +74,6 @@ async function timeCommand(what: string, args: string[]): Promise<PerfCommandTim
   return { what, argv: ["perf", ...args], ms, bytes };
 }
 
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
-
 async function summaryOf(what: string) {
   const file = join(tmp, `${what.replaceAll(/\W+/g, "_")}.out`);
   return await summarizePerf(parsePerfScript((await Deno.open(file)).readable, file), {
@@ -101,20 +92,12 @@ const reference = JSON.stringify(await summaryOf("perf script (full stacks)"));
 for (const p of perf.slice(1)) {
   p.sameSummary = JSON.stringify(await summaryOf(p.what)) === reference;
 }
-const verifyScript = join(tmp, "perf_script_verify_.out");
-const liveScript = join(tmp, "artifacts", "perf.script");
-const liveSameBytes = equalBytes(
-  await Deno.readFile(verifyScript),
-  await Deno.readFile(liveScript),
-);
-console.error(`verdict_time_vm.ts: live perf.script ${liveSameBytes ? "same" : "DIFFERENT"} bytes`);
 const value: VerdictTimeResults = {
   frames,
   status: result.axl.status,
   timings,
   perfSamples: (await summaryOf("perf script (verify)")).samples,
   perf,
-  liveSameBytes,
 };
 await Deno.writeTextFile(out, JSON.stringify(value, null, 1) + "\n");
 await Deno.remove(tmp, { recursive: true });

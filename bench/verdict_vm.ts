@@ -101,14 +101,6 @@ export function verdictTargets(v: VerdictTimeResults): Target[] {
       met: toVerdict <= v.timings.workloadMs,
     },
   ];
-  if (v.liveSameBytes !== undefined) {
-    targets.push({
-      name: "verify: perf script on the live recording prints what it prints on perf.data",
-      target: "same bytes",
-      value: v.liveSameBytes ? "same bytes" : "different",
-      met: v.liveSameBytes,
-    });
-  }
   const verify = v.perf.find((p) => p.what === "perf script (verify)");
   if (verify?.sameSummary !== undefined) {
     targets.push({

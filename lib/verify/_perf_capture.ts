@@ -1,12 +1,7 @@
 // perf during a capture: probe the event, attach to the workload, stop, write `perf.script`.
 // Whatever goes wrong becomes the reason perf is unavailable, never an exception.
 import { join } from "node:path";
-import {
-  PerfRecording,
-  perfScript,
-  perfScriptLive,
-  probePerfEvent,
-} from "../trace/capture/perf_record.ts";
+import { PerfRecording, perfScript, probePerfEvent } from "../trace/capture/perf_record.ts";
 import { parsePerfScript, type PerfSummary, summarizePerf } from "../trace/parse/perf_script.ts";
 
 /** Options of {@linkcode PerfCapture.probe}. */
@@ -19,12 +14,6 @@ export interface PerfCaptureOptions {
   frequency?: number;
   /** Where `perf record` writes (a temporary directory: not 9p, not the artifacts). */
   data: string;
-  /**
-   * Where `perf.script` and `perf-script.err` go. Given, perf script reads the samples as
-   * perf records them and its output is folded as it prints, so that what is left when the
-   * workload ends is the tail; absent, perf script runs on the data file after perf stops.
-   */
-  live?: string;
   say: (message: string) => void;
   /** Capture notes (the event chosen when it is not `cycles`). */
   notes: string[];
@@ -38,7 +27,6 @@ export class PerfCapture {
   unavailable: string | undefined;
   #o: PerfCaptureOptions;
   #recording: PerfRecording | undefined;
-  #live: { pids: number[]; folded: Promise<{ summary?: PerfSummary }> } | undefined;
 
   private constructor(o: PerfCaptureOptions) {
     this.#o = o;
@@ -63,25 +51,13 @@ export class PerfCapture {
     if (!this.event || this.unavailable || pids.length === 0) return;
     try {
       this.#o.say(`attaching perf (${this.event.event}) to ${pids.join(",")}`);
-      const live = this.#o.live;
       this.#recording = await PerfRecording.start({
         output: this.#o.data,
         event: this.event.event,
         pids,
         ...(this.#o.binary ? { perf: this.#o.binary } : {}),
         ...(this.#o.frequency ? { frequency: this.#o.frequency } : {}),
-        ...(live ? { stream: true } : {}),
       });
-      if (live && this.#recording.live) {
-        const output = perfScriptLive(
-          this.#recording.live,
-          this.#o.binary,
-          join(live, "perf-script.err"),
-        );
-        const folded = saveAndFold(output, join(live, "perf.script"), pids);
-        folded.catch(() => {}); // writeScript() reports it
-        this.#live = { pids, folded };
-      }
     } catch (e) {
       this.unavailable = (e as Error).message;
     }
@@ -113,24 +89,18 @@ export class PerfCapture {
    * `perf.data` for whole call chains (`perf script -i perf.data`), and folds the
    * samples of `pids` as perf prints them, so that neither waits for the other; the path,
    * and the summary unless the output did not parse (the judge then reads the file and
-   * names the line). When perf script already runs on the live recording into `dir`, this
-   * waits for its tail (and folds the pids given to {@linkcode PerfCapture.attach}).
+   * names the line).
    */
   async writeScript(
     dir: string,
     pids: number[],
   ): Promise<{ path: string; summary?: PerfSummary } | undefined> {
     if (!this.scripting) return undefined;
-    const live = this.#live && this.#o.live === dir ? this.#live : undefined;
     const path = join(dir, "perf.script");
+    const output = perfScript(this.#o.data, this.#o.binary, join(dir, "perf-script.err"));
     // perf.script holds two frames per sample: perf.data keeps the whole call chains.
     const [folded] = await Promise.all([
-      live?.folded ??
-        saveAndFold(
-          perfScript(this.#o.data, this.#o.binary, join(dir, "perf-script.err")),
-          path,
-          pids,
-        ),
+      saveAndFold(output, path, pids),
       Deno.copyFile(this.#o.data, join(dir, "perf.data")),
     ]);
     return { path, ...folded };

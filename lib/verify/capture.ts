@@ -62,11 +62,6 @@ export interface CaptureOptions {
   perfBinary?: string;
   /** perf samples per second (default 999): a long run can take fewer. */
   perfFrequency?: number;
-  /**
-   * Run perf script on the samples as perf records them (default true), so that only its
-   * tail is left when the workload ends; `false` runs it on the data file after perf stops.
-   */
-  perfLive?: boolean;
   /** bufinfo sampling interval, ms (default 20). */
   bufinfoIntervalMs?: number;
   /** tracefs mount point override. */
@@ -225,7 +220,6 @@ export async function captureRun(
     const perf = await PerfCapture.probe({
       enabled: o.perf !== false,
       data: o.perfData ?? join(tmp, "perf.data"),
-      ...(o.perfLive === false ? {} : { live: o.artifacts }),
       say,
       notes,
       ...(o.perfBinary ? { binary: o.perfBinary } : {}),
