@@ -1,8 +1,9 @@
 /**
  * The bench's observer-effect section (`deno task bench --only observer`): one VM run of
- * `bench/observer_vm.ts` with vivid, the same workload alone and under verify, as table
- * lines and targets (verify on costs the workload ≤ 3 % of its fps and ≤ 10 % of its CPU
- * per frame).
+ * `bench/observer_vm.ts` with vivid, each workload (the builtin frame loop, and a
+ * gst-launch-1.0 pipeline from vivid's capture to fakesink) alone and under verify, as table
+ * lines and targets per workload (verify on costs the workload ≤ 3 % of its fps and ≤ 10 %
+ * of its CPU per frame). Under a loaded TCG host one run takes 20 to 40 minutes.
  *
  * @module
  */
@@ -26,7 +27,7 @@ export async function runObserverVm(
     guest: `deno run --no-check --allow-all bench/observer_vm.ts --frames ${frames} --split ` +
       `--gst-frames ${frames} || exit 3`,
     json: "observer.json",
-    timeoutS: 1500,
+    timeoutS: 3000,
     rigArgs: ["--vivid"],
   });
   return { ...value, vmWallS };

@@ -4,10 +4,16 @@
  * under verify (`-- COMMAND`, with function_graph, the dma-buf kprobes and perf, as
  * `axl verify` runs it), interleaved, `--rounds` times each; each run reports its delivered
  * fps, process CPU per frame and fence latency. `--split` adds one run under verify without
- * function_graph, one without the dma-buf kprobes and one without perf.
+ * function_graph, one without the dma-buf kprobes and one without perf (`--split-probes`
+ * picks which), and one with perf at `--split-perf-frequency` Hz (99; 0: none).
+ * `--gst-frames N` adds the same for a GStreamer pipeline from vivid's capture to fakesink
+ * (`bench/observer_gst.ts`), measured by GStreamer's latency and rusage tracers: the frames'
+ * rate at the sink, the process CPU between the first and last counted frame, and the
+ * src-to-sink latency; with `--split`, runs without perf and at the lower perf rate.
  *
  * ```sh
- * scripts/vm/run.sh --vivid -- deno run --no-check --allow-all bench/observer_vm.ts
+ * scripts/vm/run.sh --vivid -- deno run --no-check --allow-all bench/observer_vm.ts \
+ *   --frames 120 --rounds 1 --split --gst-frames 120
  * ```
  *
  * @module
