@@ -55,8 +55,8 @@ export function observerRatio(
 const ROWS: [Metric, string, number][] = [
   ["fps", "delivered fps", 1],
   ["cpuUsPerFrame", "process CPU per frame (µs)", 0],
-  ["latencyP50Us", "fence latency p50 (µs)", 0],
-  ["latencyP99Us", "fence latency p99 (µs)", 0],
+  ["latencyP50Us", "latency p50 (µs)", 0],
+  ["latencyP99Us", "latency p99 (µs)", 0],
 ];
 
 /**
@@ -76,9 +76,16 @@ export function observerLines(r: ObserverBenchResults): string[] {
   const lines = [
     `Observer effect (VM with vivid, each workload as its own process, alone and under verify, ` +
     `${r.off.length} rounds each, medians; VM wall ${Math.round(r.vmWallS)} s)`,
-    ...workloadLines(r, `builtin frame loop, ${r.frames} frames`),
+    ...workloadLines(r, `builtin frame loop, ${r.frames} frames (latency: fence)`),
   ];
-  if (r.gst) lines.push(...workloadLines(r.gst, `${r.gst.frames} frames of ${r.gst.pipeline}`));
+  if (r.gst) {
+    lines.push(
+      ...workloadLines(
+        r.gst,
+        `${r.gst.frames} frames of ${r.gst.pipeline} (latency: v4l2src to fakesink)`,
+      ),
+    );
+  }
   return lines;
 }
 
