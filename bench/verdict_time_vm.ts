@@ -60,15 +60,21 @@ const { result, timings } = await runVerify({
   onProgress: (m) => console.error(`[${Math.round(performance.now() - t0)} ms] ${m}`),
 });
 console.error(`verdict_time_vm.ts: ${result.axl.status}; ${JSON.stringify(timings)}`);
+for (const i of Object.values(result.axl.invariants)) {
+  console.error(`verdict_time_vm.ts:   ${i.id} ${i.status} ${i.summary}`);
+}
 
 async function timeCommand(what: string, args: string[]): Promise<PerfCommandTime> {
   const file = join(tmp, `${what.replaceAll(/\W+/g, "_")}.out`);
   const t = performance.now();
   const st = await new Deno.Command("bash", {
-    args: ["-c", 'exec "$@" > "$0" 2>/dev/null', file, "perf", ...args],
+    args: ["-c", 'exec "$@" > "$0" 2> "$0.err"', file, "perf", ...args],
   }).output();
   const ms = Math.round(performance.now() - t);
-  if (!st.success) throw new Error(`perf ${args.join(" ")} exited ${st.code}`);
+  if (!st.success) {
+    const err = await Deno.readTextFile(`${file}.err`).catch(() => "");
+    throw new Error(`perf ${args.join(" ")} exited ${st.code}: ${err.trim().slice(-2000)}`);
+  }
   const bytes = (await Deno.stat(file)).size;
   console.error(`verdict_time_vm.ts: ${what}: ${ms} ms, ${bytes} bytes`);
   return { what, argv: ["perf", ...args], ms, bytes };
