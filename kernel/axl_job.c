@@ -452,8 +452,9 @@ static void axl_job_unprepare(struct axl_job *job)
  *
  * Runs on the engine's cleanup workqueue, never in the signalling worker:
  * ending the CPU access, unmapping and vunmap take the buffers'
- * reservation locks, whose holders may wait for later fences of the engine. Dropping the import's
- * reference wakes a RELEASE_IMPORT waiting to unmap it.
+ * reservation locks, whose holders may wait for later fences of the
+ * engine. Dropping the import's reference wakes a RELEASE_IMPORT waiting
+ * to unmap it.
  */
 void axl_job_cleanup(struct work_struct *work)
 {

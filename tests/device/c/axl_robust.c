@@ -879,6 +879,8 @@ static int check_rewrite(void)
 				return KSFT_FAIL;
 			}
 			close(sub.fence_fd);
+			/* the result buffer is the job's until its cleanup */
+			FAIL_IF(!axl_stats_settle(1, 1, 0, 0, 5000), "job or fence left behind");
 		}
 		EXPECT_RET(axl_release(dev, imp.handle), 0);
 		buf_unmap_close(&p, len, &x.fd);
