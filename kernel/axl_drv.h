@@ -100,8 +100,7 @@ struct axl_file {
  *              device went away). Changes only with the device lock held
  *              for writing, so holders of it for reading see it stable.
  * @sgt:        the attachment's mapping.
- * @dir:        the direction asked for at import (what the import claims);
- *              @sgt itself is mapped DMA_BIDIRECTIONAL (see axl_import.c).
+ * @dir:        DMA direction of @sgt.
  * @iova:       device address of the first mapped byte.
  * @inode:      inode of the dma-buf's file, as debugfs bufinfo shows it.
  * @contiguous: the mapping is one contiguous device address range.

@@ -72,21 +72,6 @@ static bool axl_sgt_contiguous(struct sg_table *sgt)
 }
 
 /*
- * The direction an import's attachment is mapped in, whatever the import
- * asked for (imp->dir, which is what it claims: see axl_writers.c).
- * Exporters sync every mapped attachment in the direction of a CPU access
- * (the system heap's begin_cpu_access does), so a frame written through
- * DMA_BUF_IOCTL_SYNC, or read by the engine inside
- * dma_buf_begin_cpu_access(DMA_FROM_DEVICE), syncs this mapping in a
- * direction other than TO_DEVICE; DMA_API_DEBUG reports that for a
- * TO_DEVICE mapping ("syncs DMA memory with different direction") and
- * then stops reporting anything else. A BIDIRECTIONAL mapping may be
- * synced either way. The price: behind an IOMMU the device could write
- * what it was only meant to read.
- */
-#define AXL_IMPORT_MAP_DIR DMA_BIDIRECTIONAL
-
-/*
  * dma_buf_get(), attach to the engine's device and map: the IOVA comes from
  * here. The caller holds the device lock (axl_dev_lock()).
  */
@@ -120,8 +105,7 @@ static int axl_import_map(struct axl_import *imp, int fd)
 		goto err_unclaim;
 	}
 
-	imp->sgt = dma_buf_map_attachment_unlocked(imp->attach,
-						   AXL_IMPORT_MAP_DIR);
+	imp->sgt = dma_buf_map_attachment_unlocked(imp->attach, imp->dir);
 	if (IS_ERR(imp->sgt)) {
 		ret = PTR_ERR(imp->sgt);
 		goto err_detach;
@@ -137,8 +121,7 @@ static int axl_import_map(struct axl_import *imp, int fd)
 	return 0;
 
 err_unmap:
-	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt,
-					  AXL_IMPORT_MAP_DIR);
+	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt, imp->dir);
 err_detach:
 	dma_buf_detach(imp->dmabuf, imp->attach);
 err_unclaim:
@@ -155,8 +138,7 @@ static void axl_import_detach(struct axl_import *imp)
 {
 	if (!imp->attach)
 		return;
-	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt,
-					  AXL_IMPORT_MAP_DIR);
+	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt, imp->dir);
 	dma_buf_detach(imp->dmabuf, imp->attach);
 	axl_writer_release(imp->dmabuf, imp->dir);
 	imp->attach = NULL;
