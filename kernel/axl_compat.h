@@ -147,4 +147,26 @@ static inline int axl_resv_get_fences(struct dma_resv *obj, bool writers,
 #endif
 }
 
+/**
+ * axl_resv_wait() - wait, interruptibly and bounded, for a buffer's fences
+ * @obj:     a buffer's reservation object.
+ * @writers: only for the fences of writers (the buffer is read), or for
+ *           every fence (the buffer is written); as axl_resv_get_fences().
+ * @timeout: the most jiffies to wait.
+ *
+ * Return: the jiffies left (at least 1) when they all signalled, 0 when
+ * the time ran out, -ERESTARTSYS when a signal arrived.
+ */
+static inline long axl_resv_wait(struct dma_resv *obj, bool writers,
+				 long timeout)
+{
+#ifdef AXL_HAVE_DMA_RESV_USAGE
+	return dma_resv_wait_timeout(obj, writers ? DMA_RESV_USAGE_WRITE :
+						    DMA_RESV_USAGE_READ,
+				     true, timeout);
+#else
+	return dma_resv_wait_timeout(obj, !writers, true, timeout);
+#endif
+}
+
 #endif /* _AXL_COMPAT_H */

@@ -306,27 +306,20 @@ static enum hrtimer_restart axl_engine_timer(struct hrtimer *timer)
  * @job: the job; its input is mapped at job->in_map.
  *
  * Reads the frame through the kernel mapping and leaves the statistics in
- * job->res. The kernel-side read stands in for the NPU's PCIe DMA through
- * the import's device mapping, so the caches are handed over the way a
- * device's read would see them: a sync of that mapping for the CPU before
- * and back to the device after, in the direction it was mapped. Unlike
- * dma_buf_begin_cpu_access() this neither takes the reservation lock nor
- * waits for fences: the job's dependencies were waited for already, and
- * the worker must never wait on what a user added to the buffer since.
- * No copy of the frame is made.
+ * job->res. The read is a CPU access inside the one SUBMIT began with
+ * dma_buf_begin_cpu_access() (see axl_job.c): the exporter made the
+ * frame visible to the CPU then, after the input's writers finished, and
+ * the cleanup ends the access after the fence signalled. Nothing here
+ * takes the reservation lock, waits for a fence or syncs the import's own
+ * mapping, which the dma-buf rules leave to the exporter. No copy of the
+ * frame is made.
  *
  * Return: 0, or -ETIMEDOUT when the job's deadline passed while reading.
  */
 int axl_engine_run(struct axl_job *job)
 {
-	struct axl_import *imp = job->import;
-	int ret;
-
-	dma_sync_sgtable_for_cpu(imp->dev, imp->sgt, imp->dir);
-	ret = axl_frame_compute(&imp->frame, job->in_map.vaddr, &job->res,
-				job->deadline);
-	dma_sync_sgtable_for_device(imp->dev, imp->sgt, imp->dir);
-	return ret;
+	return axl_frame_compute(&job->import->frame, job->in_map.vaddr,
+				 &job->res, job->deadline);
 }
 
 /**

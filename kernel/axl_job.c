@@ -19,8 +19,48 @@
  *
  * The end of a job comes in two steps: axl_job_signal() in the engine's
  * signalling worker (result header, import idle, signal), then
- * axl_job_cleanup() on another workqueue (unmap, detach, put), which may
- * take reservation locks.
+ * axl_job_cleanup() on another workqueue (end of CPU access, unmap,
+ * detach, put), which may take reservation locks.
+ *
+ * CPU access. metis-sim is a CPU: the engine reads the frame and writes the
+ * result header through kernel mappings, and does so by the dma-buf rules,
+ * inside dma_buf_begin_cpu_access()/dma_buf_end_cpu_access(), never by
+ * syncing the importer's own sg table (CONFIG_DMABUF_DEBUG scrambles the
+ * page links of that table on 5.15, and an exporter that tracks which
+ * domain owns the buffer would never hear of the access). Both calls may
+ * take the buffer's reservation lock (dma-buf.c says so with might_lock())
+ * and begin waits for the buffer's fences, so neither may run in the
+ * engine's signalling section, nor anywhere the fence's signalling waits
+ * for: a holder of that lock may be waiting for the job's fence. So:
+ *
+ *  - SUBMIT begins: a CPU read of the input (DMA_FROM_DEVICE), a CPU write
+ *    of the result (DMA_TO_DEVICE), as DMA_BUF_IOCTL_SYNC maps SYNC_READ
+ *    and SYNC_WRITE. It is process context before the job is queued, and
+ *    the job's fence does not exist for anyone yet.
+ *  - begin waits for the buffer's fences without a bound, and on 5.15 and
+ *    6.12 calls the exporter's begin_cpu_access (the cache invalidate)
+ *    before that wait. So SUBMIT first waits itself, for what begin would
+ *    (the input's writers, every user of the result), interruptibly and
+ *    for at most the job's timeout: -ETIMEDOUT or -EINTR, and no job. The
+ *    dependencies the engine waits for are collected after begin, from the
+ *    same reservation objects: only a fence added in between is left for
+ *    the engine, and its wait counts against the job's timeout as before.
+ *  - axl_job_cleanup() ends, on the cleanup workqueue after the fence
+ *    signalled, as do SUBMIT's failure paths, the removal drain and module
+ *    unload (every job's end goes through axl_job_unprepare()).
+ *
+ * Ending after the signal is safe for CPU readers: the header is stored
+ * before the fence signals, and CPU caches are coherent among CPUs (arm64
+ * data caches behave as physically tagged), so user space that waits for
+ * the fence and reads the result through its mmap, with or without
+ * DMA_BUF_IOCTL_SYNC, sees it. The end is what cleans the lines to memory
+ * for devices: on a system that is not DMA-coherent, a device that starts
+ * reading the result the moment the fence signals, before the cleanup ran,
+ * can read the old bytes. Nothing in the driver can close that window
+ * without running end_cpu_access() before the signal, which the locking
+ * rules forbid; a device consumer of the result waits for the fence and
+ * then maps or syncs the buffer for itself, which happens after the
+ * cleanup in every user of this driver.
  */
 #include <linux/dma-buf.h>
 #include <linux/dma-fence.h>
@@ -106,12 +146,11 @@ static void axl_job_unmap_input(struct axl_job *job)
 
 /*
  * The result buffer: attached and mapped for the engine, plus a kernel
- * mapping. The engine's write is a CPU store standing in for a device
- * write, and has to reach memory before the fence signals, as DMA would.
- * Handing a FROM_DEVICE mapping back to the device may invalidate the CPU
- * caches (it does on non-coherent arm64) and drop that store, so the
- * mapping is BIDIRECTIONAL: synced for the CPU before the store and for
- * the device (a clean) after it, in the direction it was mapped.
+ * mapping the engine stores the header through. The exporter syncs every
+ * mapped attachment in the direction of the CPU access (the system heap
+ * does), and the CPU writes: a FROM_DEVICE mapping synced TO_DEVICE is an
+ * error to DMA_API_DEBUG, and handing it to the device may invalidate the
+ * store away on non-coherent arm64. So the mapping is BIDIRECTIONAL.
  */
 #define AXL_RESULT_DIR DMA_BIDIRECTIONAL
 
@@ -201,11 +240,101 @@ static int axl_job_write_result(struct axl_job *job, int status)
 	res->height = frame->height;
 	res->status = status;
 
-	/* no reservation lock, no fence wait: see axl_job_map_result() */
-	dma_sync_sgtable_for_cpu(job->dev, job->result_sgt, AXL_RESULT_DIR);
+	/* inside the CPU access SUBMIT began: see the top of this file */
 	iosys_map_memcpy_to(&job->out_map, 0, res, sizeof(*res));
-	dma_sync_sgtable_for_device(job->dev, job->result_sgt, AXL_RESULT_DIR);
 	return status;
+}
+
+/* What the engine does to each buffer, as dma_buf_begin_cpu_access() takes it. */
+#define AXL_INPUT_CPU  DMA_FROM_DEVICE /* reads the frame */
+#define AXL_RESULT_CPU DMA_TO_DEVICE   /* writes the header */
+
+/*
+ * Wait for what dma_buf_begin_cpu_access() on @buf would wait for, for at
+ * most *@left jiffies, which are used up. 0, -ETIMEDOUT or -EINTR.
+ */
+static int axl_job_wait_idle(struct dma_buf *buf, bool read, long *left)
+{
+	long ret = axl_resv_wait(buf->resv, read, *left);
+
+	if (ret < 0)
+		return ret == -ERESTARTSYS ? -EINTR : (int)ret;
+	if (!ret)
+		return -ETIMEDOUT;
+	*left = ret;
+	return 0;
+}
+
+/*
+ * SUBMIT's wait for the fences of its buffers, before it takes the device
+ * lock (a removal waits for that lock and must not wait for a stuck fence).
+ * Unknown handles and bad fds are answered later, under the lock. 0,
+ * -ETIMEDOUT or -EINTR; *@left is the budget, and what remains of it.
+ */
+static int axl_submit_wait_idle(struct axl_file *file,
+				const struct axl_submit *args, long *left)
+{
+	struct dma_buf *input = NULL, *result;
+	struct axl_import *imp;
+	int ret = 0;
+
+	/* an import in the array holds its dma-buf */
+	mutex_lock(&file->lock);
+	imp = xa_load(&file->imports, args->input_handle);
+	if (imp) {
+		input = imp->dmabuf;
+		get_dma_buf(input);
+	}
+	mutex_unlock(&file->lock);
+	if (!input)
+		return 0;
+	result = dma_buf_get(args->result_fd);
+	if (IS_ERR(result))
+		goto out_put_input;
+	ret = axl_job_wait_idle(input, true, left);
+	if (!ret)
+		ret = axl_job_wait_idle(result, false, left);
+	dma_buf_put(result);
+out_put_input:
+	dma_buf_put(input);
+	return ret;
+}
+
+/*
+ * Begin the engine's CPU access to the input and the result buffer, once
+ * their fences signalled (within what is left of the job's timeout, @left
+ * jiffies). In SUBMIT, before the job is queued: see the top of this file.
+ */
+static int axl_job_begin_cpu(struct axl_job *job, long left)
+{
+	struct dma_buf *input = job->import->dmabuf;
+	int ret;
+
+	/* short: SUBMIT waited before taking the device lock */
+	ret = axl_job_wait_idle(input, true, &left);
+	if (ret)
+		return ret;
+	ret = axl_job_wait_idle(job->result, false, &left);
+	if (ret)
+		return ret;
+	ret = dma_buf_begin_cpu_access(input, AXL_INPUT_CPU);
+	if (ret)
+		return ret;
+	ret = dma_buf_begin_cpu_access(job->result, AXL_RESULT_CPU);
+	if (ret)
+		goto err_end_input;
+	return 0;
+
+err_end_input:
+	dma_buf_end_cpu_access(input, AXL_INPUT_CPU);
+	return ret;
+}
+
+/* End what axl_job_begin_cpu() began; never in the signalling section. */
+static void axl_job_end_cpu(struct axl_job *job)
+{
+	dma_buf_end_cpu_access(job->result, AXL_RESULT_CPU);
+	dma_buf_end_cpu_access(job->import->dmabuf, AXL_INPUT_CPU);
 }
 
 static void axl_job_count(int status)
@@ -309,6 +438,7 @@ void axl_job_signal(struct axl_job *job, int status)
 static void axl_job_unprepare(struct axl_job *job)
 {
 	axl_job_put_deps(job);
+	axl_job_end_cpu(job);
 	axl_job_unmap_result(job);
 	axl_job_unmap_input(job);
 	axl_import_put(job->import);
@@ -322,9 +452,10 @@ static void axl_job_unprepare(struct axl_job *job)
  * @work: job->cleanup.
  *
  * Runs on the engine's cleanup workqueue, never in the signalling worker:
- * unmapping and vunmap take the buffers' reservation locks, whose holders
- * may wait for later fences of the engine. Dropping the import's
- * reference wakes a RELEASE_IMPORT waiting to unmap it.
+ * ending the CPU access, unmapping and vunmap take the buffers'
+ * reservation locks, whose holders may wait for later fences of the
+ * engine. Dropping the import's reference wakes a RELEASE_IMPORT waiting
+ * to unmap it.
  */
 void axl_job_cleanup(struct work_struct *work)
 {
@@ -412,7 +543,9 @@ static int axl_submit_check_input(const struct axl_import *imp)
  * file has max_jobs jobs in flight or the job's timeout would take the
  * file's jobs past max_file_queued_ms, the user's past max_user_queued_ms
  * or everyone's past max_queued_ms (axl_share.c); -EOPNOTSUPP when the input has no
- * kernel mapping in system memory; -EMFILE when no fd is free. On any
+ * kernel mapping in system memory; -EMFILE when no fd is free;
+ * -ETIMEDOUT when the buffers' fences did not signal within the job's
+ * timeout, -EINTR when a signal came first (see axl_job_begin_cpu()). On any
  * error but -EFAULT from the final copy no job was queued and no seqno
  * consumed; after that -EFAULT the job runs and writes its result, but
  * user space has no fd for its fence.
@@ -424,6 +557,7 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 	struct axl_user *user;
 	struct axl_job *job;
 	u64 timeout_ns;
+	long left;
 	int fd, ret;
 
 	if (copy_from_user(&args, uarg, sizeof(args)))
@@ -448,6 +582,12 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 		goto err_free_job;
 	}
 
+	job->timeout_ns = timeout_ns;
+	left = max_t(long, nsecs_to_jiffies64(job->timeout_ns), 1);
+	ret = axl_submit_wait_idle(file, &args, &left);
+	if (ret)
+		goto err_free_fence;
+
 	/* the device stays while the job is prepared and queued */
 	ret = axl_dev_lock();
 	if (ret)
@@ -466,9 +606,12 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 	ret = axl_job_map_result(job, file, args.result_fd);
 	if (ret)
 		goto err_unmap_input;
-	ret = axl_job_get_deps(job);
+	ret = axl_job_begin_cpu(job, left);
 	if (ret)
 		goto err_unmap_result;
+	ret = axl_job_get_deps(job);
+	if (ret)
+		goto err_end_cpu;
 
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {
@@ -480,7 +623,6 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 	job->file = file;
 	job->user = user;
 	job->model_id = args.model_id;
-	job->timeout_ns = timeout_ns;
 	INIT_LIST_HEAD(&job->node);
 
 	sync = axl_submit_publish(job, &args, fd);
@@ -515,6 +657,8 @@ err_unprepare:
 
 err_put_deps:
 	axl_job_put_deps(job);
+err_end_cpu:
+	axl_job_end_cpu(job);
 err_unmap_result:
 	axl_job_unmap_result(job);
 err_unmap_input:

@@ -149,6 +149,12 @@ export function hintFor(context: ErrorContext, code: string): string {
     case "device:EPERM":
       return "no permission on /dev/axl: run as root or add a udev rule for the device node";
     case "device:ETIMEDOUT":
+      return "SUBMIT waited the job's timeout for the fences of its buffers (a producer still " +
+        "writing the frame, or a fence imported into the result buffer) and queued nothing: " +
+        "wait for the producer's fence before submitting, or pass a longer timeout";
+    case "device:EINTR":
+      return "a signal interrupted SUBMIT while it waited for the fences of its buffers; " +
+        "nothing was queued: submit again";
     case "fence:ETIMEDOUT":
       return "the NPU did not finish in time: back-pressure or a degraded PCIe link; check " +
         "lspci -vvv LnkSta (expect 8GT/s, x4) and dmesg";

@@ -253,10 +253,15 @@ struct axl_import_fd2 {
  * the removal revoked them; release them as usual). When the ioctl fails,
  * no job was queued and no seqno consumed, except for -EFAULT: the answer
  * is copied out after the job is queued, so on -EFAULT the job runs and
- * writes its result, but no @fence_fd was installed. A job waits for the
- * fences its buffers' reservation objects hold at submit (the input's
- * writers, all users of the result buffer); that wait counts against its
- * timeout.
+ * writes its result, but no @fence_fd was installed.
+ *
+ * SUBMIT WAITS for the fences the buffers' reservation objects hold (the
+ * input's writers, every user of the result buffer), as
+ * DMA_BUF_IOCTL_SYNC would: the engine is a CPU, and its access begins
+ * here, in the caller's context. The wait is interruptible (-EINTR, no
+ * job) and lasts at most the job's timeout (-ETIMEDOUT, no job). A fence
+ * added while SUBMIT runs is waited for by the job on the engine instead,
+ * against its timeout.
  *
  * IMPLICIT SYNC IS ONE-WAY: the driver does NOT add the job's fence to the
  * buffers' reservation objects. Right after SUBMIT, poll(),
