@@ -142,6 +142,65 @@ Deno.test("the C scanner agrees on lines longer than its buffer and on more call
   await both(() => [[...events, ...events, SUBMIT].join("\n")], "600 event names");
 });
 
+/** IMPORT with another timestamp column (`ts`) and comment (`comment`). */
+const graphEvent = (ts: string, comment = "axl_dmabuf_import: handle=1 inode=1 exporter=system") =>
+  IMPORT.replace("41.620275", ts).replace(/\/\*.*\*\//, `/* ${comment} */`);
+
+Deno.test("the C scanner agrees on function_graph events that share all but their timestamp with an earlier line", async () => {
+  // C remembers the bytes before a comment and takes the next line with the same bytes
+  // (timestamp digits aside) without reading them again: each of these must still read as
+  // the TypeScript scanner reads it, right after a line that taught C its prefix.
+  const kworker = (ts: string) =>
+    graphEvent(ts, "axl_dmabuf_release: handle=1 inode=1")
+      .replace("0)    deno-186 ", "1)   kworker-55");
+  const after = [
+    graphEvent("41.620276"), // same shape: taken from the memory
+    graphEvent("41.62027x"), // a letter where a digit was
+    graphEvent("41,620276"), // no dot where the dot was
+    graphEvent("99999999999.620276"), // a longer timestamp: another shape
+    graphEvent("1000000.000000"), // a shape C learns...
+    graphEvent("9007199.254741"), // ...and the same shape past 2^53 ns
+    graphEvent("41.620277", "not an event"),
+    graphEvent("41.620277", "axl_job_submit: context=1 seqno=x"),
+    graphEvent("41.620278", ""),
+    IMPORT.slice(0, IMPORT.indexOf("/*") + 1), // ends where the memory's '/' is
+    IMPORT.slice(0, IMPORT.indexOf("/*")), // ends before it
+    `${graphEvent("41.620279")}   `, // trailing spaces
+    kworker("41.620280"), // another task and CPU, then the first again
+    graphEvent("41.620281"),
+    kworker("41.620282"),
+  ];
+  for (const [i, line] of after.entries()) {
+    await both(() => [[IMPORT, line].join("\n")], `after IMPORT: ${JSON.stringify(line)}`);
+    await both(() => [[IMPORT, ...after.slice(0, i + 1)].join("\n")], `all up to ${i}`);
+  }
+  // Without a task column to find, C does not remember: a dash later on the line decides.
+  const noTask = "   41.620275 |   0)               |  /* axl_dmabuf_import: handle=1 inode=1 */";
+  await both(() => [[noTask, noTask.replace("inode=1", "a-1 |")].join("\n")], "no task column");
+});
+
+Deno.test("the C scanner agrees on lines around the length it copies (4096 bytes)", async () => {
+  for (const len of [4094, 4095, 4096, 4097, 4200]) {
+    const pad = (line: string, at: string) => {
+      const i = line.indexOf(at);
+      return line.slice(0, i) + "x".repeat(Math.max(0, len - line.length)) + line.slice(i);
+    };
+    const lines = [
+      pad(SUBMIT.replace(" handle=1", " pad=y"), "y"),
+      pad(IMPORT.replace("system", "sys"), "sys"),
+      pad(LEAF.replace("dma_buf_dynamic_attach", "f"), "f"),
+      pad(EXIT.replace("dma_buf_attach */", "g */"), "g */"),
+    ];
+    for (const line of lines) {
+      assert.ok(Math.abs(line.length - len) <= 1, `${line.length} bytes, ${len} wanted`);
+      await both(
+        () => [[IMPORT, line, SUBMIT, line].join("\n")],
+        `${len} bytes: ${line.slice(0, 40)}`,
+      );
+    }
+  }
+});
+
 /** A little random damage to every line of a captured trace: bytes changed, cut, doubled. */
 function damaged(lines: string[], seed: number): string {
   let s = seed;
