@@ -93,7 +93,7 @@ function workloadLines(r: ObserverRuns, title: string): string[] {
   const lines = [
     `  ${title}; verify: ${
       r.on.filter((s) => (s.config ?? "verify") === "verify")
-        .map((s) => s.status).join(", ")
+        .map((s) => `${s.status}${s.perf ? ` (I4 ${s.perf})` : ""}`).join(", ")
     }`,
     `  ${"".padEnd(32)} ${"verify off".padEnd(12)} ${"verify on".padEnd(12)} on/off`,
   ];
@@ -110,10 +110,13 @@ function workloadLines(r: ObserverRuns, title: string): string[] {
     lines.push(`  verify changed (one run each; fps, CPU per frame µs; on/off of each):`);
     for (const c of split) {
       const fps = observerRatio(r, "fps", c), cpu = observerRatio(r, "cpuUsPerFrame", c);
+      const i4 = r.on.filter((s) => s.config === c && s.perf).map((s) => `I4 ${s.perf}`);
       lines.push(
         `  ${`  verify ${c}`.padEnd(32)} ${fps.on.toFixed(1).padEnd(12)} ${
           cpu.on.toFixed(0).padEnd(12)
-        } ${fps.ratio.toFixed(3)}, ${cpu.ratio.toFixed(3)}`,
+        } ${fps.ratio.toFixed(3)}, ${cpu.ratio.toFixed(3)}${
+          i4.length ? ` (${i4.join(", ")})` : ""
+        }`,
       );
     }
   }

@@ -45,7 +45,15 @@ export type ObserverConfig =
 export interface ObserverRuns {
   frames: number;
   off: ObserverSample[];
-  on: (ObserverSample & { status: string; config?: ObserverConfig })[];
+  on: (ObserverSample & {
+    status: string;
+    /**
+     * I4's status: SKIP when perf did not record (it may not start in time on a loaded
+     * host), so that run measured verify without perf. Absent in older results.
+     */
+    perf?: string;
+    config?: ObserverConfig;
+  })[];
 }
 
 /**
@@ -97,6 +105,10 @@ async function alone(i: number): Promise<ObserverSample> {
   return JSON.parse(await Deno.readTextFile(out));
 }
 
+function perfOf(result: { axl: { invariants: { I4: { status: string } } } }): string {
+  return result.axl.invariants.I4.status;
+}
+
 function perfFrequency(config: ObserverConfig): { perfFrequency?: number } {
   const m = /^--perf-frequency=(\d+)$/.exec(config);
   return m ? { perfFrequency: Number(m[1]) } : {};
@@ -116,7 +128,12 @@ async function verified(
     ...(config === "--no-perf" ? { perf: false } : {}),
     ...perfFrequency(config),
   });
-  return { ...JSON.parse(await Deno.readTextFile(out)), status: result.axl.status, config };
+  return {
+    ...JSON.parse(await Deno.readTextFile(out)),
+    status: result.axl.status,
+    perf: perfOf(result),
+    config,
+  };
 }
 
 const value: ObserverResults = { frames, off: [], on: [] };
@@ -166,7 +183,7 @@ async function gstRuns(n: number): Promise<NonNullable<ObserverResults["gst"]>> 
       ...(config === "--no-perf" ? { perf: false } : {}),
       ...perfFrequency(config),
     });
-    runs.on.push({ ...await sample(log), status: result.axl.status, config });
+    runs.on.push({ ...await sample(log), status: result.axl.status, perf: perfOf(result), config });
     console.error(`observer_vm.ts: gst on ${JSON.stringify(runs.on.at(-1))}`);
   };
   for (let i = 0; i < Number(values.rounds); i++) {

@@ -63,6 +63,14 @@ console.error(`verdict_time_vm.ts: ${result.axl.status}; ${JSON.stringify(timing
 for (const i of Object.values(result.axl.invariants)) {
   console.error(`verdict_time_vm.ts:   ${i.id} ${i.status} ${i.summary}`);
 }
+if (result.axl.invariants.I4.status === "SKIP") {
+  // No perf.data to time perf report and perf script on: say why instead of perf's own
+  // "zero-sized data".
+  throw new Error(
+    `verdict_time_vm.ts: verify ran without perf, so there is nothing to compare with ` +
+      `perf report (${result.axl.invariants.I4.summary}); rerun on a less loaded host`,
+  );
+}
 
 async function timeCommand(what: string, args: string[]): Promise<PerfCommandTime> {
   const file = join(tmp, `${what.replaceAll(/\W+/g, "_")}.out`);
