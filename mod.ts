@@ -52,9 +52,9 @@ export {
 export type {
   DeviceInfo,
   DeviceOpenOptions,
-  ImplicitSync,
   Direction,
   EngineResult,
+  ImplicitSync,
   ImportFacts,
   JobDone,
   PixelFormat,
