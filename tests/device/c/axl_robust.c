@@ -700,13 +700,14 @@ static int case_user_share(void)
 }
 
 /*
- * Each of uid A's jobs has a 2 s timeout: A's jobs are all queued long
- * before the first one ends and gives its share back.
+ * Each of uid A's jobs has a 4 s timeout: A's jobs are all queued before
+ * the first one ends and gives its share back (that took 1.5 s on the
+ * arm64 debug kernel of a loaded host).
  */
-#define SHARE_FILE_MS 4000    /* max_file_queued_ms of the test */
-#define SHARE_USER_MS 6000    /* max_user_queued_ms of the test */
-#define SHARE_TIMEOUT_US 2000000 /* each of uid A's jobs */
-#define SHARE_LATENCY_US 3000000 /* engine run time: A's jobs time out, B's does not */
+#define SHARE_FILE_MS 8000    /* max_file_queued_ms of the test */
+#define SHARE_USER_MS 12000   /* max_user_queued_ms of the test */
+#define SHARE_TIMEOUT_US 4000000 /* each of uid A's jobs */
+#define SHARE_LATENCY_US 5000000 /* engine run time: A's jobs time out, B's does not */
 #define SHARE_SLACK_MS 2000
 #define SHARE_MAX_JOBS 64
 
@@ -769,7 +770,7 @@ static int as_user_job(uid_t uid, int dev, struct tframe *b, int res, int bound_
 			tap_diag("uid %u: import or submit failed", (unsigned)uid);
 			_exit(KSFT_FAIL);
 		}
-		st = fence_end(sub.fence_fd, 5 * WAIT_MS, &stamp);
+		st = fence_end(sub.fence_fd, 10 * WAIT_MS, &stamp);
 		tap_diag("uid %u: 4 KiB job ended %.0f ms after its submit (bound %d ms), status %d",
 			 (unsigned)uid, (stamp - sub.submit_ns) / 1e6, bound_ms, st);
 		if (st != 1 || stamp - sub.submit_ns > (uint64_t)bound_ms * MS)
@@ -783,13 +784,13 @@ static int as_user_job(uid_t uid, int dev, struct tframe *b, int res, int bound_
 
 /*
  * One file, or one user, cannot take the engine from the others. With the
- * engine's run time (latency_us 3 s) past their 2 s timeout, each of uid
+ * engine's run time (latency_us 5 s) past their 4 s timeout, each of uid
  * A's jobs holds the engine for its whole timeout. A queues such jobs on
- * a file until a submit fails with EBUSY: max_file_queued_ms at 4000 admits
- * two; on a second file max_user_queued_ms at 6000 admits one more. uid
- * B's 4 KiB import and its job (10 s timeout) then succeed within A's 6 s,
- * its own 3 s run and 2 s of slack. Without the bounds A's first file
- * queued max_jobs (16) of them and B's job waited 35 s.
+ * a file until a submit fails with EBUSY: max_file_queued_ms at 8000 admits
+ * two; on a second file max_user_queued_ms at 12000 admits one more. uid
+ * B's 4 KiB import and its job (10 s timeout) then succeed within A's 12 s,
+ * its own 5 s run and 2 s of slack. Without the bounds A's first file
+ * queued max_jobs (16) of them and B's job waited 69 s.
  */
 static int case_engine_share(void)
 {
@@ -800,6 +801,7 @@ static int case_engine_share(void)
 	int per_job_ms = SHARE_TIMEOUT_US / 1000;
 	const int want[2] = { SHARE_FILE_MS / per_job_ms, (SHARE_USER_MS - SHARE_FILE_MS) / per_job_ms };
 	struct axl_info info;
+	uint64_t filled;
 
 	FAIL_IF(dev_a < 0 || dev_a2 < 0 || dev_b < 0 || res_b < 0, "setup");
 	EXPECT_RET(axl_info(dev_a, &info), 0);
@@ -816,6 +818,7 @@ static int case_engine_share(void)
 		param = param_set("max_queued_ms", 4 * SHARE_USER_MS + AXL_SUBMIT_MAX_TIMEOUT_US / 1000);
 	EXPECT_RET(param_set("latency_us", SHARE_LATENCY_US), 0);
 
+	filled = now_ns();
 	for (int f = 0; f < 2; f++) {
 		ret = as_user_fill(60003, f ? dev_a2 : dev_a, a.fd, res + f * info.max_jobs,
 				   info.max_jobs);
@@ -824,6 +827,10 @@ static int case_engine_share(void)
 		tap_diag("uid A's file %d queued %d jobs of %d ms%s", f + 1, queued[f], per_job_ms,
 			 ret >= 100 ? " (max_jobs) without EBUSY" : " before EBUSY");
 	}
+	filled = now_ns() - filled;
+	/* past that, A's first job may have ended and given its time back */
+	tap_diag("queueing uid A's jobs took %.0f ms", filled / 1e6);
+	FAIL_IF(filled >= SHARE_TIMEOUT_US * 1000ull, "that is longer than a job's timeout");
 	ret = as_user_job(60004, dev_b, &b, res_b, bound_ms);
 	EXPECT_RET(param, 0);
 	FAIL_IF(queued[0] != want[0], "uid A's first file queued %d jobs, max_file_queued_ms %d lets %d",
