@@ -708,7 +708,7 @@ static int case_user_share(void)
 #define SHARE_USER_MS 12000   /* max_user_queued_ms of the test */
 #define SHARE_TIMEOUT_US 4000000 /* each of uid A's jobs */
 #define SHARE_LATENCY_US 5000000 /* engine run time: A's jobs time out, B's does not */
-#define SHARE_SLACK_MS 2000
+#define SHARE_SLACK_MS 10000 /* a loaded TCG host delays the guest: 17 s seen, 69 s before the bounds */
 #define SHARE_MAX_JOBS 64
 
 /*
@@ -789,7 +789,7 @@ static int as_user_job(uid_t uid, int dev, struct tframe *b, int res, int bound_
  * a file until a submit fails with EBUSY: max_file_queued_ms at 8000 admits
  * two; on a second file max_user_queued_ms at 12000 admits one more. uid
  * B's 4 KiB import and its job (10 s timeout) then succeed within A's 12 s,
- * its own 5 s run and 2 s of slack. Without the bounds A's first file
+ * its own 5 s run and 10 s of slack. Without the bounds A's first file
  * queued max_jobs (16) of them and B's job waited 69 s.
  */
 static int case_engine_share(void)
