@@ -162,7 +162,9 @@ export function hintFor(context: ErrorContext, code: string): string {
     case "fence:EIO":
       return "the NPU reported a job failure: see dmesg | grep axl";
     case "device:EBUSY":
-      return "a job still uses this import: wait for its fence before releasing";
+      return "a job still uses this import or result buffer (wait for its fence before releasing " +
+        "or reusing it), or this file or user has its share of the engine queued (max_jobs, " +
+        "max_file_queued_ms, max_user_queued_ms): wait for one of its fences and submit again";
     case "device:EMFILE":
     case "device:ENOSPC":
       return "too many imports or jobs on this file: release imports and wait for fences";
