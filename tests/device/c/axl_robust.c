@@ -844,9 +844,19 @@ static int case_pci_remove(void)
  * every sync, DMABUF_DEBUG breaks an importer's sync of its own mapping),
  * whose log the baseline case scans.
  */
+static int sync_write(int buf, bool start)
+{
+	struct dma_buf_sync sync = {
+		.flags = (start ? DMA_BUF_SYNC_START : DMA_BUF_SYNC_END) | DMA_BUF_SYNC_WRITE,
+	};
+
+	return axl_ioctl(buf, DMA_BUF_IOCTL_SYNC, &sync);
+}
+
 static int check_rewrite(void)
 {
-	static const uint32_t sizes[][2] = { { 64, 64 }, { 640, 480 }, { 1920, 64 } };
+	/* few and small: the platform case reloads the module within the case's time limit */
+	static const uint32_t sizes[][2] = { { 64, 64 }, { 640, 120 } };
 	struct axl_import_fd imp;
 	struct axl_submit sub;
 	struct axl_result ref;
@@ -865,11 +875,12 @@ static int check_rewrite(void)
 		FAIL_IF(!p, "mmap of the frame: %s", strerror(errno));
 		EXPECT_RET(axl_import(dev, x.fd, sizes[s][0], sizes[s][1], AXL_PIXFMT_GREY, 0,
 				      AXL_IMPORT_TO_DEVICE, &imp), 0);
-		for (round = 0; round < 4; round++) {
+		for (round = 0; round < 3; round++) {
 			if (round) {
-				EXPECT_RET(buf_sync(x.fd, true, true), 0);
+				/* the whole frame is rewritten: a CPU write */
+				EXPECT_RET(sync_write(x.fd, true), 0);
 				frame_fill(&x.g, p, 1000 * s + round);
-				EXPECT_RET(buf_sync(x.fd, false, true), 0);
+				EXPECT_RET(sync_write(x.fd, false), 0);
 			}
 			frame_reference(&x.g, p, &ref);
 			EXPECT_RET(axl_submit(dev, imp.handle, res, 0, &sub), 0);
