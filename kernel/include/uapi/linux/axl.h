@@ -256,7 +256,8 @@ struct axl_import_fd2 {
  * writes its result, but no @fence_fd was installed.
  *
  * SUBMIT WAITS for the fences the buffers' reservation objects hold (the
- * input's writers, every user of the result buffer), as
+ * input's writers, or all its fences for an input imported
+ * AXL_IMPORT_TO_DEVICE; every user of the result buffer), as
  * DMA_BUF_IOCTL_SYNC would: the engine is a CPU, and its access begins
  * here, in the caller's context. The wait is interruptible (-EINTR, no
  * job) and lasts at most the job's timeout (-ETIMEDOUT, no job). A fence
