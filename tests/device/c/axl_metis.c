@@ -626,48 +626,12 @@ static int check_scattered(void)
 	return KSFT_PASS;
 }
 
-/*
- * Runs @check in a child, so that whatever it fails on, its files and
- * buffers are closed before the module is reloaded: 0, or -EPROTO.
- */
-static int in_child(int (*check)(void))
-{
-	int status;
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (!pid)
-		_exit(check());
-	if (waitpid(pid, &status, 0) != pid)
-		return -errno;
-	return WIFEXITED(status) && WEXITSTATUS(status) == KSFT_PASS ? 0 : -EPROTO;
-}
-
 static int case_scattered(void)
 {
-	const char *ko = axl_module_file();
-	char params[1024], platform[1100];
-	int ret, back;
+	char extra[64];
 
-	if (!ko) {
-		tap_diag("no module file to reload: set AXL_KO to the axl.ko that is loaded");
-		return KSFT_SKIP;
-	}
-	EXPECT_RET(axl_module_params(params, sizeof(params)), 0);
-	snprintf(platform, sizeof(platform), "%s bind_pci=0 metis_ll_max=%d", params, LL_PASS);
-	EXPECT_RET(axl_module_unload(), 0);
-	ret = axl_module_load(ko, platform);
-	if (!ret)
-		ret = in_child(check_scattered);
-	back = axl_module_unload();
-	if (!back)
-		back = axl_module_load(ko, params);
-	FAIL_IF(back, "cannot restore the module with '%s': %s", params, axl_errname(back));
-	EXPECT_RET(ret, 0);
-	return KSFT_PASS;
+	snprintf(extra, sizeof(extra), "bind_pci=0 metis_ll_max=%d", LL_PASS);
+	return axl_module_run_reloaded(extra, check_scattered);
 }
 
 /* ---- per-user accounting ---- */

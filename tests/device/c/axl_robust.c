@@ -1050,49 +1050,13 @@ static int case_rewrite(void)
 	return check_rewrite();
 }
 
-/* Run @check in a child, so its fds are closed before the module is reloaded. */
-static int in_child(int (*check)(void))
-{
-	int status;
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (!pid)
-		_exit(check());
-	if (waitpid(pid, &status, 0) != pid)
-		return -errno;
-	return WIFEXITED(status) && WEXITSTATUS(status) == KSFT_PASS ? 0 : -EPROTO;
-}
-
 /*
  * The same on the platform device (bind_pci=0), which is not DMA-coherent
  * on arm64: there the exporter's cache maintenance is real.
  */
 static int case_rewrite_platform(void)
 {
-	const char *ko = axl_module_file();
-	char params[1024], platform[1100];
-	int ret, back;
-
-	if (!ko) {
-		tap_diag("no module file to reload: set AXL_KO to the axl.ko that is loaded");
-		return KSFT_SKIP;
-	}
-	EXPECT_RET(axl_module_params(params, sizeof(params)), 0);
-	snprintf(platform, sizeof(platform), "%s bind_pci=0", params);
-	EXPECT_RET(axl_module_unload(), 0);
-	ret = axl_module_load(ko, platform);
-	if (!ret)
-		ret = in_child(check_rewrite);
-	back = axl_module_unload();
-	if (!back)
-		back = axl_module_load(ko, params);
-	FAIL_IF(back, "cannot restore the module with '%s': %s", params, axl_errname(back));
-	EXPECT_RET(ret, 0);
-	return KSFT_PASS;
+	return axl_module_run_reloaded("bind_pci=0", check_rewrite);
 }
 
 static int case_baseline(void)

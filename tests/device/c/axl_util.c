@@ -782,6 +782,59 @@ int axl_module_load(const char *ko, const char *params)
 	return ret;
 }
 
+/* Runs @check in a child: 0 when it passed, -EPROTO when not, or -errno. */
+static int run_in_child(int (*check)(void))
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid)
+		_exit(check());
+	if (waitpid(pid, &status, 0) != pid)
+		return -errno;
+	return WIFEXITED(status) && WEXITSTATUS(status) == KSFT_PASS ? 0 : -EPROTO;
+}
+
+int axl_module_run_reloaded(const char *extra, int (*check)(void))
+{
+	const char *ko = axl_module_file();
+	char params[1024], changed[1280];
+	int ret, back;
+
+	if (!ko) {
+		tap_diag("no module file to reload: set AXL_KO to the axl.ko that is loaded");
+		return KSFT_SKIP;
+	}
+	ret = axl_module_params(params, sizeof(params));
+	if (ret) {
+		tap_diag("cannot read the module's parameters: %s", axl_errname(ret));
+		return KSFT_FAIL;
+	}
+	snprintf(changed, sizeof(changed), "%s %s", params, extra);
+	ret = axl_module_unload();
+	if (ret) {
+		tap_diag("cannot unload axl: %s", axl_errname(ret));
+		return KSFT_FAIL;
+	}
+	ret = axl_module_load(ko, changed);
+	if (ret)
+		tap_diag("cannot load axl with '%s': %s", extra, axl_errname(ret));
+	else
+		ret = run_in_child(check);
+	back = axl_module_unload();
+	if (!back)
+		back = axl_module_load(ko, params);
+	if (back) {
+		tap_diag("cannot restore the module with '%s': %s", params, axl_errname(back));
+		return KSFT_FAIL;
+	}
+	return ret ? KSFT_FAIL : KSFT_PASS;
+}
+
 /* Writes @value to the sysfs file @path: 0 or -errno. */
 int sysfs_write(const char *path, const char *value)
 {

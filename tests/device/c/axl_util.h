@@ -165,6 +165,13 @@ int axl_module_params(char *out, size_t len);
 int axl_module_unload(void);
 /* Load @ko with @params and wait for /dev/axl; 0 or -errno. */
 int axl_module_load(const char *ko, const char *params);
+/*
+ * Reload axl with its current parameters plus @extra ("bind_pci=0 ..."),
+ * run @check in a child (its files close before the next reload), then
+ * reload it as it was. KSFT_PASS, KSFT_SKIP without a module file to
+ * reload, or KSFT_FAIL with a diagnostic.
+ */
+int axl_module_run_reloaded(const char *extra, int (*check)(void));
 
 /* Kernel log: remember the end, later scan what came after it. */
 int kmsg_mark(void);                       /* fd to keep, or -errno */
