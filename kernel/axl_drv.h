@@ -102,8 +102,8 @@ struct axl_file {
  * @attach:     attachment to the engine's device; NULL once revoked (the
  *              device went away). Changes only with the device lock held
  *              for writing, so holders of it for reading see it stable.
- * @sgt:        the attachment's mapping.
- * @dir:        DMA direction of @sgt.
+ * @sgt:        the attachment's mapping, in axl_map_dir(@dir).
+ * @dir:        the direction user space imported the buffer for.
  * @iova:       device address of the first mapped byte.
  * @inode:      inode of the dma-buf's file, as debugfs bufinfo shows it.
  * @contiguous: the mapping is one contiguous device address range.
@@ -124,6 +124,28 @@ struct axl_import {
 	bool contiguous;
 	struct axl_frame frame;
 };
+
+/*
+ * Directions, for DMA_API_DEBUG and the system heap together. The heap
+ * syncs every mapped attachment of a buffer in the direction of any CPU
+ * access to it (ours, the Metis node's, a user's DMA_BUF_IOCTL_SYNC), and
+ * DMA_API_DEBUG reports a mapping synced in a direction other than its
+ * own, unless it was mapped BIDIRECTIONAL. Two writable mappings of one
+ * buffer are its other complaint (overlapping mappings), which
+ * axl_writer_claim() rules out. So the driver's mappings are TO_DEVICE
+ * (readers, any number) or BIDIRECTIONAL (the one writer), and every CPU
+ * access it begins is DMA_TO_DEVICE, the one direction both kinds take:
+ * it waits for every fence and cleans at the end, and skips the
+ * invalidate at the start, which only a device writing behind the CPU's
+ * back would need; that device's own driver hands the buffer back to the
+ * CPU (its FROM_DEVICE sync invalidates).
+ */
+#define AXL_CPU_ACCESS DMA_TO_DEVICE
+
+static inline enum dma_data_direction axl_map_dir(enum dma_data_direction dir)
+{
+	return dir == DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_BIDIRECTIONAL;
+}
 
 /**
  * struct axl_job - one submitted frame

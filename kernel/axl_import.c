@@ -105,7 +105,7 @@ static int axl_import_map(struct axl_import *imp, int fd)
 		goto err_unclaim;
 	}
 
-	imp->sgt = dma_buf_map_attachment_unlocked(imp->attach, imp->dir);
+	imp->sgt = dma_buf_map_attachment_unlocked(imp->attach, axl_map_dir(imp->dir));
 	if (IS_ERR(imp->sgt)) {
 		ret = PTR_ERR(imp->sgt);
 		goto err_detach;
@@ -121,7 +121,7 @@ static int axl_import_map(struct axl_import *imp, int fd)
 	return 0;
 
 err_unmap:
-	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt, imp->dir);
+	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt, axl_map_dir(imp->dir));
 err_detach:
 	dma_buf_detach(imp->dmabuf, imp->attach);
 err_unclaim:
@@ -138,7 +138,7 @@ static void axl_import_detach(struct axl_import *imp)
 {
 	if (!imp->attach)
 		return;
-	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt, imp->dir);
+	dma_buf_unmap_attachment_unlocked(imp->attach, imp->sgt, axl_map_dir(imp->dir));
 	dma_buf_detach(imp->dmabuf, imp->attach);
 	axl_writer_release(imp->dmabuf, imp->dir);
 	imp->attach = NULL;

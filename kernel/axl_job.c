@@ -33,15 +33,15 @@
  * engine's signalling section, nor anywhere the fence's signalling waits
  * for: a holder of that lock may be waiting for the job's fence. So:
  *
- *  - SUBMIT begins: a CPU read of the input (DMA_FROM_DEVICE; TO_DEVICE
- *    for an input imported TO_DEVICE, see axl_input_cpu()), a CPU write of
- *    the result (DMA_TO_DEVICE), as DMA_BUF_IOCTL_SYNC maps SYNC_READ and
- *    SYNC_WRITE. It is process context before the job is queued, and the
- *    job's fence does not exist for anyone yet.
+ *  - SUBMIT begins the engine's access to the input and to the result,
+ *    both AXL_CPU_ACCESS (DMA_TO_DEVICE, what DMA_BUF_IOCTL_SYNC gives
+ *    SYNC_WRITE; axl_drv.h says why a read of the input is begun so). It
+ *    is process context before the job is queued, and the job's fence
+ *    does not exist for anyone yet.
  *  - begin waits for the buffer's fences without a bound, and on 5.15 and
  *    6.12 calls the exporter's begin_cpu_access (the cache invalidate)
  *    before that wait. So SUBMIT first waits itself, for what begin would
- *    (the input's writers, every user of the result), interruptibly and
+ *    (every fence of the input and of the result), interruptibly and
  *    for at most the job's timeout: -ETIMEDOUT or -EINTR, and no job. The
  *    dependencies the engine waits for are collected after begin, from the
  *    same reservation objects: only a fence added in between is left for
@@ -246,27 +246,6 @@ static int axl_job_write_result(struct axl_job *job, int status)
 	return status;
 }
 
-/* The engine writes the result header: a CPU write. */
-#define AXL_RESULT_CPU DMA_TO_DEVICE
-
-/*
- * The CPU access the engine's read of @imp begins: a read (FROM_DEVICE),
- * except for an import mapped TO_DEVICE, which is begun TO_DEVICE.
- * Exporters sync every mapped attachment in the direction of the access
- * (the system heap does), and DMA_API_DEBUG reports a TO_DEVICE mapping
- * synced in any other direction, after which it reports nothing more.
- * Mapping imports BIDIRECTIONAL instead trips its overlap check whenever
- * one buffer is imported twice. A TO_DEVICE begin skips the invalidate a
- * read would do on a non-coherent system: stale lines need a device that
- * wrote the frame behind the CPU's back, and that device's own driver
- * hands the frame back to the CPU (its FROM_DEVICE sync invalidates). It
- * also waits for every fence, as a write would.
- */
-static enum dma_data_direction axl_input_cpu(const struct axl_import *imp)
-{
-	return imp->dir == DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
-}
-
 /*
  * Wait for what dma_buf_begin_cpu_access() on @buf would wait for, for at
  * most *@left jiffies, which are used up. 0, -ETIMEDOUT or -EINTR.
@@ -294,7 +273,6 @@ static int axl_submit_wait_idle(struct axl_file *file,
 {
 	struct dma_buf *input = NULL, *result;
 	struct axl_import *imp;
-	bool read = false;
 	int ret = 0;
 
 	/* an import in the array holds its dma-buf */
@@ -302,7 +280,6 @@ static int axl_submit_wait_idle(struct axl_file *file,
 	imp = xa_load(&file->imports, args->input_handle);
 	if (imp) {
 		input = imp->dmabuf;
-		read = axl_input_cpu(imp) == DMA_FROM_DEVICE;
 		get_dma_buf(input);
 	}
 	mutex_unlock(&file->lock);
@@ -311,7 +288,7 @@ static int axl_submit_wait_idle(struct axl_file *file,
 	result = dma_buf_get(args->result_fd);
 	if (IS_ERR(result))
 		goto out_put_input;
-	ret = axl_job_wait_idle(input, read, left);
+	ret = axl_job_wait_idle(input, false, left);
 	if (!ret)
 		ret = axl_job_wait_idle(result, false, left);
 	dma_buf_put(result);
@@ -328,34 +305,33 @@ out_put_input:
 static int axl_job_begin_cpu(struct axl_job *job, long left)
 {
 	struct dma_buf *input = job->import->dmabuf;
-	enum dma_data_direction dir = axl_input_cpu(job->import);
 	int ret;
 
 	/* short: SUBMIT waited before taking the device lock */
-	ret = axl_job_wait_idle(input, dir == DMA_FROM_DEVICE, &left);
+	ret = axl_job_wait_idle(input, false, &left);
 	if (ret)
 		return ret;
 	ret = axl_job_wait_idle(job->result, false, &left);
 	if (ret)
 		return ret;
-	ret = dma_buf_begin_cpu_access(input, dir);
+	ret = dma_buf_begin_cpu_access(input, AXL_CPU_ACCESS);
 	if (ret)
 		return ret;
-	ret = dma_buf_begin_cpu_access(job->result, AXL_RESULT_CPU);
+	ret = dma_buf_begin_cpu_access(job->result, AXL_CPU_ACCESS);
 	if (ret)
 		goto err_end_input;
 	return 0;
 
 err_end_input:
-	dma_buf_end_cpu_access(input, dir);
+	dma_buf_end_cpu_access(input, AXL_CPU_ACCESS);
 	return ret;
 }
 
 /* End what axl_job_begin_cpu() began; never in the signalling section. */
 static void axl_job_end_cpu(struct axl_job *job)
 {
-	dma_buf_end_cpu_access(job->result, AXL_RESULT_CPU);
-	dma_buf_end_cpu_access(job->import->dmabuf, axl_input_cpu(job->import));
+	dma_buf_end_cpu_access(job->result, AXL_CPU_ACCESS);
+	dma_buf_end_cpu_access(job->import->dmabuf, AXL_CPU_ACCESS);
 }
 
 static void axl_job_count(int status)

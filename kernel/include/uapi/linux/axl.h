@@ -255,11 +255,10 @@ struct axl_import_fd2 {
  * is copied out after the job is queued, so on -EFAULT the job runs and
  * writes its result, but no @fence_fd was installed.
  *
- * SUBMIT WAITS for the fences the buffers' reservation objects hold (the
- * input's writers, or all its fences for an input imported
- * AXL_IMPORT_TO_DEVICE; every user of the result buffer), as
- * DMA_BUF_IOCTL_SYNC would: the engine is a CPU, and its access begins
- * here, in the caller's context. The wait is interruptible (-EINTR, no
+ * SUBMIT WAITS for the fences the buffers' reservation objects hold (all
+ * of them, on the input and on the result buffer), as DMA_BUF_IOCTL_SYNC
+ * with DMA_BUF_SYNC_WRITE would: the engine is a CPU, and its access
+ * begins here, in the caller's context. The wait is interruptible (-EINTR, no
  * job) and lasts at most the job's timeout (-ETIMEDOUT, no job). A fence
  * added while SUBMIT runs is waited for by the job on the engine instead,
  * against its timeout.
