@@ -247,12 +247,13 @@ static int axl_job_write_result(struct axl_job *job, int status)
 }
 
 /*
- * Wait for what dma_buf_begin_cpu_access() on @buf would wait for, for at
- * most *@left jiffies, which are used up. 0, -ETIMEDOUT or -EINTR.
+ * Wait for what dma_buf_begin_cpu_access(@buf, AXL_CPU_ACCESS) would wait
+ * for, every fence of @buf, for at most *@left jiffies, which are used up.
+ * 0, -ETIMEDOUT or -EINTR.
  */
-static int axl_job_wait_idle(struct dma_buf *buf, bool read, long *left)
+static int axl_job_wait_idle(struct dma_buf *buf, long *left)
 {
-	long ret = axl_resv_wait(buf->resv, read, *left);
+	long ret = axl_resv_wait(buf->resv, false, *left);
 
 	if (ret < 0)
 		return ret == -ERESTARTSYS ? -EINTR : (int)ret;
@@ -288,9 +289,9 @@ static int axl_submit_wait_idle(struct axl_file *file,
 	result = dma_buf_get(args->result_fd);
 	if (IS_ERR(result))
 		goto out_put_input;
-	ret = axl_job_wait_idle(input, false, left);
+	ret = axl_job_wait_idle(input, left);
 	if (!ret)
-		ret = axl_job_wait_idle(result, false, left);
+		ret = axl_job_wait_idle(result, left);
 	dma_buf_put(result);
 out_put_input:
 	dma_buf_put(input);
@@ -308,10 +309,10 @@ static int axl_job_begin_cpu(struct axl_job *job, long left)
 	int ret;
 
 	/* short: SUBMIT waited before taking the device lock */
-	ret = axl_job_wait_idle(input, false, &left);
+	ret = axl_job_wait_idle(input, &left);
 	if (ret)
 		return ret;
-	ret = axl_job_wait_idle(job->result, false, &left);
+	ret = axl_job_wait_idle(job->result, &left);
 	if (ret)
 		return ret;
 	ret = dma_buf_begin_cpu_access(input, AXL_CPU_ACCESS);
