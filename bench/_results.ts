@@ -89,6 +89,8 @@ export interface VerifyOverheadResults {
 /** Everything `bench/results.json` holds; a section that did not run is undefined. */
 export interface BenchResults {
   version: number;
+  /** The command line of the run, as a user would type it. */
+  command: string;
   startedAt: string;
   finishedAt: string;
   host: { deno: string; arch: string; cpus: number; kernel: string };
@@ -108,8 +110,14 @@ export interface BenchResults {
   problems: string[];
 }
 
+/** The bench's arguments without `--out FILE`, which says where, not what, it measured. */
+function withoutOut(args: string[]): string[] {
+  return args.filter((a, i) => !a.startsWith("--out") && args[i - 1] !== "--out");
+}
+
 export const results: BenchResults = {
   version: 1,
+  command: ["deno task bench", ...withoutOut(Deno.args)].join(" "),
   startedAt: new Date().toISOString(),
   finishedAt: "",
   host: {
