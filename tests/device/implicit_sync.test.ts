@@ -57,6 +57,31 @@ function frameAndResult(heap: Heap): { frame: DmaBuf; result: DmaBuf; crc32: num
   return { frame, result: heap.allocate(4096, { name: "sync-result" }), crc32 };
 }
 
+/** What a test of one job gets: the device, a pattern frame, a result buffer, the frame's CRC. */
+interface JobRig {
+  dev: Device;
+  frame: DmaBuf;
+  result: DmaBuf;
+  crc32: number;
+}
+
+/**
+ * Runs `fn` with the engine taking 100 ms per job, a device opened with `options`, a system-heap
+ * frame and a result buffer; closes all of them and restores the latency afterwards.
+ */
+function withJobRig(
+  options: { implicitSync?: boolean },
+  fn: (rig: JobRig) => void | Promise<void>,
+): Promise<void> {
+  return withLatency(async () => {
+    using dev = Device.open(undefined, options);
+    const { frame, result, crc32 } = frameAndResult(Heap.open("system"));
+    using _frame = frame;
+    using _result = result;
+    await fn({ dev, frame, result, crc32 });
+  });
+}
+
 function submit(dev: Device, frame: DmaBuf, result: DmaBuf): Job {
   return dev.submit(dev.import(frame, { width: 640, height: 480 }), { result });
 }
@@ -94,12 +119,7 @@ Deno.test({
   name: "right after a submit, EXPORT_SYNC_FILE and poll() on the result wait for the job",
   ignore: !hasSyncFileIoctls,
   fn: () =>
-    withLatency(() => {
-      using dev = Device.open();
-      const heap = Heap.open("system");
-      const { frame, result } = frameAndResult(heap);
-      using _frame = frame;
-      using _result = result;
+    withJobRig({}, ({ dev, frame, result }) => {
       warmUp(dev, frame, result);
       using job = submit(dev, frame, result);
       using readers = exportSyncFile(result, "read");
@@ -132,13 +152,8 @@ Deno.test({
   name: "with implicit sync off the result shows nothing to wait for while the job runs (one-way)",
   ignore: !hasSyncFileIoctls,
   fn: () =>
-    withLatency(() => {
-      using dev = Device.open(undefined, { implicitSync: false });
+    withJobRig({ implicitSync: false }, ({ dev, frame, result }) => {
       assert.equal(dev.implicitSync, "off");
-      const heap = Heap.open("system");
-      const { frame, result } = frameAndResult(heap);
-      using _frame = frame;
-      using _result = result;
       warmUp(dev, frame, result);
       using job = submit(dev, frame, result);
       using readers = exportSyncFile(result, "read");
@@ -161,12 +176,7 @@ Deno.test({
     "without DMA_BUF_IOCTL_IMPORT_SYNC_FILE (Linux < 6.0) a Device reports implicit sync unavailable",
   ignore: hasSyncFileIoctls,
   fn: () =>
-    withLatency(() => {
-      using dev = Device.open();
-      const heap = Heap.open("system");
-      const { frame, result } = frameAndResult(heap);
-      using _frame = frame;
-      using _result = result;
+    withJobRig({}, ({ dev, frame, result }) => {
       using job = submit(dev, frame, result);
       assert.equal(dev.implicitSync, "unavailable");
       assert.equal(dev.info().implicitSync, "unavailable");
@@ -183,12 +193,7 @@ Deno.test({
 
 for (const implicitSync of [true, false]) {
   Deno.test(`Job.readResult() right after a submit waits for the job's fence (implicit sync ${implicitSync ? "on" : "off"})`, () =>
-    withLatency(() => {
-      using dev = Device.open(undefined, { implicitSync });
-      const heap = Heap.open("system");
-      const { frame, result, crc32 } = frameAndResult(heap);
-      using _frame = frame;
-      using _result = result;
+    withJobRig({ implicitSync }, ({ dev, frame, result, crc32 }) => {
       using job = submit(dev, frame, result);
       const got = job.readResult({ histogram: false });
       const readNs = BigInt(monotonicNs());
@@ -205,12 +210,7 @@ for (const implicitSync of [true, false]) {
 }
 
 Deno.test("Job.readResult() of a job closed before it was waited for throws EBADF, naming what to do", () =>
-  withLatency(() => {
-    using dev = Device.open();
-    const heap = Heap.open("system");
-    const { frame, result } = frameAndResult(heap);
-    using _frame = frame;
-    using _result = result;
+  withJobRig({}, ({ dev, frame, result }) => {
     const job = submit(dev, frame, result);
     job.close();
     assert.throws(
