@@ -18,7 +18,10 @@
  * it reports the line as "other" instead. The text is untrusted: each line is copied
  * between zero bytes and read through at(), and no scan looks further than those (a build
  * with AXL_TRACE_SCAN_CHECKED defined aborts on a read outside them); a line longer than the
- * copy goes to the TypeScript parser whole.
+ * copy goes to the TypeScript parser whole. Where SSE2 is there (x86_64), event fields, event
+ * and function names and a remembered timestamp are classified sixteen bytes at a time
+ * instead (loads that stay within the line, or the fields' end and its padding, not through
+ * at()), with the same answers; elsewhere they are read a byte at a time.
  */
 #include <errno.h>
 #include <math.h>
@@ -1351,6 +1354,24 @@ other:
 	return 4;
 }
 
+/* Copies @n bytes of a line: sixteen at a time (the last sixteen overlapping) with SSE2, where
+ * an inlined memcpy() of a size only known to be at most LINE_MAX is a "rep movs" that costs
+ * tens of cycles to start, once per line. */
+static inline void copy_line(uint8_t *dst, const uint8_t *src, long n)
+{
+#ifdef __SSE2__
+	if (n >= 16) {
+		for (long k = 0; k + 16 <= n; k += 16)
+			_mm_storeu_si128((__m128i *)(void *)(dst + k),
+					 _mm_loadu_si128((const __m128i *)(const void *)(src + k)));
+		_mm_storeu_si128((__m128i *)(void *)(dst + n - 16),
+				 _mm_loadu_si128((const __m128i *)(const void *)(src + n - 16)));
+		return;
+	}
+#endif
+	memcpy(dst, src, (size_t)n);
+}
+
 /*
  * Scans line @text[@pos..@end) from a copy between zero bytes (struct line); a line too long
  * for the copy goes to the TypeScript parser whole.
@@ -1368,7 +1389,7 @@ static uint32_t scan_line(struct scan_state *s, const uint8_t *text, long pos, l
 		out[3] = (double)end;
 		return 4;
 	}
-	memcpy(s->line + LINE_PAD, text + pos, (size_t)(end - pos));
+	copy_line(s->line + LINE_PAD, text + pos, end - pos);
 	memset(s->line + l.b, 0, LINE_PAD);
 	return scan_one(s, &l, ascii, line, out, stop);
 }
