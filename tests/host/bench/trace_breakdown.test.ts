@@ -2,12 +2,20 @@
 // laps), so they add up; stages measured in other processes are printed beside it.
 import assert from "node:assert/strict";
 import { gapLines } from "../../../bench/table.ts";
-import { summarize } from "../../../bench/_stats.ts";
 import type { SizeRow, StageRow } from "../../../bench/section_trace.ts";
 import { judgeDir, type StageResult } from "../../../bench/trace_analysis.ts";
 import { stageOnce } from "../../../bench/section_trace.ts";
 
 const root = new URL("../../../", import.meta.url);
+
+/** Median, min and max of a small sample, as the bench summarises its runs. */
+function summarize(values: number[]) {
+  const v = [...values].sort((a, b) => a - b);
+  const median = v.length % 2
+    ? v[(v.length - 1) / 2]!
+    : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
+  return { n: v.length, median, min: v[0]!, max: v.at(-1)!, p25: median, p75: median };
+}
 
 /** A stage row of runs with these CPU times (and laps). */
 function stage(name: StageRow["stage"], runs: Partial<StageResult>[]): StageRow {
