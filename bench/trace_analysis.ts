@@ -37,6 +37,7 @@ import { parseFtrace, scanFtrace } from "../lib/trace/parse/ftrace.ts";
 import { readTraceFacts } from "../lib/verify/trace_facts.ts";
 import { scanFtraceChunks } from "../lib/trace/parse/chunk_scan.ts";
 import { judgeArtifacts } from "../lib/verify/replay.ts";
+import { StageClock } from "../lib/verify/timings.ts";
 import { peakRssBytes } from "./_stats.ts";
 
 /** The stages, cheapest first. */
@@ -67,6 +68,12 @@ export interface StageResult {
   peakRssBytes: number;
   /** What the stage counted (lines, records, frames...), as a check that it did the work. */
   counts: Record<string, number | string>;
+  /**
+   * `judge` only: its process CPU time split at `judgeArtifacts()`'s laps (reading the trace,
+   * folding perf samples, judging), measured in the same process and run as `cpuMs`: their sum
+   * is `cpuMs` (to the 10 ms tick).
+   */
+  laps?: { stage: string; cpuMs: number }[];
 }
 
 /** The C line counter (`line_count.c`), built by `bench/build.sh`. */
@@ -110,10 +117,34 @@ function cpuMs(): number {
   return ticks * 10; // USER_HZ is 100 on Linux
 }
 
+/** A {@linkcode StageClock} that also takes the process CPU time at each lap. */
+class CpuLaps extends StageClock {
+  readonly laps: { stage: string; cpuMs: number }[] = [];
+  #last: number;
+
+  constructor(start: number) {
+    super();
+    this.#last = start;
+  }
+
+  override lap(stage: string): void {
+    super.lap(stage);
+    const now = cpuMs();
+    this.laps.push({ stage, cpuMs: now - this.#last });
+    this.#last = now;
+  }
+
+  /** The laps, with what followed the last one (`after`) up to `end` (CPU ms). */
+  close(end: number): { stage: string; cpuMs: number }[] {
+    return [...this.laps, { stage: "after", cpuMs: end - this.#last }];
+  }
+}
+
 async function run(stage: Stage, path: string): Promise<Omit<StageResult, "peakRssBytes">> {
   const bytes = (await Deno.stat(path)).size;
   const c0 = cpuMs(), t0 = performance.now();
   const counts: Record<string, number | string> = {};
+  let laps: CpuLaps | undefined;
   switch (stage) {
     case "c-lines": {
       const lib = Deno.dlopen(LINE_COUNT, {
@@ -196,19 +227,22 @@ async function run(stage: Stage, path: string): Promise<Omit<StageResult, "peakR
       break;
     }
     case "judge": {
-      const r = await judgeArtifacts(path);
+      laps = new CpuLaps(c0);
+      const r = await judgeArtifacts(path, undefined, laps);
       counts.status = r.axl.status;
       counts.frames = r.axl.frames.list.length;
       counts.I3 = r.axl.invariants.I3?.summary ?? "";
       break;
     }
   }
+  const c1 = cpuMs();
   return {
     stage,
     bytes,
     ms: Math.round(performance.now() - t0),
-    cpuMs: cpuMs() - c0,
+    cpuMs: c1 - c0,
     counts,
+    ...(laps ? { laps: laps.close(c1) } : {}),
   };
 }
 

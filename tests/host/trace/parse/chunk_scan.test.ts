@@ -201,6 +201,59 @@ Deno.test("the C scanner agrees on lines around the length it copies (4096 bytes
   }
 });
 
+Deno.test("the C scanner agrees on fields, names and timestamps it reads sixteen bytes at a time", async () => {
+  // C reads the fields of up to 64 bytes, event and function names and a remembered line's
+  // timestamp with SSE2 where it can (a bit per byte), byte by byte otherwise: each edge of
+  // that, as a join event whose fields the facts show and as a function_graph comment.
+  const fieldsOf = (len: number, body: string) => {
+    const pad = ` p=${"x".repeat(Math.max(0, len - body.length - 3))}`;
+    return (body + pad).slice(0, Math.max(len, body.length));
+  };
+  const bodies = [
+    "context=5 seqno=7 handle=2 inode=4",
+    "context=5 9=1 seqno=7 ==3 .a=1 handle=2=3 inode=4", // no key, an '=' in a value
+    "1.context=5 x:seqno=7 handle=2 inode=4 seqno=8", // a key after digits and ':'; later wins
+    'context=5 seqno=7 handle="2 3" inode=4', // quoted: byte by byte
+    "context=5 seqno=7 [001] handle=2 inode=4", // a CPU column
+    "context=5 seqno=7 a=[b] handle=2 inode=4",
+    "context=5 seqno=7 handle=2\x7finode=4", // DEL
+    "context=5 seqno=7 handle=2\tinode=4", // a tab
+    "context=5 seqno=7 handle=2 inode=4 x=",
+    "=context=5 seqno=7 handle=2 inode=4 $=1 _=2",
+    Array.from({ length: 17 }, (_, i) => `k${i}=${i}`).join(" "), // more fields than a record holds
+  ];
+  const lines: string[] = [];
+  for (const body of bodies) {
+    for (const len of [0, 15, 16, 17, 63, 64, 65, 80]) {
+      const fields = fieldsOf(len, body);
+      lines.push(`  x-1 [000] ..... 1.000000: axl_job_submit: ${fields}`);
+      lines.push(graphEvent("41.620276", `axl_job_submit: ${fields}`));
+    }
+  }
+  // Event and function names around 16 and 32 bytes, and a name with DEL in it.
+  for (const n of [15, 16, 17, 31, 32, 33]) {
+    const name = `e${"v".repeat(n - 1)}`;
+    lines.push(SUBMIT.replace("axl_job_submit", name));
+    lines.push(graphEvent("41.620277", `${name}: context=1 seqno=1`));
+    lines.push(LEAF.replace("dma_buf_dynamic_attach", `f${"$._9".repeat(8)}`.slice(0, n)));
+    lines.push(CALL.replace("dma_buf_attach", `g${"a".repeat(n - 1)}`));
+  }
+  lines.push(graphEvent("41.620277", "axl_job\x7fsubmit: context=1 seqno=1"));
+  lines.push(LEAF.replace("dma_buf_dynamic", "a\x7fb"));
+  for (const line of lines) {
+    await both(() => [[IMPORT, line, line].join("\n")], JSON.stringify(line));
+  }
+  await both(() => [lines.join("\n")], "all of them");
+  // Timestamps of 15 to 17 bytes (under 2^53 ns), each right after a line of the same shape
+  // (remembered).
+  for (const ts of ["1234.1234567890", "1234.12345678901", "1234.123456789012"]) {
+    const later = ts.replace(/\d$/, "9");
+    for (const again of [later, later.replace(".", "x"), `a${later.slice(1)}`, `${ts}z`]) {
+      await both(() => [[graphEvent(ts), graphEvent(again)].join("\n")], `${ts} then ${again}`);
+    }
+  }
+});
+
 /** A little random damage to every line of a captured trace: bytes changed, cut, doubled. */
 function damaged(lines: string[], seed: number): string {
   let s = seed;
