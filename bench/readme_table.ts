@@ -122,6 +122,16 @@ export function unpadded(block: string): string {
   return out.join("\n");
 }
 
+/**
+ * What `bench/last-run.json` keeps of a run: the fields the table reads and the run's problems,
+ * with the checkout's own path written as `.` (the full results stay in `bench/results.json`).
+ */
+function keptRun(run: RunForTable & { finishedAt?: string; problems?: string[] }): string {
+  const { command, startedAt, finishedAt, host, noise, targets, problems } = run;
+  const kept = { command, startedAt, finishedAt, host, noise, targets, problems };
+  return JSON.stringify(kept, null, 2).replaceAll(`${root}/`, "./") + "\n";
+}
+
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     args: Deno.args,
@@ -169,7 +179,7 @@ async function main(): Promise<number> {
     );
     return 2;
   }
-  if (from !== LAST_RUN) await Deno.writeTextFile(LAST_RUN, text);
+  if (from !== LAST_RUN) await Deno.writeTextFile(LAST_RUN, keptRun(run));
   await Deno.writeTextFile(README, readme.slice(0, start) + renderTable(run) + readme.slice(end));
   const fmt = await new Deno.Command(Deno.execPath(), { args: ["fmt", "-q", README, LAST_RUN] })
     .output();
