@@ -8,21 +8,21 @@
  * deno run -A bench/readme_table.ts [RESULTS] [--check]
  * ```
  *
- * Without `--check` it copies RESULTS (default `bench/results.json`) to `bench/last-run.json`,
+ * Without `--check` it keeps RESULTS' targets, command, load and problems (default
+ * `bench/results.json`) in `bench/last-run.json`,
  * rewrites the block between the markers in README.md and runs `deno fmt` on it. With `--check`
  * it exits 1 when README.md's block is not the table `bench/last-run.json` gives.
  *
  * @module
  */
 import { parseArgs } from "node:util";
-import type { BenchResults, Target } from "./_results.ts";
+import { type BenchResults, root, type Target } from "./_results.ts";
 
 /** Where the block starts and ends in README.md. */
 export const BEGIN =
   "<!-- bench-targets: made by bench/readme_table.ts from bench/last-run.json -->";
 export const END = "<!-- /bench-targets -->";
 
-const root = decodeURIComponent(new URL("..", import.meta.url).pathname).replace(/\/$/, "");
 const README = `${root}/README.md`;
 const LAST_RUN = `${root}/bench/last-run.json`;
 
