@@ -63,6 +63,19 @@ type Phase = "setup" | "capture" | "drain";
  */
 const PHASE_DEADLINE_S = 600;
 
+/** The run `pid`'s trace_pipe reader (`cat`, its child), once it has started. */
+function readerOf(pid: number): number | undefined {
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    const stat = read(`/proc/${e.name}/stat`) ?? "";
+    // The fields after the command's closing parenthesis: state, then the parent's pid.
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    const cmd = read(`/proc/${e.name}/cmdline`)?.replaceAll("\0", " ") ?? "";
+    if (ppid === pid && /^cat .*trace_pipe/.test(cmd)) return Number(e.name);
+  }
+  return undefined;
+}
+
 /** Whether the run `pid` writing to `dir` has reached `phase`. */
 function reached(phase: Phase, pid: number, dir: string): boolean {
   if (phase === "setup") {
@@ -70,10 +83,23 @@ function reached(phase: Phase, pid: number, dir: string): boolean {
     return read(`${TRACEFS}/events/axl_kp_${pid}/enable`) !== undefined ||
       read(`${TRACEFS}/instances/axl-verify-${pid}/tracing_on`) !== undefined;
   }
-  const submits = (read(`${dir}/trace.txt`)?.match(/axl_job_submit/g) ?? []).length;
-  if (phase === "capture") return submits >= 20;
-  // Drain: frames were traced, tracing is off again, the trace is still being collected.
-  return submits >= 1 && read(`${recordingDir(pid)}/tracing_on`)?.trim() === "0";
+  if (phase === "capture") {
+    return (read(`${dir}/trace.txt`)?.match(/axl_job_submit/g) ?? []).length >= 20;
+  }
+  // Drain (its reader held since it started): tracing ran and is off again, and what it
+  // recorded is still in the ring.
+  const rec = recordingDir(pid);
+  return read(`${rec}/tracing_on`)?.trim() === "0" && unreadEntries(rec) > 0;
+}
+
+/** Events in the ring of `dir` (tracefs top level or instance) that no reader has taken. */
+function unreadEntries(dir: string): number {
+  let n = 0;
+  for (const e of Deno.readDirSync(`${dir}/per_cpu`)) {
+    const entries = read(`${dir}/per_cpu/${e.name}/stats`)?.match(/^entries: (\d+)$/m);
+    n += Number(entries?.[1] ?? 0);
+  }
+  return n;
 }
 
 /** Starts `axl verify`, SIGKILLs it once it reaches `phase`, and returns its pid. */
@@ -91,9 +117,21 @@ async function killVerifyAt(phase: Phase, frames: number): Promise<number> {
   child.status.then(() => exited = true);
   const deadline = Date.now() + PHASE_DEADLINE_S * 1000;
   let there = false;
+  // The drain lasts a few hundred milliseconds: too short to catch by polling on a busy
+  // machine (a 60-frame run once ended between two polls). So the run's reader is stopped as
+  // soon as it exists: the run then stays in its drain (events unread, the file not growing)
+  // until its 60 s drain timeout, and the kill lands there every time.
+  let held: number | undefined;
   try {
-    while (!exited && Date.now() < deadline && !(there = reached(phase, child.pid, dir))) {
-      await new Promise((r) => setTimeout(r, phase === "drain" ? 5 : 20));
+    while (!exited && Date.now() < deadline) {
+      if (phase === "drain" && held === undefined) {
+        held = readerOf(child.pid);
+        if (held !== undefined) Deno.kill(held, "SIGSTOP");
+      }
+      if ((phase !== "drain" || held !== undefined) && (there = reached(phase, child.pid, dir))) {
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 20));
     }
   } finally {
     if (!exited) child.kill("SIGKILL");
@@ -173,7 +211,7 @@ Deno.test("axl verify killed with SIGKILL during capture: axl reset puts tracefs
 });
 
 Deno.test("axl verify killed with SIGKILL during the drain: the next verify puts tracefs back first", async () => {
-  await killAndRestore("drain", 60, async (pid) => {
+  await killAndRestore("drain", 120, async (pid) => {
     const dir = `${results}/verify-kill-next`;
     const next = await axl(["verify", "--frames", "20", "--no-perf", "--artifacts", dir]);
     return () => {
