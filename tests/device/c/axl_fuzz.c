@@ -23,7 +23,9 @@
  * the documented set for its command. Afterwards: every file's import
  * count matches what the fuzzer kept, the driver's live counters and the
  * dma-buf count are back to their baseline, nothing is attached to the
- * engine's device, and the kernel log shows no WARN/BUG/Oops.
+ * engine's device, the kernel log shows no WARN/BUG/Oops, and every ioctl
+ * of both ABIs was answered 0 at least once (a storm that never gets past
+ * a command's checks has not fuzzed it).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -71,6 +73,28 @@ enum op { OP_INFO, OP_IMPORT, OP_IMPORT2, OP_SUBMIT, OP_RELEASE, OP_UNKNOWN, OP_
 static const char *const op_names[] = { "GET_INFO", "IMPORT_FD", "IMPORT_FD2", "SUBMIT",
 					"RELEASE", "unknown", "metis" };
 
+/* Every ioctl of both ABIs: the fuzzer must get each one answered 0 at least once. */
+static const struct {
+	const char *name;
+	unsigned long cmd;
+	bool metis; /* on the Metis node, not /dev/axl */
+} covered[] = {
+	{ "GET_INFO", AXL_IOCTL_GET_INFO, false },
+	{ "IMPORT_FD", AXL_IOCTL_IMPORT_FD, false },
+	{ "IMPORT_FD2", AXL_IOCTL_IMPORT_FD2, false },
+	{ "SUBMIT", AXL_IOCTL_SUBMIT, false },
+	{ "RELEASE_IMPORT", AXL_IOCTL_RELEASE_IMPORT, false },
+	{ "metis GET_DEV_PROPERTY", AXL_METIS_IOCTL_GET_DEV_PROPERTY, true },
+	{ "metis DMA_ATTACH", AXL_METIS_IOCTL_DMA_ATTACH, true },
+	{ "metis DMA_DETACH", AXL_METIS_IOCTL_DMA_DETACH, true },
+	{ "metis DMA_XFER", AXL_METIS_IOCTL_DMA_XFER, true },
+	{ "metis DMA_GET_XFER_ASYNC_STATUS", AXL_METIS_IOCTL_DMA_GET_XFER_ASYNC_STATUS, true },
+	{ "metis CLEAR_POLL_EVENT", AXL_METIS_IOCTL_CLEAR_POLL_EVENT, true },
+	{ "metis GET_RESOURCE_INFO", AXL_METIS_IOCTL_GET_RESOURCE_INFO, true },
+	{ "metis GET_DMA_STATS", AXL_METIS_IOCTL_GET_DMA_STATS, true },
+};
+#define NCOVERED ARRAY_SIZE(covered)
+
 static struct {
 	uint64_t seed;
 	long iterations;
@@ -104,6 +128,7 @@ struct worker {
 	int nfences;
 	long calls[OP_COUNT];
 	long errs[OP_COUNT][128];
+	long answered_ok[NCOVERED]; /* by ioctl, as in covered[] */
 	long unexpected;
 	char first_unexpected[256];
 	long done;
@@ -321,6 +346,9 @@ static void record(struct worker *w, enum op op, int ret, errset allowed,
 
 	w->calls[op]++;
 	w->errs[op][e < 128 ? e : 127]++;
+	for (size_t i = 0; !ret && i < NCOVERED; i++)
+		if (covered[i].cmd == cmd)
+			w->answered_ok[i]++;
 	if (e < 128 && (allowed & E(e)))
 		return;
 	if (!w->unexpected++)
@@ -752,7 +780,7 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret;
 	printf("TAP version 13\n");
-	printf("1..5\n");
+	printf("1..6\n");
 	tap_diag("seed %llu, %ld ioctls over %d threads, time limit %d s",
 		 (unsigned long long)opt.seed, opt.iterations, opt.threads, opt.time_limit);
 
@@ -902,7 +930,26 @@ int main(int argc, char **argv)
 	printf("%sok 5 no WARN/BUG/Oops in the kernel log\n", ret ? "not " : "");
 	failures += !!ret;
 
-	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n", 5 - failures, failures);
+	/* 6: what the fuzzer reached: each ioctl past its checks at least once */
+	ret = 0;
+	for (size_t i = 0; i < NCOVERED; i++) {
+		long ok = 0;
+
+		for (int t = 0; t < opt.threads; t++)
+			ok += ws[t].answered_ok[i];
+		if (covered[i].metis && !metis_path[0])
+			continue; /* said above: no Metis node to fuzz */
+		tap_diag("%-31s answered 0 %ld time(s)", covered[i].name, ok);
+		if (!ok) {
+			tap_diag("%s was never answered 0: the fuzzer did not get past its checks",
+				 covered[i].name);
+			ret = 1;
+		}
+	}
+	printf("%sok 6 every ioctl of both ABIs answered 0 at least once\n", ret ? "not " : "");
+	failures += ret;
+
+	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n", 6 - failures, failures);
 	free(ws);
 	return failures ? KSFT_FAIL : KSFT_PASS;
 }
