@@ -66,3 +66,13 @@ kernel_splats() {
 	splats=$(sed -n 's/^S\t//p' <<<"$out")
 	ignored=$(sed -n 's/^I\t//p' <<<"$out")
 }
+
+# kernel_log_from_boot DMESG_FILE — true when the log starts at boot; else sets
+# `log_gap` to say where it starts (the ring wrapped: splats before that are lost).
+kernel_log_from_boot() {
+	local first
+	first=$(head -n 1 "$1")
+	[[ $first =~ ^\[\ *0\.000000\] ]] && return 0
+	log_gap="the kernel log starts at ${first%%]*}], not at boot: the ring wrapped and what came before is lost (boot with a larger log_buf_len)"
+	return 1
+}

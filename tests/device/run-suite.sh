@@ -101,6 +101,12 @@ fi
 source "$repo/tests/device/kernel_splats.sh"
 dmesg >"$results/dmesg-suite.txt" 2>&1 || say "cannot read the kernel log (not root?)"
 kernel_splats "$results/dmesg-suite.txt"
+if ! kernel_log_from_boot "$results/dmesg-suite.txt"; then
+	say "$log_gap"
+	problems+=("kernel log incomplete")
+	failed=$((failed + 1))
+	dmesg_part="dmesg incomplete"
+fi
 if [[ -n $ignored ]]; then
 	say "kernel log lines known to be benign (not counted):"
 	printf '%s\n' "$ignored" | head -n 10

@@ -80,3 +80,21 @@ Deno.test("a report cut off by the end of the log still counts", async () => {
     assert.equal((await splatsOf(file)).splats.length, 1);
   });
 });
+
+Deno.test("a kernel log that does not start at boot is reported: its ring wrapped", async () => {
+  const check = async (text: string) => {
+    let result = { code: -1, out: "" };
+    await withLog(text, async (file) => {
+      const script = `source "${root}tests/device/kernel_splats.sh"; ` +
+        `kernel_log_from_boot "$1" || { echo "$log_gap"; exit 1; }`;
+      const out = await new Deno.Command("bash", { args: ["-c", script, "bash", file] }).output();
+      result = { code: out.code, out: new TextDecoder().decode(out.stdout) };
+    });
+    return result;
+  };
+  const whole = await check("[    0.000000] Booting Linux on physical CPU 0x0\n[    1.5] x\n");
+  assert.equal(whole.code, 0);
+  const wrapped = await check("[  312.104551] axl 0000:00:01.0: imported\n");
+  assert.equal(wrapped.code, 1);
+  assert.match(wrapped.out, /^the kernel log starts at \[ {2}312\.104551\], not at boot/);
+});

@@ -58,6 +58,14 @@ $bb hostname axl-vm
 # shellcheck source=/dev/null
 source "$ctl/env" || finish 3 "cannot read $ctl/env"
 
+# DMA-API debugging (the arm64 debug kernel) prints the first error of any device and
+# after that only counts them: vivid's benign report (tests/device/kernel_splats.sh) would
+# hide every later one, axl's included. Print them all.
+if [[ -w /sys/kernel/debug/dma-api/all_errors ]]; then
+	echo 1 >/sys/kernel/debug/dma-api/all_errors
+	log "DMA-API debugging prints every error"
+fi
+
 if [[ -e $ctl/modules ]]; then
 	while read -r name params; do
 		# shellcheck disable=SC2086 # params are separate words by design
