@@ -17,6 +17,8 @@
 #   AXL_DEVICE_TESTS   directory of test programs (default build/device-tests)
 #   AXL_RESULTS        where logs go (default build/device-results)
 #   AXL_TEST_TIMEOUT   seconds per C test program (default 300)
+#   AXL_STALL_DUMP_S   when nothing under AXL_RESULTS changes for this long, write a
+#                      snapshot of the guest there (stall-N.txt; tests/device/stall_watch.sh)
 set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo" || exit 3
@@ -51,6 +53,17 @@ run_c_test() {
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	c_pass=$((c_pass + p)) c_total=$((c_total + p + f))
 }
+
+# A run that may hang somewhere slow (the arm64 debug kernel) leaves a snapshot of the guest
+# when nothing under $results has changed for AXL_STALL_DUMP_S seconds.
+if [[ ${AXL_STALL_DUMP_S:-} =~ ^[1-9][0-9]*$ ]]; then
+	# shellcheck source=tests/device/stall_watch.sh
+	source "$repo/tests/device/stall_watch.sh"
+	stall_watch "$results" "$AXL_STALL_DUMP_S" &
+	watchdog=$!
+	trap 'kill "$watchdog" 2>/dev/null' EXIT
+	say "stall watchdog: a snapshot after $AXL_STALL_DUMP_S s without a change under $results"
+fi
 
 # 1. C test programs.
 mapfile -t progs < <(find "$bins" -maxdepth 1 -type f -perm -u+x 2>/dev/null | LC_ALL=C sort)
