@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { tracefsState } from "./verify/_tracefs_state.ts";
 import { stateDirectory } from "../../lib/trace/capture/tracefs_state_file.ts";
+import { unreadEntries } from "../../lib/trace/capture/trace_drain.ts";
 
 const TRACEFS = "/sys/kernel/tracing";
 const AXL = new URL("../../tasks/axl.ts", import.meta.url).pathname;
@@ -30,22 +31,31 @@ function read(path: string): string | undefined {
   }
 }
 
-/** Processes still reading a trace_pipe of the run `pid` (its instance, or the top level). */
-function readersOf(pid: number): string[] {
-  const out: string[] = [];
+/** Live `cat … trace_pipe` processes: pid, parent's pid and command line. */
+function traceReaders(): Array<{ pid: number; ppid: number; cmd: string }> {
+  const out: Array<{ pid: number; ppid: number; cmd: string }> = [];
   for (const e of Deno.readDirSync("/proc")) {
     if (!/^\d+$/.test(e.name)) continue;
-    const cmd = read(`/proc/${e.name}/cmdline`)?.replaceAll("\0", " ") ?? "";
-    const stat = read(`/proc/${e.name}/stat`) ?? "";
-    if (/\) Z /.test(stat)) continue;
-    if (
-      /^cat .*trace_pipe/.test(cmd) &&
-      (cmd.includes(`axl-verify-${pid}/`) || !/instances/.test(cmd))
-    ) {
-      out.push(`${e.name}: ${cmd.trim()}`);
-    }
+    const cmd = read(`/proc/${e.name}/cmdline`)?.replaceAll("\0", " ").trim() ?? "";
+    if (!/^cat .*trace_pipe/.test(cmd)) continue;
+    // The fields after the command's closing parenthesis: state, then the parent's pid.
+    const [state, ppid] = (read(`/proc/${e.name}/stat`) ?? "").split(") ").pop()!.split(" ");
+    if (state === "Z") continue;
+    out.push({ pid: Number(e.name), ppid: Number(ppid), cmd });
   }
   return out;
+}
+
+/** Processes still reading a trace_pipe of the run `pid` (its instance, or the top level). */
+function readersOf(pid: number): string[] {
+  return traceReaders()
+    .filter((r) => r.cmd.includes(`axl-verify-${pid}/`) || !/instances/.test(r.cmd))
+    .map((r) => `${r.pid}: ${r.cmd}`);
+}
+
+/** The run `pid`'s own trace_pipe reader (its child), once it has started. */
+function readerOf(pid: number): number | undefined {
+  return traceReaders().find((r) => r.ppid === pid)?.pid;
 }
 
 /** The directory the run `pid` records in: its instance, or the top level (5.15). */
@@ -63,19 +73,6 @@ type Phase = "setup" | "capture" | "drain";
  */
 const PHASE_DEADLINE_S = 600;
 
-/** The run `pid`'s trace_pipe reader (`cat`, its child), once it has started. */
-function readerOf(pid: number): number | undefined {
-  for (const e of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(e.name)) continue;
-    const stat = read(`/proc/${e.name}/stat`) ?? "";
-    // The fields after the command's closing parenthesis: state, then the parent's pid.
-    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-    const cmd = read(`/proc/${e.name}/cmdline`)?.replaceAll("\0", " ") ?? "";
-    if (ppid === pid && /^cat .*trace_pipe/.test(cmd)) return Number(e.name);
-  }
-  return undefined;
-}
-
 /** Whether the run `pid` writing to `dir` has reached `phase`. */
 function reached(phase: Phase, pid: number, dir: string): boolean {
   if (phase === "setup") {
@@ -90,16 +87,6 @@ function reached(phase: Phase, pid: number, dir: string): boolean {
   // recorded is still in the ring.
   const rec = recordingDir(pid);
   return read(`${rec}/tracing_on`)?.trim() === "0" && unreadEntries(rec) > 0;
-}
-
-/** Events in the ring of `dir` (tracefs top level or instance) that no reader has taken. */
-function unreadEntries(dir: string): number {
-  let n = 0;
-  for (const e of Deno.readDirSync(`${dir}/per_cpu`)) {
-    const entries = read(`${dir}/per_cpu/${e.name}/stats`)?.match(/^entries: (\d+)$/m);
-    n += Number(entries?.[1] ?? 0);
-  }
-  return n;
 }
 
 /** Starts `axl verify`, SIGKILLs it once it reaches `phase`, and returns its pid. */

@@ -177,8 +177,11 @@ function fileSize(path: string): number {
   }
 }
 
-/** Events still in the ring buffers of `dir` (the `entries:` of every CPU's stats). */
-function unreadEntries(dir: string): number {
+/**
+ * Events still in the ring buffers of `dir`, the tracefs top level or an instance (the
+ * `entries:` of every CPU's stats): what no reader has taken yet.
+ */
+export function unreadEntries(dir: string): number {
   let n = 0;
   for (const e of Deno.readDirSync(`${dir}/per_cpu`)) {
     if (!/^cpu\d+$/.test(e.name)) continue;
