@@ -55,12 +55,21 @@ export function openVerifyProducer(
 }
 
 /**
- * How long one job may take: 1 s per started MiB of NV12 frame, at least the workload's
- * 2 s. The engine's CRC pass is what scales with the frame; a 4K frame (12 MiB) took over
- * 2 s on the x86_64 guest under load, which made the copy control fail as a timeout.
+ * How long one job of a verify run may take: 1 s per started MiB of NV12 frame, at least
+ * 10 s. Verify traces every dma-buf function with function_graph while the jobs run, and the
+ * engine's CRC pass scales with the frame: a 4K frame (12 MiB) took over 2 s on the x86_64
+ * guest under load, and a 640x480 one 1.8–2.1 s on the arm64 lockdep/KASAN kernel under QEMU.
+ * A job that times out fails the run, so the bound only has to catch a stalled engine.
+ *
+ * @example
+ * ```ts
+ * import { verifyJobTimeoutMs } from "./verify_builtin.ts";
+ * if (verifyJobTimeoutMs({ width: 640, height: 480 }) !== 10_000) throw new Error();
+ * if (verifyJobTimeoutMs({ width: 3840, height: 2160 }) !== 12_000) throw new Error();
+ * ```
  */
-function jobTimeoutMs(size: FrameSize): number {
-  return Math.max(2000, Math.ceil((size.width * size.height * 1.5) / 2 ** 20) * 1000);
+export function verifyJobTimeoutMs(size: FrameSize): number {
+  return Math.max(10_000, Math.ceil((size.width * size.height * 1.5) / 2 ** 20) * 1000);
 }
 
 /** A builtin workload ready for runVerify, with its headline and device. */
@@ -98,7 +107,7 @@ export function builtinRun(
         mode,
         producer,
         device,
-        timeoutMs: jobTimeoutMs(plan.size),
+        timeoutMs: verifyJobTimeoutMs(plan.size),
         ...(heap !== undefined ? { heap } : {}),
       },
       `builtin workload, ${frames} frames, ${mode}, producer ${producer.name}`,
@@ -152,7 +161,7 @@ export function metisRun(
     producer,
     frames,
     mode,
-    timeoutMs: jobTimeoutMs(plan.size),
+    timeoutMs: verifyJobTimeoutMs(plan.size),
     ...(heap !== undefined ? { heap } : {}),
   });
   const simulated = card.node.driver === "axl-metis";

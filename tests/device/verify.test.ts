@@ -13,6 +13,7 @@ import { TraceSession } from "../../lib/trace/capture/tracefs.ts";
 import { judgeArtifacts } from "../../lib/verify/replay.ts";
 import { chooseImporter } from "../../lib/verify/evidence/importer.ts";
 import { systemAt } from "../../lib/doctor/system.ts";
+import { verifyJobTimeoutMs } from "../../lib/commands/verify_builtin.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-verify-test-" });
@@ -42,7 +43,18 @@ async function verifyCase(
     : HeapProducer.open({ format: "NV12", width: w, height: h });
   const { result, artifacts } = await runVerify({
     artifacts: `${results}/verify-${name}`,
-    workload: builtinWorkload({ frames: 60, mode, producer: cam }),
+    // The bound `axl verify` gives a job: function_graph slows every job down.
+    workload: builtinWorkload({
+      frames: 60,
+      mode,
+      producer: cam,
+      timeoutMs: verifyJobTimeoutMs(
+        producer === "vivid" ? { width: 640, height: 480 } : {
+          width: w,
+          height: h,
+        },
+      ),
+    }),
     headline: `device test ${name}`,
     ...(bufferSizeKb ? { bufferSizeKb } : {}),
     stream,
