@@ -14,6 +14,14 @@ const results = Deno.env.get("AXL_RESULTS") ??
  * guest, so 40 still give I4 its 1,000 with a wide margin, in a third of the suite's time.
  */
 const FRAMES = 40;
+/**
+ * I4's threshold here. Perf records the client from its start, and in the arm64 guest ~90 % of
+ * its samples fall before the first frame (Deno loading mod.ts over 9p): glibc's
+ * `__memcpy_generic` held 0.5–0.6 % of a 40-frame run on a quiet host and 1.02 % once under CI
+ * load, against 0.2–0.6 % inside the frame loop (docs/verify.md, I4). 2 % sits above that
+ * start-up; the copy control (verify.test.ts) keeps the default 1 %.
+ */
+const THRESHOLD = "2";
 const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
 const CLIENT = new URL("./verify/_metis_user_client.ts", import.meta.url).pathname;
 
@@ -34,6 +42,8 @@ Deno.test("axl verify -- a user's script attaching each camera frame to the Meti
       pci,
       "--frames",
       String(FRAMES),
+      "--threshold",
+      THRESHOLD,
       "--artifacts",
       dir,
       "--",
