@@ -27,8 +27,8 @@ SPLAT_LINE='WARNING:|BUG:|Oops|KASAN|UBSAN|general protection fault|kernel BUG|C
 #   bring-up cpus_read_lock() does not hold the online mask still, so
 #   flush_work() meets a per-CPU work it never initialised and WARNs in
 #   __flush_work() (kernel/workqueue.c; upstream fixed it in "rcu-tasks: Fix race
-#   in schedule and flush work"). It depends on timing: one boot of the arm64
-#   debug kernel in several printed it. Shown by its WARNING line.
+#   in schedule and flush work"). It depends on timing: two boots of the arm64
+#   debug kernel in five printed it. Shown by its WARNING line.
 BENIGN_LINE='WARNING: stack going in the wrong direction\? at return_to_handler'
 BENIGN_REPORT='DMA-API: vivid vivid\.[0-9]+: mapping sg segment longer than device claims to support'
 BENIGN_REPORT_FROM='rcu_tasks_rude_wait_gp[+]0x'
