@@ -37,10 +37,14 @@ async function verifyCase(
   // vivid attaches only frames up to 1 MiB; the copy control uses big heap frames so that
   // the copy stands well above the 1% threshold. 1080p gave 1.9% on x86_64 but 1.3% on the
   // arm64 guest, where TCG runs glibc's __memcpy_generic fast next to everything else: 4K there.
-  const [w, h] = Deno.build.arch === "aarch64" ? [3840, 2160] : [1920, 1080];
+  const size = producer === "vivid"
+    ? { width: 640, height: 480 }
+    : Deno.build.arch === "aarch64"
+    ? { width: 3840, height: 2160 }
+    : { width: 1920, height: 1080 };
   using cam = producer === "vivid"
-    ? V4l2Producer.open({ device: vivid.path })
-    : HeapProducer.open({ format: "NV12", width: w, height: h });
+    ? V4l2Producer.open({ device: vivid.path, ...size })
+    : HeapProducer.open({ format: "NV12", ...size });
   const { result, artifacts } = await runVerify({
     artifacts: `${results}/verify-${name}`,
     // The bound `axl verify` gives a job: function_graph slows every job down.
@@ -48,12 +52,7 @@ async function verifyCase(
       frames: 60,
       mode,
       producer: cam,
-      timeoutMs: verifyJobTimeoutMs(
-        producer === "vivid" ? { width: 640, height: 480 } : {
-          width: w,
-          height: h,
-        },
-      ),
+      timeoutMs: verifyJobTimeoutMs(size),
     }),
     headline: `device test ${name}`,
     ...(bufferSizeKb ? { bufferSizeKb } : {}),
