@@ -289,9 +289,10 @@ else
 	cmdline=(console=ttyAMA0 panic=-1 oops=panic axl.rootrw=1)
 fi
 if ((verbose)); then cmdline+=(loglevel=7); else cmdline+=(quiet loglevel=4); fi
-# The suite judges the kernel log from boot (tests/device/run-suite.sh): 16 MiB keeps a
-# debug kernel's reports, every DMA-API one included (stage2.sh), from pushing out the start.
-cmdline+=(log_buf_len=16M)
+# The suite judges the kernel log from boot (tests/device/run-suite.sh): 64 MiB keeps a
+# debug kernel's reports, every DMA-API one included (stage2.sh), from pushing out the
+# start (a whole debug-kernel suite prints about 30 MB of them: docs/rig.md).
+cmdline+=(log_buf_len=64M)
 ((shell)) && cmdline+=(axl.shell=1)
 cmdline+=("${append[@]}")
 

@@ -121,12 +121,12 @@ if ! kernel_log_from_boot "$results/dmesg-suite.txt"; then
 	dmesg_part="dmesg incomplete"
 fi
 if [[ -n $ignored ]]; then
-	say "kernel log lines known to be benign (not counted):"
-	printf '%s\n' "$ignored" | head -n 10
+	say "kernel log lines known to be benign (not counted): $(grep -c . <<<"$ignored"), the first:"
+	head -n 10 <<<"$ignored"
 fi
 if [[ -n $splats ]]; then
 	say "kernel log has splats:"
-	printf '%s\n' "$splats" | head -n 40
+	head -n 40 <<<"$splats"
 	problems+=("kernel splats in dmesg")
 	failed=$((failed + 1))
 	dmesg_part="dmesg has splats"

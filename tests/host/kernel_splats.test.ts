@@ -77,6 +77,91 @@ Deno.test("the same WARN from any other path still fails the suite", async () =>
   });
 });
 
+Deno.test("DMA-API's sync-direction reports from a dma-heap's CPU access are benign, whole", async () => {
+  const { splats, ignored } = await splatsOf(fixture("5.15-arm64-debug-heap-sync-direction.txt"));
+  assert.deepEqual(splats, [], "nothing of the reports counts, not even their Call traces");
+  assert.equal(ignored.length, 5);
+  for (const line of ignored) {
+    assert.match(line, /DMA-API: (vivid vivid\.0|axl-metis-sim \S+): device driver syncs/);
+  }
+});
+
+Deno.test("the same sync reports from anything but a heap's CPU access fail the suite", async () => {
+  const log = await Deno.readTextFile(fixture("5.15-arm64-debug-heap-sync-direction.txt"));
+  const direct = log.replaceAll(/cma_heap_dma_buf_(begin|end)_cpu_access/g, "axl_engine_sync_$1");
+  await withLog(direct, async (file) => {
+    const { splats, ignored } = await splatsOf(file);
+    assert.equal(splats.filter((l) => /WARNING: CPU/.test(l)).length, 5);
+    assert.deepEqual(ignored, []);
+  });
+});
+
+Deno.test("another DMA-API report under a heap's CPU access still fails the suite", async () => {
+  const log = await Deno.readTextFile(fixture("5.15-arm64-debug-heap-sync-direction.txt"));
+  const other = log.replaceAll(
+    "device driver syncs DMA memory with different direction",
+    "device driver frees DMA memory with wrong function",
+  );
+  await withLog(other, async (file) => {
+    const { splats, ignored } = await splatsOf(file);
+    assert.equal(
+      splats.filter((l) => /WARNING: CPU/.test(l)).length,
+      3,
+      "the three reports of that message",
+    );
+    assert.equal(ignored.length, 2);
+  });
+});
+
+/** The fixture's first two reports, their lines taken in turn as two CPUs print them. */
+async function interleavedReports(): Promise<string[]> {
+  const lines = (await Deno.readTextFile(fixture("5.15-arm64-debug-heap-sync-direction.txt")))
+    .split("\n");
+  const report = (k: number) => {
+    const starts = lines.flatMap((l, i) => (/cut here/.test(l) ? [i] : []));
+    const end = lines.findIndex((l, i) => i > starts[k]! && /---\[ end trace/.test(l));
+    return lines.slice(starts[k]!, end + 1);
+  };
+  const [a, b] = [report(0), report(1)];
+  return Array.from({ length: Math.max(a.length, b.length) }, (_, i) => [a[i], b[i]])
+    .flat().filter((l): l is string => l !== undefined);
+}
+
+Deno.test("two benign reports printed at once by two CPUs are benign together", async () => {
+  await withLog((await interleavedReports()).join("\n") + "\n", async (file) => {
+    const { splats, ignored } = await splatsOf(file);
+    assert.deepEqual(splats, []);
+    assert.equal(ignored.length, 2);
+  });
+});
+
+Deno.test("anything else inside two interleaved reports fails the suite", async () => {
+  const lines = await interleavedReports();
+  lines.splice(30, 0, "[  504.9] BUG: KASAN: use-after-free in axl_job_cleanup+0x30/0xe0 [axl]");
+  await withLog(lines.join("\n") + "\n", async (file) => {
+    const { splats, ignored } = await splatsOf(file);
+    assert.ok(splats.some((l) => /BUG: KASAN/.test(l)), splats.join("\n"));
+    assert.equal(splats.filter((l) => /WARNING: CPU/.test(l)).length, 2);
+    assert.deepEqual(ignored, []);
+  });
+});
+
+Deno.test("the Metis node's overlapping-mapping report at attach is benign, whole", async () => {
+  const { splats, ignored } = await splatsOf(fixture("5.15-arm64-debug-metis-attach-eexist.txt"));
+  assert.deepEqual(splats, []);
+  assert.equal(ignored.length, 1);
+  assert.match(ignored[0]!, /axl-metis-sim 0000:00:01\.0: cacheline tracking EEXIST/);
+});
+
+Deno.test("an overlapping-mapping report from any other mapping fails the suite", async () => {
+  const log = await Deno.readTextFile(fixture("5.15-arm64-debug-metis-attach-eexist.txt"));
+  await withLog(log.replaceAll("axl_metis_attach", "axl_import_map"), async (file) => {
+    const { splats, ignored } = await splatsOf(file);
+    assert.ok(splats.some((l) => /WARNING: CPU/.test(l)), splats.join("\n"));
+    assert.deepEqual(ignored, []);
+  });
+});
+
 Deno.test("splats outside a cut-here report count line by line; the ORC note does not", async () => {
   const log = [
     "[   10.1] WARNING: stack going in the wrong direction? at return_to_handler+0x0/0x40",

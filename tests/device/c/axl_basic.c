@@ -309,6 +309,57 @@ static bool trace_has(const char *text, const char *a, const char *b)
 	return false;
 }
 
+/*
+ * The engine begins its CPU access by what it does: it reads the frame
+ * DMA_FROM_DEVICE (on a system that is not DMA-coherent, what invalidates
+ * lines a camera wrote behind the CPU; videobuf2 leaves that to the buffer's
+ * CPU users) and writes the result DMA_TO_DEVICE. Seen by a kprobe on
+ * dma_buf_begin_cpu_access() around one job.
+ */
+static int case_cpu_access_directions(void)
+{
+	struct frame f = { .fd = -1 };
+	struct axl_import_fd imp;
+	struct axl_submit sub;
+	struct fence_state st;
+	struct axl_result ref;
+	struct axl_info info;
+	int dev, res, ret, n[3];
+	char inst[64];
+
+	dev = open_dev_info(&info);
+	FAIL_IF(dev < 0, "open: %s", axl_errname(dev));
+	EXPECT_RET(frame_make(&f, AXL_PIXFMT_NV12, 640, 480, 0, 21), 0);
+	frame_reference(&f.g, f.map, &ref);
+	res = heap_alloc(PAGE);
+	FAIL_IF(res < 0, "result alloc: %s", axl_errname(res));
+	EXPECT_RET(result_poison(res), 0);
+	EXPECT_RET(axl_import(dev, f.fd, 640, 480, AXL_PIXFMT_NV12, 0, AXL_IMPORT_TO_DEVICE,
+			      &imp), 0);
+
+	/* only the job: the test's own DMA_BUF_IOCTL_SYNCs are outside */
+	snprintf(inst, sizeof(inst), "axl_basic_cpu_%d", getpid());
+	ret = begin_cpu_record(inst);
+	FAIL_IF(ret, "kprobe on dma_buf_begin_cpu_access: %s", axl_errname(ret));
+	ret = axl_submit(dev, imp.handle, res, 0, &sub);
+	if (!ret)
+		ret = fence_finish(sub.fence_fd, &st) == 1 ? 0 : -EIO;
+	FAIL_IF(begin_cpu_stop(inst, n), "cannot read the trace");
+	FAIL_IF(ret, "the job: %s", axl_errname(ret));
+	EXPECT_RET(result_check(res, &ref, sub.seqno), 0);
+	tap_diag("one job began CPU access %d time(s) FROM_DEVICE, %d TO_DEVICE, %d BIDIRECTIONAL",
+		 n[2], n[1], n[0]);
+	FAIL_IF(n[2] != 1, "the frame's read began FROM_DEVICE %d time(s), not once", n[2]);
+	FAIL_IF(n[1] != 1, "the result's write began TO_DEVICE %d time(s), not once", n[1]);
+	FAIL_IF(n[0], "%d access(es) began BIDIRECTIONAL", n[0]);
+	EXPECT_RET(axl_release(dev, imp.handle), 0);
+	close(sub.fence_fd);
+	close(res);
+	frame_free(&f);
+	close(dev);
+	return KSFT_PASS;
+}
+
 /* The "done when" of the driver: bufinfo and the import tracepoint while imported. */
 static int case_attach_and_trace(void)
 {
@@ -1122,6 +1173,8 @@ static const struct axl_case cases[] = {
 	{ "GET_INFO reports the engine", case_info },
 	{ "frames come back with the independently computed result", case_frames },
 	{ "bufinfo lists the device and the tracepoints fire while imported", case_attach_and_trace },
+	{ "the engine reads a frame FROM_DEVICE and writes the result TO_DEVICE",
+	  case_cpu_access_directions },
 	{ "invalid fds are rejected", case_bad_fds },
 	{ "bad flags, reserved fields and geometry are rejected", case_bad_args },
 	{ "bad user pointers fail with EFAULT and leave nothing behind", case_efault },

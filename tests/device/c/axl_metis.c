@@ -269,6 +269,40 @@ static int case_roundtrip(void)
 	return KSFT_PASS;
 }
 
+/*
+ * The eDMA begins its CPU access by what it does: a WRITE (buffer to card)
+ * reads the buffer DMA_FROM_DEVICE, a READ (card to buffer) stores into part
+ * of it DMA_BIDIRECTIONAL, so the rest of a cache line it ends in is fresh
+ * before the end cleans the line. Seen by a kprobe on
+ * dma_buf_begin_cpu_access() around one transfer each way.
+ */
+static int case_cpu_access_directions(void)
+{
+	int f = node_open(), ret, n[3];
+	char inst[64];
+	struct buf a;
+
+	FAIL_IF(f < 0, "open %s", node_path);
+	EXPECT_RET(buf_make(&a, MIB, 3), 0);
+	EXPECT_RET(node_attach(f, a.fd), 0);
+	snprintf(inst, sizeof(inst), "axl_metis_cpu_%d", getpid());
+	ret = begin_cpu_record(inst);
+	FAIL_IF(ret, "kprobe on dma_buf_begin_cpu_access: %s", axl_errname(ret));
+	ret = node_xfer(f, 0, 5000, 777, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC);
+	if (!ret)
+		ret = node_xfer(f, 0, 5000, 4099, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC);
+	FAIL_IF(begin_cpu_stop(inst, n), "cannot read the trace");
+	FAIL_IF(ret, "transfer: %s", axl_errname(ret));
+	tap_diag("two transfers began CPU access %d time(s) FROM_DEVICE, %d TO_DEVICE, "
+		 "%d BIDIRECTIONAL", n[2], n[1], n[0]);
+	FAIL_IF(n[2] != 1, "the WRITE's read began FROM_DEVICE %d time(s), not once", n[2]);
+	FAIL_IF(n[0] != 1, "the READ's store began BIDIRECTIONAL %d time(s), not once", n[0]);
+	FAIL_IF(n[1], "%d access(es) began TO_DEVICE", n[1]);
+	EXPECT_RET(node_detach(f), 0);
+	close(f);
+	return KSFT_PASS;
+}
+
 static int case_async_poll(void)
 {
 	struct buf a;
@@ -758,6 +792,8 @@ int main(void)
 	static const struct axl_case cases[] = {
 		{ "properties, resources, statistics, unknown ioctls", case_queries },
 		{ "a buffer to card memory and back, whole and at offsets", case_roundtrip },
+		{ "the eDMA reads a buffer FROM_DEVICE and stores into one BIDIRECTIONAL",
+		  case_cpu_access_directions },
 		{ "ASYNC completion by poll(), status, CLEAR_POLL_EVENT", case_async_poll },
 		{ "one buffer per file: a second attach is refused", case_one_buffer },
 		{ "detach while a transfer is in flight: -EBUSY", case_detach_pending },

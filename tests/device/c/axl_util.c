@@ -634,13 +634,73 @@ int kmsg_mark(void)
 	return fd;
 }
 
-int kmsg_scan_splats(int mark, char *first, size_t len)
+/*
+ * A DMA-API report that a mapping was synced in a direction other than its
+ * own, when the sync is a dma-heap's begin_cpu_access()/end_cpu_access():
+ * the heaps sync every mapped attachment in the direction of the CPU's
+ * access, and our engine begins its reads DMA_FROM_DEVICE while our readers
+ * map DMA_TO_DEVICE (kernel/axl_drv.h). The same rule as the device suites'
+ * log check, tests/device/kernel_splats.sh.
+ */
+static bool heap_sync_says(const char *rec)
+{
+	return strstr(rec, "DMA-API: ") &&
+	       (strstr(rec, "device driver syncs DMA memory with different direction") ||
+		strstr(rec, "device driver syncs device read-only DMA memory for cpu") ||
+		strstr(rec, "device driver syncs device write-only DMA memory to device"));
+}
+
+static bool heap_sync_from(const char *rec)
+{
+	return strstr(rec, "_heap_dma_buf_begin_cpu_access+") ||
+	       strstr(rec, "_heap_dma_buf_end_cpu_access+");
+}
+
+static bool splat_line(const char *rec)
 {
 	static const char *const pats[] = {
 		"WARNING:", "BUG:", "Oops", "general protection fault",
 		"kernel BUG", "UBSAN", "KASAN", "refcount_t:", "list_add corruption",
 		"list_del corruption", "cut here", "released with pending",
 	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(pats); i++)
+		if (strstr(rec, pats[i]))
+			return true;
+	return false;
+}
+
+/*
+ * A report ("cut here" to "end trace"), held until it ends. Two CPUs that
+ * warn at once interleave their reports record by record, so a report that
+ * starts before the open one ends joins it and the cluster is judged whole.
+ */
+struct kmsg_report {
+	int open, reports, says, from, warns, others, hits;
+	char first[1024];
+};
+
+/*
+ * Counts what @r held unless every report in it is benign (above: as many
+ * heap-sync messages and heap frames as reports, one WARNING each, no other
+ * splat), and starts over.
+ */
+static void kmsg_report_close(struct kmsg_report *r, int *hits, char *first, size_t len)
+{
+	bool benign = r->reports && r->says == r->reports && r->from >= r->says &&
+		      r->warns == r->reports && !r->others;
+
+	if (r->hits && !benign) {
+		if (!*hits && first && len)
+			snprintf(first, len, "%s", r->first);
+		*hits += r->hits;
+	}
+	memset(r, 0, sizeof(*r));
+}
+
+int kmsg_scan_splats(int mark, char *first, size_t len)
+{
+	struct kmsg_report report = { 0 };
 	char rec[8192];
 	int hits = 0;
 	ssize_t n;
@@ -654,15 +714,27 @@ int kmsg_scan_splats(int mark, char *first, size_t len)
 		if (n <= 0)
 			break;
 		rec[n] = 0;
-		for (size_t i = 0; i < ARRAY_SIZE(pats); i++) {
-			if (strstr(rec, pats[i])) {
-				if (!hits && first && len)
-					snprintf(first, len, "%s", rec);
-				hits++;
-				break;
-			}
+		if (strstr(rec, "cut here")) {
+			report.open++;
+			report.reports++;
+		} else if (!report.open) {
+			if (splat_line(rec) && !hits++ && first && len)
+				snprintf(first, len, "%s", rec);
+			continue;
+		} else {
+			report.says += heap_sync_says(rec);
+			report.from += heap_sync_from(rec);
+			if (strstr(rec, "WARNING: CPU: "))
+				report.warns++;
+			else if (splat_line(rec))
+				report.others++;
 		}
+		if (splat_line(rec) && !report.hits++)
+			snprintf(report.first, sizeof(report.first), "%.1000s", rec);
+		if (strstr(rec, "---[ end trace") && !--report.open)
+			kmsg_report_close(&report, &hits, first, len);
 	}
+	kmsg_report_close(&report, &hits, first, len);
 	return hits;
 }
 
@@ -714,6 +786,62 @@ void trace_instance_remove(const char *name)
 	write_str(path, "0");
 	snprintf(path, sizeof(path), TRACEFS "/instances/%s", name);
 	rmdir(path);
+}
+
+/* ---- the directions of dma_buf_begin_cpu_access() ---- */
+
+#define BEGIN_CPU_EVENT "axl_cpu/begin_cpu"
+
+/* Appends to a tracefs file (kprobe_events: a plain write would clear it). */
+static int append_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+int begin_cpu_record(const char *inst)
+{
+	static const char *const events[] = { BEGIN_CPU_EVENT, NULL };
+	int ret;
+
+	append_str(TRACEFS "/kprobe_events", "-:" BEGIN_CPU_EVENT "\n"); /* a crashed run's */
+	ret = append_str(TRACEFS "/kprobe_events",
+			 "p:" BEGIN_CPU_EVENT " dma_buf_begin_cpu_access dir=$arg2:s32\n");
+	if (ret)
+		return ret;
+	ret = trace_instance_create(inst, events);
+	if (ret) {
+		int counts[3];
+
+		begin_cpu_stop(inst, counts);
+	}
+	return ret;
+}
+
+int begin_cpu_stop(const char *inst, int counts[3])
+{
+	char *text = trace_instance_read(inst), *at;
+
+	trace_instance_remove(inst);
+	append_str(TRACEFS "/kprobe_events", "-:" BEGIN_CPU_EVENT "\n");
+	counts[0] = counts[1] = counts[2] = 0;
+	if (!text)
+		return -EIO;
+	for (at = text; (at = strstr(at, "begin_cpu: ")); at++) {
+		const char *dir = strstr(at, " dir=");
+		int v = dir ? atoi(dir + 5) : -1;
+
+		if (v >= 0 && v <= 2)
+			counts[v]++;
+	}
+	free(text);
+	return 0;
 }
 
 /* ---- reloading the module ---- */

@@ -175,12 +175,21 @@ int axl_module_run_reloaded(const char *extra, int (*check)(void));
 
 /* Kernel log: remember the end, later scan what came after it. */
 int kmsg_mark(void);                       /* fd to keep, or -errno */
-int kmsg_scan_splats(int mark, char *first, size_t len); /* count of WARN/BUG/Oops lines */
+int kmsg_scan_splats(int mark, char *first, size_t len); /* WARN/BUG/Oops lines, benign reports left out */
 
 /* ---- tracefs instance ---- */
 int trace_instance_create(const char *name, const char *const *events);
 char *trace_instance_read(const char *name); /* malloc'd text or NULL */
 void trace_instance_remove(const char *name);
+
+/*
+ * Every dma_buf_begin_cpu_access() and its direction, recorded by a kprobe
+ * into tracefs instance @inst: record, run, stop. Stop counts each direction
+ * (DMA_BIDIRECTIONAL 0, DMA_TO_DEVICE 1, DMA_FROM_DEVICE 2) into @counts and
+ * removes the probe. 0 or -errno.
+ */
+int begin_cpu_record(const char *inst);
+int begin_cpu_stop(const char *inst, int counts[3]);
 
 int sysfs_write(const char *path, const char *value); /* 0 or -errno */
 
