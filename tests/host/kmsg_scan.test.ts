@@ -3,16 +3,17 @@
 // and counts everything else. Built for the host and fed the kernel logs of the fixtures.
 import assert from "node:assert/strict";
 
-const root = new URL("../../..", import.meta.url).pathname;
+const root = new URL("../..", import.meta.url).pathname;
 const fixture = (name: string) => `${root}tests/fixtures/dmesg/${name}`;
 const heapSync = fixture("5.15-arm64-debug-heap-sync-direction.txt");
 
 let feeder: string | undefined;
 
-/** Builds the feeder once: tests/host/kmsg/kmsg_feed.c with the C tests' util. */
+/** Builds the feeder once: tests/host/kmsg_feed.c with the C tests' util. */
 async function build(): Promise<string> {
   if (feeder) return feeder;
-  const dir = await Deno.makeTempDir({ prefix: "axl-kmsg-" });
+  const dir = `${root}build/host-tests`;
+  await Deno.mkdir(dir, { recursive: true });
   const out = await new Deno.Command("cc", {
     args: [
       "-std=gnu11",
@@ -22,7 +23,7 @@ async function build(): Promise<string> {
       `-I${root}tests/device/c`,
       "-o",
       `${dir}/kmsg_feed`,
-      `${root}tests/host/kmsg/kmsg_feed.c`,
+      `${root}tests/host/kmsg_feed.c`,
       `${root}tests/device/c/axl_util.c`,
     ],
   }).output();
