@@ -740,9 +740,10 @@ int kmsg_scan_splats(int mark, char *first, size_t len)
 
 /* ---- tracefs instance ---- */
 
-static int write_str(const char *path, const char *s)
+/* @flags: 0, or O_APPEND for kprobe_events (a plain write clears it) */
+static int write_str_flags(const char *path, const char *s, int flags)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+	int fd = open(path, O_WRONLY | O_CLOEXEC | flags), ret = 0;
 
 	if (fd < 0)
 		return -errno;
@@ -750,6 +751,11 @@ static int write_str(const char *path, const char *s)
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+static int write_str(const char *path, const char *s)
+{
+	return write_str_flags(path, s, 0);
 }
 
 int trace_instance_create(const char *name, const char *const *events)
@@ -792,17 +798,9 @@ void trace_instance_remove(const char *name)
 
 #define BEGIN_CPU_EVENT "axl_cpu/begin_cpu"
 
-/* Appends to a tracefs file (kprobe_events: a plain write would clear it). */
 static int append_str(const char *path, const char *s)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		ret = -errno;
-	close(fd);
-	return ret;
+	return write_str_flags(path, s, O_APPEND);
 }
 
 int begin_cpu_record(const char *inst)
