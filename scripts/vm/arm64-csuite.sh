@@ -63,7 +63,7 @@ while IFS='=' read -r k v; do rig[$k]=$v; done < <("$here/ensure.sh" --arch aarc
 	--kernel-kit "$kit" --mem "$mem" --smp 2 || echo "FAILED=1")
 [[ -z ${rig[FAILED]:-} ]] || exit "$AXL_VM_EXIT_CANNOT_RUN"
 release=${rig[KVER]}
-vm_apt_install cpio gzip
+vm_apt_install cpio gzip socat
 
 build=$(mktemp -d "${TMPDIR:-/tmp}/axl-arm64.XXXXXX")
 trap 'rm -rf "$build"' EXIT
@@ -94,25 +94,58 @@ fi
 mkdir -p "$results" && results=$(cd "$results" && pwd)
 find "$results" -mindepth 1 -delete
 
+# A debug-kernel guest has stopped making progress with nothing in its log (the
+# vCPUs busy, no test's timeout firing: docs/rig.md). Before the run's time is up,
+# ask QEMU where each vCPU is and name the PCs from the guest's kallsyms.
+monitor=$build/monitor.sock
+vcpu_dump() {
+	local regs=$results/stall-vcpus.txt pc i
+	for i in 1 2 3; do # three looks, a second apart: a loop shows as the same few PCs
+		printf 'info registers -a\n' | socat -t 5 - "UNIX-CONNECT:$monitor" >>"$regs" 2>&1 || return 0
+		echo >>"$regs"
+		sleep 1
+	done
+	[[ -s $results/kallsyms ]] || return 0
+	# 16 lower-case hex digits each side: string order is address order
+	for pc in $(grep -oE 'PC=[0-9a-f]{16}' "$regs" | cut -d= -f2); do
+		awk -v pc="$pc" '$1 <= pc && $1 > best { best = $1; name = $3 " " $4 }
+			END { print "PC " pc ": " name " (at " best ")" }' "$results/kallsyms"
+	done >>"$regs"
+}
+vcpu_watch() {
+	local left=$((timeout > 40 ? timeout - 20 : timeout))
+	while ((left-- > 0)); do
+		sleep 1
+		[[ -e $results/finished ]] && return
+	done
+	vcpu_dump
+}
+
 log=$results/console.log
 vm_log "booting $release (${flavour#linux-5.15-}; timeout $timeout s)"
 t0=$(date +%s)
+vcpu_watch >/dev/null 2>&1 &
+watch=$!
 set +e
 # shellcheck disable=SC2054 # commas inside QEMU option values
 timeout -k 10 "$timeout" qemu-system-aarch64 "${vm_arm64_machine[@]}" -dtb "${rig[DTB]}" \
 	-accel "tcg,thread=$tcg_thread" -m "$mem" -smp 2 -no-reboot -nic none \
-	-display none -monitor none -serial stdio -device edu \
+	-display none -monitor "unix:$monitor,server=on,wait=off" -serial stdio -device edu \
 	-kernel "$kit/Image" -initrd "$build/initramfs.gz" \
 	-append "console=ttyAMA0 panic=-1 oops=panic quiet loglevel=4 log_buf_len=64M" \
 	-virtfs "local,path=$results,mount_tag=axlresults,security_model=none" \
 	</dev/null >"$log" 2>&1
 qrc=$?
+kill "$watch" 2>/dev/null
+wait "$watch" 2>/dev/null
 set -e
 wall=$(($(date +%s) - t0))
 
 crash=$(grep -m1 -E 'Kernel panic|Oops|BUG:|Internal error' "$log" || true)
 if ((qrc == 124 || qrc == 137)); then
 	vm_log "timed out after $timeout s (console log $log)"
+	[[ -s $results/stall-vcpus.txt ]] && vm_log "where the vCPUs were: $results/stall-vcpus.txt" &&
+		grep '^PC ' "$results/stall-vcpus.txt" >&2
 	exit "$AXL_VM_EXIT_TIMEOUT"
 elif [[ ! -e $results/finished ]]; then
 	vm_log "guest kernel crashed: ${crash:-stopped without finishing} (console log $log)"
