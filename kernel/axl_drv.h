@@ -132,9 +132,9 @@ struct axl_import {
  *  - AXL_CPU_READ to read what a device may have written (a camera frame):
  *    on a system that is not DMA-coherent this is what invalidates the CPU's
  *    stale lines of the buffer. Nothing else does it for a camera frame:
- *    videobuf2 skips its own cache syncs for a DMABUF queue and leaves them
- *    to the buffer's CPU users (videobuf2-core.c, init_buffer_cache_hints()),
- *    and arm64 invalidates for any direction but DMA_TO_DEVICE.
+ *    videobuf2's cache hints skip its prepare/finish syncs for a DMABUF
+ *    queue ("DMA exporter should take care of cache syncs"), and arm64
+ *    invalidates for any direction but DMA_TO_DEVICE.
  *  - AXL_CPU_WRITE to store the result header, which only the engine writes:
  *    the end cleans the lines for the devices that read it.
  *  - AXL_CPU_READ_WRITE to store into part of a buffer that devices write too
