@@ -8,7 +8,7 @@ import type { Device } from "../core/device.ts";
 import { HeapProducer } from "../frames/producers/heap_producer.ts";
 import type { Producer } from "../frames/producers/producer.ts";
 import { listCaptureDevices, V4l2Producer } from "../frames/producers/v4l2_producer.ts";
-import { devicePaths } from "../core/device.ts";
+import { devicePaths, MAX_SUBMIT_TIMEOUT_MS } from "../core/device.ts";
 import type { MetisDevice } from "../core/metis/device.ts";
 import { metisNodes, parseNodeName } from "../core/metis/node.ts";
 import { pathExists } from "../core/path_exists.ts";
@@ -56,20 +56,26 @@ export function openVerifyProducer(
 
 /**
  * How long one job of a verify run may take: 1 s per started MiB of NV12 frame, at least
- * 10 s. Verify traces every dma-buf function with function_graph while the jobs run, and the
- * engine's CRC pass scales with the frame: a 4K frame (12 MiB) took over 2 s on the x86_64
- * guest under load, and a 640x480 one 1.8–2.1 s on the arm64 lockdep/KASAN kernel under QEMU.
- * A job that times out fails the run, so the bound only has to catch a stalled engine.
+ * 10 s, at most `max` (the device's own bound: {@linkcode MAX_SUBMIT_TIMEOUT_MS} for axl's
+ * engine, which therefore gets 10 s for every frame size). Verify traces every dma-buf function
+ * with function_graph while the jobs run, and the engine's CRC pass scales with the frame: a 4K
+ * frame (12 MiB) took over 2 s on the x86_64 guest under load, and a 640x480 one 1.8–2.1 s on
+ * the arm64 lockdep/KASAN kernel under QEMU. A job that times out fails the run, so the bound
+ * only has to catch a stalled engine.
  *
  * @example
  * ```ts
  * import { verifyJobTimeoutMs } from "./verify_builtin.ts";
+ * import { MAX_SUBMIT_TIMEOUT_MS } from "../core/device.ts";
  * if (verifyJobTimeoutMs({ width: 640, height: 480 }) !== 10_000) throw new Error();
  * if (verifyJobTimeoutMs({ width: 3840, height: 2160 }) !== 12_000) throw new Error();
+ * const fourK = verifyJobTimeoutMs({ width: 3840, height: 2160 }, MAX_SUBMIT_TIMEOUT_MS);
+ * if (fourK !== 10_000) throw new Error();
  * ```
  */
-export function verifyJobTimeoutMs(size: FrameSize): number {
-  return Math.max(10_000, Math.ceil((size.width * size.height * 1.5) / 2 ** 20) * 1000);
+export function verifyJobTimeoutMs(size: FrameSize, max = Infinity): number {
+  const scaled = Math.ceil((size.width * size.height * 1.5) / 2 ** 20) * 1000;
+  return Math.min(max, Math.max(10_000, scaled));
 }
 
 /** A builtin workload ready for runVerify, with its headline and device. */
@@ -107,7 +113,7 @@ export function builtinRun(
         mode,
         producer,
         device,
-        timeoutMs: verifyJobTimeoutMs(plan.size),
+        timeoutMs: verifyJobTimeoutMs(plan.size, MAX_SUBMIT_TIMEOUT_MS),
         ...(heap !== undefined ? { heap } : {}),
       },
       `builtin workload, ${frames} frames, ${mode}, producer ${producer.name}`,

@@ -92,13 +92,16 @@ export const ImportOptions = z.object({
 /** Input type of {@linkcode ImportOptions}. */
 export type ImportOptions = z.input<typeof ImportOptions>;
 
+/** The longest job timeout the driver takes (`AXL_SUBMIT_MAX_TIMEOUT_US`, 10 s). */
+export const MAX_SUBMIT_TIMEOUT_MS = 10_000;
+
 /** Options of {@linkcode Device.submit}. */
 export const SubmitOptions = z.object({
   result: z.custom<DmaBuf>((v) => typeof v === "object" && v !== null && "fd" in v, {
     message: "result must be a DmaBuf",
   }),
   model: u32.default(0),
-  timeoutMs: z.number().int().min(0).max(10_000).default(0),
+  timeoutMs: z.number().int().min(0).max(MAX_SUBMIT_TIMEOUT_MS).default(0),
 }).strict();
 /** Input type of {@linkcode SubmitOptions}. */
 export type SubmitOptions = z.input<typeof SubmitOptions>;

@@ -14,6 +14,7 @@ import { judgeArtifacts } from "../../lib/verify/replay.ts";
 import { chooseImporter } from "../../lib/verify/evidence/importer.ts";
 import { systemAt } from "../../lib/doctor/system.ts";
 import { verifyJobTimeoutMs } from "../../lib/commands/verify_builtin.ts";
+import { MAX_SUBMIT_TIMEOUT_MS } from "../../lib/core/device.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-verify-test-" });
@@ -52,7 +53,7 @@ async function verifyCase(
       frames: 60,
       mode,
       producer: cam,
-      timeoutMs: verifyJobTimeoutMs(size),
+      timeoutMs: verifyJobTimeoutMs(size, MAX_SUBMIT_TIMEOUT_MS),
     }),
     headline: `device test ${name}`,
     ...(bufferSizeKb ? { bufferSizeKb } : {}),
