@@ -62,6 +62,10 @@ async function verifyCase(
     // The default: the PCI function axl-metis-sim is bound to.
     importer: chooseImporter(systemAt("/"), {}),
   });
+  // The builtin workload ran every frame: a copy control whose workload died after one frame
+  // (RangeError) once still FAILed on I4 by the copies it made before.
+  const w = result.axl.workload;
+  assert.equal(w.exit_code, 0, `the workload ended badly: ${w.stderr_tail ?? "no stderr"}`);
   // A never-expanded top-level buffer (5.15 runs function_graph there) comes back expanded.
   assert.deepEqual(expandedKb(tracefsState()), expandedKb(before), "tracefs left as found");
   const line = Object.values(result.axl.invariants).map((i) => `${i.id}=${i.status}`).join(" ");
