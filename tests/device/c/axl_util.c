@@ -703,6 +703,7 @@ int kmsg_scan_splats(int mark, char *first, size_t len)
 	struct kmsg_report report = { 0 };
 	char rec[8192];
 	int hits = 0;
+	bool splat;
 	ssize_t n;
 
 	if (first && len)
@@ -714,11 +715,12 @@ int kmsg_scan_splats(int mark, char *first, size_t len)
 		if (n <= 0)
 			break;
 		rec[n] = 0;
+		splat = splat_line(rec);
 		if (strstr(rec, "cut here")) {
 			report.open++;
 			report.reports++;
 		} else if (!report.open) {
-			if (splat_line(rec) && !hits++ && first && len)
+			if (splat && !hits++ && first && len)
 				snprintf(first, len, "%s", rec);
 			continue;
 		} else {
@@ -726,10 +728,10 @@ int kmsg_scan_splats(int mark, char *first, size_t len)
 			report.from += heap_sync_from(rec);
 			if (strstr(rec, "WARNING: CPU: "))
 				report.warns++;
-			else if (splat_line(rec))
+			else if (splat)
 				report.others++;
 		}
-		if (splat_line(rec) && !report.hits++)
+		if (splat && !report.hits++)
 			snprintf(report.first, sizeof(report.first), "%.1000s", rec);
 		if (strstr(rec, "---[ end trace") && !--report.open)
 			kmsg_report_close(&report, &hits, first, len);
