@@ -11,6 +11,7 @@ import {
   printValue,
   runGstLaunch,
 } from "../../../lib/caps/mod.ts";
+import { envCount } from "../_env_count.ts";
 import { seededRandom } from "../formats/_rand.ts";
 import { randomCaps } from "./_gen.ts";
 import { needsGst, requireGst } from "./_gst.ts";
@@ -111,7 +112,7 @@ Deno.test(
   async () => {
     requireGst();
     const { seed, next } = seededRandom("intersect-oracle");
-    const trials = Number(Deno.env.get("AXL_ORACLE_TRIALS") ?? 200);
+    const trials = envCount("AXL_ORACLE_TRIALS", 200);
     let empty = 0;
     for (let i = 0; i < trials; i++) {
       const a = randomCaps(next, true);

@@ -10,6 +10,7 @@ import { parsePerfScript } from "../../../../lib/trace/parse/perf_script.ts";
 import { ParseError } from "../../../../lib/trace/parse/parse_error.ts";
 import { fixtureText } from "../_fixtures.ts";
 import { mulberry32 } from "../../_rng.ts";
+import { envCount } from "../../_env_count.ts";
 
 const FLIP_BYTES = [
   0x00,
@@ -117,7 +118,7 @@ const CASES: Array<[string, string, (text: string) => Promise<unknown> | unknown
   ["6.12-rt", "maps-copy.txt", (t) => parseDmaBufMaps(t)],
 ];
 
-const ROUNDS = Number(Deno.env.get("AXL_FUZZ_ROUNDS") ?? 300);
+const ROUNDS = envCount("AXL_FUZZ_ROUNDS", 300);
 
 for (const [kernel, name, run] of CASES) {
   Deno.test(`parsers survive ${ROUNDS} seeded mutations of ${kernel}/${name}`, async () => {
