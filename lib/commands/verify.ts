@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { DeviceInfo } from "../core/device.ts";
+import { type DeviceInfo, MAX_SUBMIT_TIMEOUT_MS } from "../core/device.ts";
 import { systemAt } from "../doctor/system.ts";
 import { chooseImporter, importerNameProblem } from "../verify/evidence/importer.ts";
 import {
@@ -106,6 +106,14 @@ export const verifySpec: CommandSpec = {
       arg: "WxH",
       description: "frame size of the builtin producer (default 640x480; in\n" +
         "copy mode 3840x2160 from a heap, so the copy stands out in perf)",
+    },
+    "job-timeout": {
+      type: "string",
+      kind: "number",
+      arg: "MS",
+      description: "how long one job of the builtin workload may take (default 1 s\n" +
+        "per started MiB of frame, at least 10000; axl's engine takes at\n" +
+        `most ${MAX_SUBMIT_TIMEOUT_MS})`,
     },
     device: DEVICE_OPTION,
     config: {
@@ -265,6 +273,8 @@ export interface VerifyPlan {
   mode: WorkloadMode;
   /** Frame size of the builtin producer. */
   size: FrameSize;
+  /** `--job-timeout`: one builtin job's bound in ms (else it follows the frame size). */
+  jobTimeoutMs?: number;
   /** `--importer`, when given (else the importer is chosen from the machine). */
   importer?: string;
   /** The capture and judge options runVerify takes (without the workload and importer). */
@@ -300,6 +310,10 @@ export function verifyPlan(args: ParsedArgs): VerifyPlan {
     : mode === "copy"
     ? COPY_MODE_SIZE
     : ZERO_COPY_SIZE;
+  const jobTimeout = stringOption(args, "job-timeout");
+  const jobTimeoutMs = jobTimeout === undefined
+    ? undefined
+    : intOption("verify", "job-timeout", jobTimeout, 1);
   const threshold = Number(stringOption(args, "threshold") ?? "1");
   if (!(threshold > 0 && threshold <= 100)) {
     throw new UsageError("verify: --threshold must be in (0, 100]");
@@ -327,6 +341,7 @@ export function verifyPlan(args: ParsedArgs): VerifyPlan {
     ...(framesGiven !== undefined ? { framesGiven } : {}),
     mode,
     size,
+    ...(jobTimeoutMs !== undefined ? { jobTimeoutMs } : {}),
     ...(importer !== undefined ? { importer } : {}),
     run: {
       artifacts: stringOption(args, "artifacts") ?? "artifacts/verify",

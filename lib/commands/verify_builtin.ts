@@ -78,6 +78,32 @@ export function verifyJobTimeoutMs(size: FrameSize, max = Infinity): number {
   return Math.min(max, Math.max(10_000, scaled));
 }
 
+/**
+ * One builtin job's bound: `--job-timeout` when given, else {@linkcode verifyJobTimeoutMs}.
+ * A given bound above the device's `max` is a UsageError, not a run whose every submit fails.
+ *
+ * @example
+ * ```ts
+ * import { builtinJobTimeoutMs } from "./verify_builtin.ts";
+ * const size = { width: 640, height: 480 };
+ * if (builtinJobTimeoutMs({ size, jobTimeoutMs: 2500 }, 10_000) !== 2500) throw new Error();
+ * if (builtinJobTimeoutMs({ size }, 10_000) !== 10_000) throw new Error();
+ * ```
+ */
+export function builtinJobTimeoutMs(
+  plan: Pick<VerifyPlan, "size" | "jobTimeoutMs">,
+  max = Infinity,
+): number {
+  if (plan.jobTimeoutMs === undefined) return verifyJobTimeoutMs(plan.size, max);
+  if (plan.jobTimeoutMs > max) {
+    throw new UsageError(
+      `verify: --job-timeout ${plan.jobTimeoutMs} is more than axl's engine allows ` +
+        `(${max} ms); give at most that`,
+    );
+  }
+  return plan.jobTimeoutMs;
+}
+
 /** A builtin workload ready for runVerify, with its headline and device. */
 export interface BuiltinRun {
   /** The workload. */
@@ -106,6 +132,7 @@ export function builtinRun(
 ): BuiltinRun {
   const info = device.info();
   const { frames, mode } = plan;
+  const timeoutMs = builtinJobTimeoutMs(plan, MAX_SUBMIT_TIMEOUT_MS);
   return {
     workload: builtinWorkload(
       {
@@ -113,7 +140,7 @@ export function builtinRun(
         mode,
         producer,
         device,
-        timeoutMs: verifyJobTimeoutMs(plan.size, MAX_SUBMIT_TIMEOUT_MS),
+        timeoutMs,
         ...(heap !== undefined ? { heap } : {}),
       },
       `builtin workload, ${frames} frames, ${mode}, producer ${producer.name}`,
@@ -167,7 +194,7 @@ export function metisRun(
     producer,
     frames,
     mode,
-    timeoutMs: verifyJobTimeoutMs(plan.size),
+    timeoutMs: builtinJobTimeoutMs(plan),
     ...(heap !== undefined ? { heap } : {}),
   });
   const simulated = card.node.driver === "axl-metis";

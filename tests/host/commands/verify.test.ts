@@ -22,6 +22,11 @@ Deno.test("verifyPlan() fills the defaults and reads repeated and comma-separate
   const plain = verifyPlan({ values: {}, positionals: [] });
   assert.equal(plain.frames, 60);
   assert.equal(plain.mode, "zero-copy");
+  assert.equal(plain.jobTimeoutMs, undefined);
+  assert.equal(
+    verifyPlan({ values: { "job-timeout": "2500" }, positionals: [] }).jobTimeoutMs,
+    2500,
+  );
   assert.deepEqual(plain.run.judge, {
     acceptedExporters: [...DEFAULT_ACCEPTED_EXPORTERS],
     copyThresholdPercent: 1,
@@ -58,6 +63,7 @@ Deno.test("verifyPlan() names the option that is wrong", () => {
     [{ "bufinfo-interval": "-1" }, /--bufinfo-interval must be an integer >= 0/],
     [{ threshold: "x" }, /--threshold must be in \(0, 100\]/],
     [{ mode: "fast" }, /--mode must be zero-copy or copy, got 'fast'/],
+    [{ "job-timeout": "0" }, /--job-timeout must be an integer >= 1, got '0'/],
   ];
   for (const [values, message] of cases) {
     assert.throws(() => verifyPlan({ values, positionals: [] }), (e: Error) => {

@@ -31,6 +31,7 @@ const SHELL_OPTIONS: Record<string, string[]> = {
     "--producer",
     "--camera",
     "--size",
+    "--job-timeout",
     "--config",
     "--pid",
     "--duration",
