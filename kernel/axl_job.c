@@ -33,15 +33,15 @@
  * engine's signalling section, nor anywhere the fence's signalling waits
  * for: a holder of that lock may be waiting for the job's fence. So:
  *
- *  - SUBMIT begins the engine's access to the input (AXL_CPU_READ, what
- *    DMA_BUF_IOCTL_SYNC gives SYNC_READ) and to the result (AXL_CPU_WRITE,
- *    SYNC_WRITE's); axl_drv.h says why. It is process context before the
- *    job is queued, and the job's fence does not exist for anyone yet.
- *  - begin waits for the buffer's fences without a bound (a read for its
- *    writers', a write for all), and on 5.15 and 6.12 calls the exporter's
- *    begin_cpu_access (the cache invalidate) before that wait. So SUBMIT
- *    first waits itself, for what begin would (the input's writers, every
- *    fence of the result), interruptibly and
+ *  - SUBMIT begins the engine's access to the input and to the result,
+ *    both AXL_CPU_ACCESS (DMA_TO_DEVICE, what DMA_BUF_IOCTL_SYNC gives
+ *    SYNC_WRITE; axl_drv.h says why a read of the input is begun so). It
+ *    is process context before the job is queued, and the job's fence
+ *    does not exist for anyone yet.
+ *  - begin waits for the buffer's fences without a bound, and on 5.15 and
+ *    6.12 calls the exporter's begin_cpu_access (the cache invalidate)
+ *    before that wait. So SUBMIT first waits itself, for what begin would
+ *    (every fence of the input and of the result), interruptibly and
  *    for at most the job's timeout: -ETIMEDOUT or -EINTR, and no job. The
  *    dependencies the engine waits for are collected after begin, from the
  *    same reservation objects: only a fence added in between is left for
@@ -247,14 +247,13 @@ static int axl_job_write_result(struct axl_job *job, int status)
 }
 
 /*
- * Wait for what dma_buf_begin_cpu_access(@buf, @dir) would wait for, the
- * fences of @buf's writers for a read and every fence for a write, for at
- * most *@left jiffies, which are used up. 0, -ETIMEDOUT or -EINTR.
+ * Wait for what dma_buf_begin_cpu_access(@buf, AXL_CPU_ACCESS) would wait
+ * for, every fence of @buf, for at most *@left jiffies, which are used up.
+ * 0, -ETIMEDOUT or -EINTR.
  */
-static int axl_job_wait_idle(struct dma_buf *buf, enum dma_data_direction dir,
-			     long *left)
+static int axl_job_wait_idle(struct dma_buf *buf, long *left)
 {
-	long ret = axl_resv_wait(buf->resv, dir == DMA_FROM_DEVICE, *left);
+	long ret = axl_resv_wait(buf->resv, false, *left);
 
 	if (ret < 0)
 		return ret == -ERESTARTSYS ? -EINTR : (int)ret;
@@ -290,9 +289,9 @@ static int axl_submit_wait_idle(struct axl_file *file,
 	result = dma_buf_get(args->result_fd);
 	if (IS_ERR(result))
 		goto out_put_input;
-	ret = axl_job_wait_idle(input, AXL_CPU_READ, left);
+	ret = axl_job_wait_idle(input, left);
 	if (!ret)
-		ret = axl_job_wait_idle(result, AXL_CPU_WRITE, left);
+		ret = axl_job_wait_idle(result, left);
 	dma_buf_put(result);
 out_put_input:
 	dma_buf_put(input);
@@ -310,30 +309,30 @@ static int axl_job_begin_cpu(struct axl_job *job, long left)
 	int ret;
 
 	/* short: SUBMIT waited before taking the device lock */
-	ret = axl_job_wait_idle(input, AXL_CPU_READ, &left);
+	ret = axl_job_wait_idle(input, &left);
 	if (ret)
 		return ret;
-	ret = axl_job_wait_idle(job->result, AXL_CPU_WRITE, &left);
+	ret = axl_job_wait_idle(job->result, &left);
 	if (ret)
 		return ret;
-	ret = dma_buf_begin_cpu_access(input, AXL_CPU_READ);
+	ret = dma_buf_begin_cpu_access(input, AXL_CPU_ACCESS);
 	if (ret)
 		return ret;
-	ret = dma_buf_begin_cpu_access(job->result, AXL_CPU_WRITE);
+	ret = dma_buf_begin_cpu_access(job->result, AXL_CPU_ACCESS);
 	if (ret)
 		goto err_end_input;
 	return 0;
 
 err_end_input:
-	dma_buf_end_cpu_access(input, AXL_CPU_READ);
+	dma_buf_end_cpu_access(input, AXL_CPU_ACCESS);
 	return ret;
 }
 
 /* End what axl_job_begin_cpu() began; never in the signalling section. */
 static void axl_job_end_cpu(struct axl_job *job)
 {
-	dma_buf_end_cpu_access(job->result, AXL_CPU_WRITE);
-	dma_buf_end_cpu_access(job->import->dmabuf, AXL_CPU_READ);
+	dma_buf_end_cpu_access(job->result, AXL_CPU_ACCESS);
+	dma_buf_end_cpu_access(job->import->dmabuf, AXL_CPU_ACCESS);
 }
 
 static void axl_job_count(int status)

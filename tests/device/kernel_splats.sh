@@ -28,11 +28,11 @@ SPLAT_LINE='WARNING:|BUG:|Oops|KASAN|UBSAN|general protection fault|kernel BUG|C
 #      dma-heap's begin_cpu_access()/end_cpu_access(): the CMA and system heaps
 #      sync every mapped attachment of a buffer in the direction of the CPU's
 #      access, whatever direction that attachment was mapped in, and DMA-API
-#      debugging wants a mapping synced only in its own. The simulated engine
-#      reads a frame DMA_FROM_DEVICE while axl's readers map it DMA_TO_DEVICE
-#      (kernel/axl_drv.h), so every job is reported against axl's own mapping,
-#      and a camera's FROM_DEVICE mapping draws the same from any CPU write.
-#      The cache maintenance is what each access needs (docs/rig.md).
+#      debugging wants a mapping synced only in its own. A camera frame carries a
+#      FROM_DEVICE mapping (the camera writes it) beside TO_DEVICE ones (axl's
+#      readers), so any CPU access to it, the simulated engine's (begun
+#      DMA_TO_DEVICE: kernel/axl_drv.h) or a user's DMA_BUF_IOCTL_SYNC, is
+#      reported against one of them (docs/rig.md).
 #   3. "cacheline tracking EEXIST, overlapping mappings aren't supported" when
 #      the Metis node attaches a buffer (axl_metis_attach): the node maps every
 #      buffer DMA_BIDIRECTIONAL, as metis.ko does because an attach does not say

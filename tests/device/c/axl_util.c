@@ -638,9 +638,9 @@ int kmsg_mark(void)
  * A DMA-API report that a mapping was synced in a direction other than its
  * own, when the sync is a dma-heap's begin_cpu_access()/end_cpu_access():
  * the heaps sync every mapped attachment in the direction of the CPU's
- * access, and our engine begins its reads DMA_FROM_DEVICE while our readers
- * map DMA_TO_DEVICE (kernel/axl_drv.h). The same rule as the device suites'
- * log check, tests/device/kernel_splats.sh.
+ * access, so a buffer mapped in two directions (a camera's FROM_DEVICE, our
+ * readers' TO_DEVICE) draws one for any CPU access. The same rule as the
+ * device suites' log check, tests/device/kernel_splats.sh.
  */
 static bool heap_sync_says(const char *rec)
 {
