@@ -143,10 +143,11 @@ struct axl_import {
  * own syncs for a DMABUF queue. So on a system that is not DMA-coherent
  * metis-sim (a CPU standing in for the card) can read such a frame
  * through stale lines; the real card reads memory. Beginning reads
- * DMA_FROM_DEVICE would fix that, but DMA_API_DEBUG then reports our own
- * TO_DEVICE mapping at every sync of every sg entry, thousands of WARNs
- * a job on a scattered buffer, enough to stall a debug-kernel guest
- * (docs/rig.md). Left open until our readers can map another way.
+ * DMA_FROM_DEVICE would fix that, but DMA_API_DEBUG then reports every
+ * TO_DEVICE mapping of the frame at every job, one per import of it (the
+ * heaps sync each attachment), and debug-kernel guests stalled with it in
+ * three runs of seventeen (docs/rig.md). Left open until our readers can
+ * map another way (one attachment per buffer, say).
  */
 #define AXL_CPU_ACCESS DMA_TO_DEVICE
 
