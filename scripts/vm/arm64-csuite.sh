@@ -98,27 +98,13 @@ find "$results" -mindepth 1 -delete
 # vCPUs busy, no test's timeout firing: docs/rig.md). Before the run's time is up,
 # ask QEMU where each vCPU is and name the PCs from the guest's kallsyms.
 monitor=$build/monitor.sock
-vcpu_dump() {
-	local regs=$results/stall-vcpus.txt pc i
-	for i in 1 2 3; do # three looks, a second apart: a loop shows as the same few PCs
-		printf 'info registers -a\n' | socat -t 5 - "UNIX-CONNECT:$monitor" >>"$regs" 2>&1 || return 0
-		echo >>"$regs"
-		sleep 1
-	done
-	[[ -s $results/kallsyms ]] || return 0
-	# 16 lower-case hex digits each side: string order is address order
-	for pc in $(grep -oE 'PC=[0-9a-f]{16}' "$regs" | cut -d= -f2); do
-		awk -v pc="$pc" '$1 <= pc && $1 > best { best = $1; name = $3 " " $4 }
-			END { print "PC " pc ": " name " (at " best ")" }' "$results/kallsyms"
-	done >>"$regs"
-}
 vcpu_watch() {
 	local left=$((timeout > 40 ? timeout - 20 : timeout))
 	while ((left-- > 0)); do
 		sleep 1
 		[[ -e $results/finished ]] && return
 	done
-	vcpu_dump
+	vm_vcpu_dump "$monitor" "$results/stall-vcpus.txt" "$results/kallsyms"
 }
 
 log=$results/console.log

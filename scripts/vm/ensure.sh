@@ -97,7 +97,7 @@ kernel_x86_64() {
 	# (tests/device/gst/nvmm_feed.c) in the guest.
 	local tools=(qemu-system-x86 qemu-system-data busybox-static cpio zstd xz-utils kmod linux-perf bc
 		gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
-		gcc pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev tmux)
+		gcc pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev tmux socat)
 	((module || vkms)) && tools+=(make gcc)
 	vm_apt_install "${tools[@]}"
 
@@ -157,7 +157,7 @@ kernel_aarch64() {
 			"point --kernel-kit at a kit directory elsewhere, or build the kits from a linux-5.15.y tree" \
 			"with scripts/vm/kernel-kit.sh (docs/kernel-kits.md)"
 	done
-	local tools=(qemu-system-arm qemu-user-static device-tree-compiler cpio xz-utils bc libc6-arm64-cross)
+	local tools=(qemu-system-arm qemu-user-static device-tree-compiler cpio xz-utils bc libc6-arm64-cross socat)
 	((module)) && tools+=(make gcc gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
 	vm_apt_install "${tools[@]}"
 	kver=$(<"$kit/RELEASE") kernel=$kit/Image bios='' moddir='' kmods=()

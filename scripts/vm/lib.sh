@@ -24,6 +24,26 @@ AXL_VM_ARM64_CMA_MIB=${AXL_VM_ARM64_CMA_MIB:-256}
 
 vm_log() { printf 'axl-vm: %s\n' "$*" >&2; }
 
+# vm_vcpu_dump MONITOR_SOCKET OUT [KALLSYMS] — where a guest's vCPUs are, from QEMU's
+# monitor: three looks at every vCPU's registers a second apart (a loop shows as the
+# same few PCs), then each PC (arm64 PC=, x86_64 RIP=) named from the guest's
+# /proc/kallsyms when it was saved. For a guest that stopped making progress with
+# nothing in its log and no user space left to say why (docs/rig.md).
+vm_vcpu_dump() {
+	local sock=$1 out=$2 syms=${3:-} pc i
+	for i in 1 2 3; do
+		printf 'info registers -a\n' | socat -t 5 - "UNIX-CONNECT:$sock" >>"$out" 2>&1 || return 0
+		echo >>"$out"
+		sleep 1
+	done
+	[[ -n $syms && -s $syms ]] || return 0
+	# 16 lower-case hex digits each side: string order is address order
+	for pc in $(grep -oiE '\b(PC|RIP)=[0-9a-f]{16}' "$out" | cut -d= -f2 | tr 'A-F' 'a-f'); do
+		awk -v pc="$pc" '$1 <= pc && $1 > best { best = $1; name = $3 " " $4 }
+			END { print "PC " pc ": " name " (at " best ")" }' "$syms"
+	done >>"$out"
+}
+
 # vm_die MESSAGE... — print what failed and what to do, exit "cannot run".
 vm_die() {
 	printf 'axl-vm: error: %s\n' "$*" >&2

@@ -54,6 +54,10 @@
 #                         multi crashes the guest when the kernel patches its own
 #                         text (ftrace, static keys) while another vCPU runs:
 #                         see scripts/vm/README.md. Also $AXL_VM_TCG_THREAD.
+#   --vcpu-dump-after S   when nothing under --results has changed for S seconds,
+#                         write stall-vcpus-N.txt there: where every vCPU is, by
+#                         QEMU's monitor, PCs named from the guest's kallsyms
+#                         (a guest stuck with no user space to say why; docs/rig.md)
 #   --qemu-arg ARG        extra QEMU argument, e.g. --qemu-arg -icount
 #                         --qemu-arg shift=0,sleep=on (repeatable)
 #   --verbose             full kernel log on the console
@@ -78,7 +82,7 @@ source "$here/lib.sh"
 
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
 
-results='' timeout=900 mem=2G smp=2 shell=0 verbose=0 vgem=1 deno=1 build_tests=1
+results='' timeout=900 mem=2G smp=2 shell=0 verbose=0 vgem=1 deno=1 build_tests=1 vcpu_dump_after=0
 vkms=0 arch=x86_64 kits=$repo/../shared/kernels debug_kernel=0 cma_heap=linux,cma
 tcg_thread=${AXL_VM_TCG_THREAD:-single}
 ensure_args=() modules=() module_params=() envs=() append=() qemu_extra=()
@@ -106,6 +110,7 @@ while (($#)); do
 	--env) need "$@" && envs+=("$2") && shift ;;
 	--append) need "$@" && append+=("$2") && shift ;;
 	--qemu-arg) need "$@" && qemu_extra+=("$2") && shift ;;
+	--vcpu-dump-after) need "$@" && vcpu_dump_after=$2 && shift ;;
 	--tcg-thread) need "$@" && tcg_thread=$2 && shift ;;
 	--verbose) verbose=1 ;;
 	--shell) shell=1 ;;
@@ -117,6 +122,7 @@ while (($#)); do
 done
 (($# > 0 || shell)) || vm_die "no command given: scripts/vm/run.sh [options] -- <command...> (or --shell)"
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || vm_die "--timeout wants whole seconds, got '$timeout'"
+[[ $vcpu_dump_after =~ ^[0-9]+$ ]] || vm_die "--vcpu-dump-after wants whole seconds, got '$vcpu_dump_after'"
 [[ $smp =~ ^[1-9][0-9]*$ ]] || vm_die "--smp wants a CPU count, got '$smp'"
 [[ $mem =~ ^[1-9][0-9]*[MG]?$ ]] || vm_die "--mem wants a size like 2G or 1536M, got '$mem'"
 [[ $tcg_thread == single || $tcg_thread == multi ]] ||
@@ -225,6 +231,8 @@ for m in "${modules[@]}"; do echo "$m" >>"$ctl/modules"; done
 if [[ -n ${rig[AXL_KO]} ]]; then
 	cp "${rig[AXL_KO]}" "$ctl/axl.ko"
 	vm_axl_params "${module_params[@]}" >"$ctl/axl.params"
+	# the guest saves its kallsyms after axl.ko is in, for naming the vCPUs' PCs
+	((vcpu_dump_after)) && : >"$ctl/kallsyms.want"
 fi
 if [[ -n ${rig[VKMS_KO]:-} ]]; then
 	cp "${rig[VKMS_KO]}" "$ctl/vkms.ko"
@@ -316,6 +324,19 @@ qemu+=(-accel "tcg,thread=$tcg_thread" -m "$mem" -smp "$smp" -no-reboot -nic non
 [[ -n ${rig[BIOS]} ]] && qemu+=(-bios "${rig[BIOS]}")
 qemu+=("${qemu_extra[@]}")
 
+# vcpu_watch S — each time nothing under $results has changed for S seconds, where the
+# vCPUs are (the dump itself is a change, so the next one comes S seconds later).
+vcpu_watch() {
+	local quiet=$1 n=0 newest
+	while sleep 10; do
+		newest=$(find "$results" -type f -printf '%T@\n' 2>/dev/null | sort -n | tail -n 1)
+		((${newest%.*} + quiet <= $(date +%s))) || continue
+		n=$((n + 1))
+		vm_log "nothing under $results changed for $quiet s: vCPUs to stall-vcpus-$n.txt"
+		vm_vcpu_dump "$ctl/monitor.sock" "$results/stall-vcpus-$n.txt" "$ctl/kallsyms"
+	done
+}
+
 log=$results/console.log
 t_qemu=$(date +%s.%N)
 if ((shell)); then
@@ -326,13 +347,20 @@ if ((shell)); then
 	set -e
 else
 	vm_log "booting ${rig[KVER]} (timeout ${timeout} s)"
+	monitor=(-monitor none) watch=''
+	if ((vcpu_dump_after)); then
+		monitor=(-monitor "unix:$ctl/monitor.sock,server=on,wait=off")
+		vcpu_watch "$vcpu_dump_after" &
+		watch=$!
+	fi
 	# Prefix each console line with seconds since run.sh started.
 	set +e
-	timeout -k 10 "$timeout" "${qemu[@]}" -display none -monitor none -serial stdio </dev/null 2>&1 |
+	timeout -k 10 "$timeout" "${qemu[@]}" -display none "${monitor[@]}" -serial stdio </dev/null 2>&1 |
 		T0=$t0 perl -MTime::HiRes=time -ne \
 			'BEGIN { $| = 1 } s/\r//g; printf("[%7.2f] %s", time() - $ENV{T0}, $_)' |
 		tee "$log"
 	qrc=${PIPESTATUS[0]}
+	[[ -n $watch ]] && kill "$watch" 2>/dev/null && wait "$watch" 2>/dev/null
 	set -e
 fi
 wall=$(echo "$(date +%s.%N) - $t0" | bc)

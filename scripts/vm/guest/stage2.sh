@@ -92,6 +92,8 @@ if [[ -e $ctl/axl.ko ]]; then
 	unknown=$($bb dmesg | $bb sed -n "s/.*axl: unknown parameter '\([^']*\)' ignored.*/\1/p")
 	[[ -z $unknown ]] || finish 3 "axl.ko has no parameter(s): $unknown (check --module-param; modinfo -p axl.ko lists them)"
 	log "loaded axl.ko${params[*]:+ ${params[*]}}"
+	# run.sh --vcpu-dump-after names the vCPUs' PCs from these (axl's too)
+	[[ -e $ctl/kallsyms.want ]] && cat /proc/kallsyms >"$ctl/kallsyms"
 fi
 
 [[ -e $ctl/cmd ]] || finish 0 "no command"
