@@ -143,11 +143,10 @@ struct axl_import {
  * own syncs for a DMABUF queue. So on a system that is not DMA-coherent
  * metis-sim (a CPU standing in for the card) can read such a frame
  * through stale lines; the real card reads memory. Beginning reads
- * DMA_FROM_DEVICE would fix that, but DMA_API_DEBUG then reports every
- * TO_DEVICE mapping of the frame at every job, one per import of it (the
- * heaps sync each attachment), and debug-kernel guests stalled with it in
- * three runs of seventeen (docs/rig.md). Left open until our readers can
- * map another way (one attachment per buffer, say).
+ * DMA_FROM_DEVICE would fix that, and DMA_API_DEBUG then reports our own
+ * TO_DEVICE mappings at every job (benign: the heaps sync every attachment
+ * in the one direction), but debug-kernel guests stalled with it in three
+ * runs of seventeen, in axl_fuzz, for a reason not yet known (docs/rig.md).
  */
 #define AXL_CPU_ACCESS DMA_TO_DEVICE
 
