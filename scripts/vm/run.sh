@@ -330,6 +330,7 @@ vcpu_watch() {
 	local quiet=$1 n=0 newest
 	while sleep 10; do
 		newest=$(find "$results" -type f -printf '%T@\n' 2>/dev/null | sort -n | tail -n 1)
+		newest=${newest:-$(date +%s)} # nothing there yet: nothing has stalled
 		((${newest%.*} + quiet <= $(date +%s))) || continue
 		n=$((n + 1))
 		vm_log "nothing under $results changed for $quiet s: vCPUs to stall-vcpus-$n.txt"
