@@ -37,11 +37,49 @@ vm_vcpu_dump() {
 		sleep 1
 	done
 	[[ -n $syms && -s $syms ]] || return 0
-	# 16 lower-case hex digits each side: string order is address order
 	for pc in $(grep -oiE '\b(PC|RIP)=[0-9a-f]{16}' "$out" | cut -d= -f2 | tr 'A-F' 'a-f'); do
-		awk -v pc="$pc" '$1 <= pc && $1 > best { best = $1; name = $3 " " $4 }
-			END { print "PC " pc ": " name " (at " best ")" }' "$syms"
+		echo "PC $pc: $(vm_kallsyms_name "$syms" "$pc")"
 	done >>"$out"
+	vm_vcpu_backtraces "$sock" "$out" "$syms"
+}
+
+# vm_kallsyms_name KALLSYMS ADDR — the symbol ADDR is in (16 lower-case hex digits each
+# side: string order is address order).
+vm_kallsyms_name() {
+	awk -v pc="$2" '$1 <= pc && $1 > best { best = $1; name = $3 " " $4 }
+		END { print name " (at " best ")" }' "$1"
+}
+
+# vm_vcpu_backtraces MONITOR_SOCKET OUT KALLSYMS — an arm64 guest's kernel call chains:
+# for each vCPU of the last look in OUT, 8 KiB of its stack read through the monitor,
+# then the frame records (x29 -> {caller's x29, return address}) walked from its X29.
+vm_vcpu_backtraces() {
+	local sock=$1 out=$2 syms=$3 cpu fp sp start mem lr text_lo text_hi
+	# modules' text (axl.ko's) lies below the kernel's
+	text_lo=$(awk '($2 == "t" || $2 == "T") && (lo == "" || $1 < lo) { lo = $1 } END { print lo }' "$syms")
+	text_hi=$(awk '$3 == "_etext" { print $1; exit }' "$syms")
+	# the last look's X29 and SP of each vCPU
+	while read -r cpu fp sp; do
+		start=$fp
+		[[ $sp < $fp ]] && start=$sp
+		mem=$(printf 'cpu %s\nx /1024gx 0x%s\n' "$cpu" "$start" |
+			socat -t 10 - "UNIX-CONNECT:$sock" 2>/dev/null | tr -d '\r' |
+			grep -aoE '[0-9a-f]{16}: 0x[0-9a-f]{16} 0x[0-9a-f]{16}') || continue
+		echo "== CPU#$cpu call chain from X29=$fp"
+		# frame records are 16-byte aligned, as is SP: each dump line is one candidate record
+		awk -v fp="$fp" '{ a = $1; sub(/:$/, "", a); prev[a] = substr($2, 3); ret[a] = substr($3, 3) }
+			END { for (i = 0; i < 48 && (fp in ret); i++) { print ret[fp]; fp = prev[fp] } }' <<<"$mem" |
+			while read -r lr; do echo "  $lr $(vm_kallsyms_name "$syms" "$lr")"; done
+		# the chain breaks where a frame has no record yet (a leaf, an IRQ stack): the
+		# kernel text addresses on the stack, innermost first, say the rest
+		echo "== CPU#$cpu kernel text addresses on its stack from $start"
+		awk -v lo="$text_lo" -v hi="$text_hi" '{ for (i = 2; i <= 3; i++) { v = substr($i, 3)
+				if (v >= lo && v < hi && n++ < 40) print v } }' <<<"$mem" |
+			while read -r lr; do echo "  $lr $(vm_kallsyms_name "$syms" "$lr")"; done
+	done < <(tr -d '\r' <"$out" | awk '/^CPU#[0-9]+/ { c = substr($1, 5) }
+		match($0, /X29=[0-9a-f]+/) { fp[c] = substr($0, RSTART + 4, 16) }
+		match($0, / SP=[0-9a-f]+/) { sp[c] = substr($0, RSTART + 4, 16) }
+		END { for (c in fp) if (c in sp) print c, fp[c], sp[c] }') >>"$out"
 }
 
 # vm_die MESSAGE... — print what failed and what to do, exit "cannot run".
