@@ -145,8 +145,8 @@ struct axl_import {
  * through stale lines; the real card reads memory. Beginning reads
  * DMA_FROM_DEVICE would fix that, and DMA_API_DEBUG then reports our own
  * TO_DEVICE mappings at every job (benign: the heaps sync every attachment
- * in the one direction), but debug-kernel guests stalled with it in three
- * runs of seventeen, in axl_fuzz, for a reason not yet known (docs/rig.md).
+ * in the one direction), but debug-kernel guests stalled with it in four
+ * runs of twenty-one, in axl_fuzz, for a reason not yet known (docs/rig.md).
  */
 #define AXL_CPU_ACCESS DMA_TO_DEVICE
 
