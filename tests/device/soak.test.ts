@@ -14,21 +14,11 @@
 import assert from "node:assert/strict";
 import type { SoakResult } from "../../bench/verify_soak.ts";
 import { tracefsState } from "./verify/_tracefs_state.ts";
+import { envCount } from "../_env_count.ts";
 
-/** `name` from the environment as a whole number ≥ `min`, else `fallback`; anything else throws. */
-function countFromEnv(name: string, fallback: number, min: number): number {
-  const text = Deno.env.get(name);
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || n < min) {
-    throw new Error(`${name}=${JSON.stringify(text)}: want a whole number, at least ${min}`);
-  }
-  return n;
-}
-
-const frames = countFromEnv("AXL_SOAK_FRAMES", Deno.build.arch === "x86_64" ? 3000 : 1500, 1);
+const frames = envCount("AXL_SOAK_FRAMES", Deno.build.arch === "x86_64" ? 3000 : 1500, 1);
 // The trace ring per CPU, in KiB (--buffer-kb); the drain check below compares with it.
-const bufferKb = countFromEnv("AXL_SOAK_BUFFER_KB", 1024, 4);
+const bufferKb = envCount("AXL_SOAK_BUFFER_KB", 1024, 4);
 /**
  * Peak RSS bound (KiB). Measured in the x86 VM: 117 MiB for 1,500 frames, 130 MiB for 20,000
  * frames, 130 MiB for 600 frames with perf at 999 Hz (docs/verify.md); twice that leaves room for GC

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { envCount } from "./_env_count.ts";
+import { envCount } from "../_env_count.ts";
 
 const NAME = "AXL_TEST_ENV_COUNT";
 
@@ -8,6 +8,10 @@ Deno.test("envCount() reads a positive integer and falls back when unset", () =>
   assert.equal(envCount(NAME, 7), 7);
   Deno.env.set(NAME, "42");
   assert.equal(envCount(NAME, 7), 42);
+  Deno.env.set(NAME, "4");
+  assert.equal(envCount(NAME, 1024, 4), 4);
+  Deno.env.set(NAME, "3");
+  assert.throws(() => envCount(NAME, 1024, 4), RangeError, "below the minimum");
   Deno.env.delete(NAME);
 });
 

@@ -11,7 +11,7 @@ import {
   printValue,
   runGstLaunch,
 } from "../../../lib/caps/mod.ts";
-import { envCount } from "../_env_count.ts";
+import { envCount } from "../../_env_count.ts";
 import { seededRandom } from "../formats/_rand.ts";
 import { randomCaps } from "./_gen.ts";
 import { needsGst, requireGst } from "./_gst.ts";

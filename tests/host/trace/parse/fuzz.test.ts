@@ -10,7 +10,7 @@ import { parsePerfScript } from "../../../../lib/trace/parse/perf_script.ts";
 import { ParseError } from "../../../../lib/trace/parse/parse_error.ts";
 import { fixtureText } from "../_fixtures.ts";
 import { mulberry32 } from "../../_rng.ts";
-import { envCount } from "../../_env_count.ts";
+import { envCount } from "../../../_env_count.ts";
 
 const FLIP_BYTES = [
   0x00,
