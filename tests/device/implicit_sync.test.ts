@@ -11,9 +11,9 @@ import { referenceResult } from "../../lib/frames/reference.ts";
 import { exportSyncFile } from "../../lib/core/implicit_sync.ts";
 import { monotonicNs } from "../../lib/core/shim.ts";
 import type { DmaBuf } from "../../lib/core/dmabuf.ts";
+import { withEngineLatency } from "./_engine_latency.ts";
 
 const LATENCY_US = 100_000;
-const LATENCY = "/sys/module/axl/parameters/latency_us";
 const REFCNT = "/sys/module/axl/refcnt";
 
 /** DMA_BUF_IOCTL_IMPORT_SYNC_FILE and EXPORT_SYNC_FILE came with Linux 6.0. */
@@ -31,17 +31,6 @@ function pollOut(buf: DmaBuf, ms: number): boolean {
   const ret = libc.symbols.poll(pfd, 1n, ms);
   assert.ok(ret >= 0, `poll(inode ${buf.inode}) failed`);
   return ret === 1 && ((pfd[1]! >>> 16) & POLLOUT) !== 0;
-}
-
-/** Runs `fn` with the engine taking 100 ms per job, then restores the latency it had. */
-async function withLatency(fn: () => void | Promise<void>): Promise<void> {
-  const old = Deno.readTextFileSync(LATENCY).trim();
-  Deno.writeTextFileSync(LATENCY, String(LATENCY_US));
-  try {
-    await fn();
-  } finally {
-    Deno.writeTextFileSync(LATENCY, old);
-  }
 }
 
 /** A 640x480 NV12 heap frame with a test pattern, its expected CRC, and a result buffer. */
@@ -73,7 +62,7 @@ function withJobRig(
   options: { implicitSync?: boolean },
   fn: (rig: JobRig) => void | Promise<void>,
 ): Promise<void> {
-  return withLatency(async () => {
+  return withEngineLatency(LATENCY_US, async () => {
     using dev = Device.open(undefined, options);
     const { frame, result, crc32 } = frameAndResult(Heap.open("system"));
     using _frame = frame;

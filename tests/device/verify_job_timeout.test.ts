@@ -4,9 +4,9 @@
 import assert from "node:assert/strict";
 import { MAX_SUBMIT_TIMEOUT_MS } from "../../lib/core/device.ts";
 import { tracefsState } from "./verify/_tracefs_state.ts";
+import { withEngineLatency } from "./_engine_latency.ts";
 
 const AXL = new URL("../../tasks/axl.ts", import.meta.url).pathname;
-const LATENCY = "/sys/module/axl/parameters/latency_us";
 const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-verify-job-timeout-" });
 
@@ -35,23 +35,20 @@ Deno.test("axl verify --job-timeout above the engine's bound: exit 3 before trac
 
 Deno.test("axl verify --job-timeout reaches every submit: 100 ms against a 300 ms engine", async () => {
   const dir = `${results}/verify-job-timeout`;
-  const old = Deno.readTextFileSync(LATENCY).trim();
-  Deno.writeTextFileSync(LATENCY, "300000");
-  let r;
-  try {
-    r = await verify(
-      "--job-timeout",
-      "100",
-      "--frames",
-      "3",
-      "--no-perf",
-      "--no-graph",
-      "--artifacts",
-      dir,
-    );
-  } finally {
-    Deno.writeTextFileSync(LATENCY, old);
-  }
+  const r = await withEngineLatency(
+    300_000,
+    () =>
+      verify(
+        "--job-timeout",
+        "100",
+        "--frames",
+        "3",
+        "--no-perf",
+        "--no-graph",
+        "--artifacts",
+        dir,
+      ),
+  );
   assert.notEqual(r.code, 3, `could not run\n${r.stdout}\n${r.stderr}`);
   const workload = JSON.parse(await Deno.readTextFile(`${dir}/result.json`)).axl.workload;
   assert.notEqual(workload.exit_code, 0, JSON.stringify(workload));
