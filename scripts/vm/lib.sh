@@ -30,31 +30,35 @@ vm_log() { printf 'axl-vm: %s\n' "$*" >&2; }
 # /proc/kallsyms when it was saved. For a guest that stopped making progress with
 # nothing in its log and no user space left to say why (docs/rig.md).
 vm_vcpu_dump() {
-	local sock=$1 out=$2 syms=${3:-} pc i
+	local sock=$1 out=$2 syms=${3:-} i
 	for i in 1 2 3; do
 		printf 'info registers -a\n' | socat -t 5 - "UNIX-CONNECT:$sock" >>"$out" 2>&1 || return 0
 		echo >>"$out"
 		sleep 1
 	done
 	[[ -n $syms && -s $syms ]] || return 0
-	for pc in $(grep -oiE '\b(PC|RIP)=[0-9a-f]{16}' "$out" | cut -d= -f2 | tr 'A-F' 'a-f'); do
-		echo "PC $pc: $(vm_kallsyms_name "$syms" "$pc")"
-	done >>"$out"
+	grep -oiE '\b(PC|RIP)=[0-9a-f]{16}' "$out" | cut -d= -f2 | tr 'A-F' 'a-f' |
+		vm_kallsyms_names "$syms" | sed 's/^/PC /' >>"$out"
 	vm_vcpu_backtraces "$sock" "$out" "$syms"
 }
 
-# vm_kallsyms_name KALLSYMS ADDR — the symbol ADDR is in (16 lower-case hex digits each
-# side: string order is address order).
-vm_kallsyms_name() {
-	awk -v pc="$2" '$1 <= pc && $1 > best { best = $1; name = $3 " " $4 }
-		END { print name " (at " best ")" }' "$1"
+# vm_kallsyms_names KALLSYMS — each address on stdin (16 lower-case hex digits: string
+# order is address order) as "ADDR: SYMBOL [MODULE] (at START)", in the order given, the
+# first symbol at the highest start not above it, from one sorted pass over KALLSYMS
+# (a stable sort keeps the queries after the symbols at their own address).
+vm_kallsyms_names() {
+	awk '{ print $1, "~", NR }' |
+		LC_ALL=C sort -s -k1,1 "$1" - |
+		awk '$2 == "~" { print $3, $1 ": " name " (at " start ")"; next }
+			$1 != start { start = $1; name = $3 " " $4 }' |
+		sort -n -k1,1 | cut -d' ' -f2-
 }
 
 # vm_vcpu_backtraces MONITOR_SOCKET OUT KALLSYMS — an arm64 guest's kernel call chains:
 # for each vCPU of the last look in OUT, 8 KiB of its stack read through the monitor,
 # then the frame records (x29 -> {caller's x29, return address}) walked from its X29.
 vm_vcpu_backtraces() {
-	local sock=$1 out=$2 syms=$3 cpu fp sp start mem lr text_lo text_hi
+	local sock=$1 out=$2 syms=$3 cpu fp sp start mem text_lo text_hi
 	# modules' text (axl.ko's) lies below the kernel's
 	text_lo=$(awk '($2 == "t" || $2 == "T") && (lo == "" || $1 < lo) { lo = $1 } END { print lo }' "$syms")
 	text_hi=$(awk '$3 == "_etext" { print $1; exit }' "$syms")
@@ -69,13 +73,13 @@ vm_vcpu_backtraces() {
 		# frame records are 16-byte aligned, as is SP: each dump line is one candidate record
 		awk -v fp="$fp" '{ a = $1; sub(/:$/, "", a); prev[a] = substr($2, 3); ret[a] = substr($3, 3) }
 			END { for (i = 0; i < 48 && (fp in ret); i++) { print ret[fp]; fp = prev[fp] } }' <<<"$mem" |
-			while read -r lr; do echo "  $lr $(vm_kallsyms_name "$syms" "$lr")"; done
+			vm_kallsyms_names "$syms" | sed 's/^/  /'
 		# the chain breaks where a frame has no record yet (a leaf, an IRQ stack): the
 		# kernel text addresses on the stack, innermost first, say the rest
 		echo "== CPU#$cpu kernel text addresses on its stack from $start"
 		awk -v lo="$text_lo" -v hi="$text_hi" '{ for (i = 2; i <= 3; i++) { v = substr($i, 3)
 				if (v >= lo && v < hi && n++ < 40) print v } }' <<<"$mem" |
-			while read -r lr; do echo "  $lr $(vm_kallsyms_name "$syms" "$lr")"; done
+			vm_kallsyms_names "$syms" | sed 's/^/  /'
 	done < <(tr -d '\r' <"$out" | awk '/^CPU#[0-9]+/ { c = substr($1, 5) }
 		match($0, /X29=[0-9a-f]+/) { fp[c] = substr($0, RSTART + 4, 16) }
 		match($0, / SP=[0-9a-f]+/) { sp[c] = substr($0, RSTART + 4, 16) }
