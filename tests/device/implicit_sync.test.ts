@@ -11,7 +11,7 @@ import { referenceResult } from "../../lib/frames/reference.ts";
 import { exportSyncFile } from "../../lib/core/implicit_sync.ts";
 import { monotonicNs } from "../../lib/core/shim.ts";
 import type { DmaBuf } from "../../lib/core/dmabuf.ts";
-import { withEngineLatency } from "./_engine_latency.ts";
+import { withModuleParam } from "./_module_param.ts";
 
 const LATENCY_US = 100_000;
 const REFCNT = "/sys/module/axl/refcnt";
@@ -62,7 +62,7 @@ function withJobRig(
   options: { implicitSync?: boolean },
   fn: (rig: JobRig) => void | Promise<void>,
 ): Promise<void> {
-  return withEngineLatency(LATENCY_US, async () => {
+  return withModuleParam("latency_us", LATENCY_US, async () => {
     using dev = Device.open(undefined, options);
     const { frame, result, crc32 } = frameAndResult(Heap.open("system"));
     using _frame = frame;

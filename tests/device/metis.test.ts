@@ -6,10 +6,10 @@ import assert from "node:assert/strict";
 import { AxlError, Device, Heap, MetisDevice } from "../../mod.ts";
 import { shim } from "../../lib/core/_shim.ts";
 import { parseBufinfo } from "../../lib/trace/parse/bufinfo.ts";
+import { AXL_PARAMS, withModuleParam } from "./_module_param.ts";
 
 const BUFINFO = "/sys/kernel/debug/dma_buf/bufinfo";
 const STATS = "/sys/kernel/debug/axl/stats";
-const PARAMS = "/sys/module/axl/parameters";
 const MIB = 1 << 20;
 /** metis_xfer_us that keeps a transfer in flight far longer than the calls after it take. */
 const SLOW_US = 2_000_000;
@@ -36,18 +36,6 @@ function random(bytes: Uint8Array, seed: number): void {
   }
 }
 
-/** Runs `fn` with a writable module parameter set, putting it back afterwards. */
-async function withParam<T>(name: string, value: number, fn: () => Promise<T> | T): Promise<T> {
-  const path = `${PARAMS}/${name}`;
-  const old = Deno.readTextFileSync(path).trim();
-  Deno.writeTextFileSync(path, String(value));
-  try {
-    return await fn();
-  } finally {
-    Deno.writeTextFileSync(path, old);
-  }
-}
-
 /** The module file to reload: $AXL_KO or the VM rig's copy. */
 function moduleFile(): string | undefined {
   const ko = Deno.env.get("AXL_KO") ?? "/run/axl/ctl/axl.ko";
@@ -68,8 +56,8 @@ function run(cmd: string, args: string[]): void {
 
 /** Reloads axl.ko with `extra` parameters for `fn`, then with the parameters it had. */
 async function withModule(ko: string, extra: string[], fn: () => Promise<void>): Promise<void> {
-  const params = [...Deno.readDirSync(PARAMS)].map((e) =>
-    `${e.name}=${Deno.readTextFileSync(`${PARAMS}/${e.name}`).trim()}`
+  const params = [...Deno.readDirSync(AXL_PARAMS)].map((e) =>
+    `${e.name}=${Deno.readTextFileSync(`${AXL_PARAMS}/${e.name}`).trim()}`
   );
   const load = async (args: string[]) => {
     run("rmmod", ["axl"]);
@@ -179,7 +167,7 @@ Deno.test("detach while a transfer is in flight fails with EBUSY; after it, it s
   using buf = Heap.open("system").allocate(64 * 1024);
   using dev = MetisDevice.open();
   dev.attach(buf);
-  await withParam("metis_xfer_us", SLOW_US, async () => {
+  await withModuleParam("metis_xfer_us", SLOW_US, async () => {
     const pending = dev.transfer({ direction: "to-card", card: 0 });
     assert.equal(dev.status(), "pending");
     assert.throws(
@@ -200,7 +188,7 @@ Deno.test("closing the device with a transfer in flight rejects it and leaves no
   using buf = Heap.open("system").allocate(64 * 1024);
   const dev = MetisDevice.open();
   dev.attach(buf);
-  await withParam("metis_xfer_us", SLOW_US, async () => {
+  await withModuleParam("metis_xfer_us", SLOW_US, async () => {
     const pending = dev.transfer({ direction: "to-card", card: 0 });
     dev.close();
     await assert.rejects(

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { MAX_SUBMIT_TIMEOUT_MS } from "../../lib/core/device.ts";
 import { tracefsState } from "./verify/_tracefs_state.ts";
-import { withEngineLatency } from "./_engine_latency.ts";
+import { withModuleParam } from "./_module_param.ts";
 
 const AXL = new URL("../../tasks/axl.ts", import.meta.url).pathname;
 const results = Deno.env.get("AXL_RESULTS") ??
@@ -35,7 +35,8 @@ Deno.test("axl verify --job-timeout above the engine's bound: exit 3 before trac
 
 Deno.test("axl verify --job-timeout reaches every submit: 100 ms against a 300 ms engine", async () => {
   const dir = `${results}/verify-job-timeout`;
-  const r = await withEngineLatency(
+  const r = await withModuleParam(
+    "latency_us",
     300_000,
     () =>
       verify(
