@@ -13,7 +13,9 @@ vm_arm64_dtb() {
 	local out=$1 cma_mib=$2 work
 	shift 2
 	work=$(mktemp -d)
-	qemu-system-aarch64 "$@" -machine dumpdtb="$work/virt.dtb" -display none >&2 ||
+	# -nic none as at boot: the default NIC wants iPXE's efi-virtio.rom, which a
+	# qemu-system-arm installed without recommends does not have.
+	qemu-system-aarch64 "$@" -nic none -machine dumpdtb="$work/virt.dtb" -display none >&2 ||
 		{ rm -rf "$work" && vm_die "qemu-system-aarch64 could not dump the virt machine's device tree"; }
 	dtc -q -I dtb -O dts -o "$work/virt.dts" "$work/virt.dtb" || { rm -rf "$work" && vm_die "dtc cannot read QEMU's tree"; }
 	# Appended as a second root node: dtc merges it into the first. Two cells
