@@ -178,21 +178,31 @@ int axl_frame_init_planes(struct axl_frame *frame,
 	return 0;
 }
 
+/*
+ * Sum, minimum and maximum stay in locals for the line: through @res every
+ * sample cost a load and a store of each (the kernel builds without strict
+ * aliasing, so the histogram's stores may alias them), and on a KASAN kernel
+ * a shadow check for each.
+ */
 static void axl_luma_line(const u8 *line, u32 len, u32 step,
 			  struct axl_result *res)
 {
+	u32 *histogram = res->histogram;
+	u32 lo = res->luma_min, hi = res->luma_max;
+	u64 sum = 0;
 	u32 i;
 
 	for (i = 0; i < len; i += step) {
 		u8 v = line[i];
 
-		res->histogram[v]++;
-		res->luma_sum += v;
-		if (v < res->luma_min)
-			res->luma_min = v;
-		if (v > res->luma_max)
-			res->luma_max = v;
+		histogram[v]++;
+		sum += v;
+		lo = min_t(u32, lo, v);
+		hi = max_t(u32, hi, v);
 	}
+	res->luma_sum += sum;
+	res->luma_min = lo;
+	res->luma_max = hi;
 }
 
 /**
