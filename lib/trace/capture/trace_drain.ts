@@ -129,13 +129,15 @@ export class TraceDrain {
       const size = fileSize(this.#opts.output);
       // Two quiet polls in a row: cat may hold a chunk it has read but not yet written.
       idlePolls = size === lastSize && unreadEntries(this.#opts.dir) === 0 ? idlePolls + 1 : 0;
+      // cat may have ended since `exited` was read (reading the stats is slow on a debug
+      // kernel): kill() then finds it gone, which is what was wanted.
       if (idlePolls >= 2) {
         ended = "idle";
-        this.#child.kill("SIGKILL");
+        this.kill();
         break;
       }
       if (Date.now() > deadline) {
-        this.#child.kill("SIGKILL");
+        this.kill();
         await this.#status;
         throw new Error(
           `draining ${this.#opts.dir}/trace_pipe did not finish in ${
