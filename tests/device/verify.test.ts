@@ -29,7 +29,7 @@ const vivid = (() => {
 /**
  * The copy control's I4 threshold in percent self: verify's own 1 unless
  * AXL_COPY_CONTROL_THRESHOLD says otherwise. On the arm64 debug kernel a 4K frame's copy was
- * 0.81% and 0.61% of the workload's cycles in two runs (about 30,000 samples each): KASAN and
+ * 0.81% and 0.61% of the workload's cycles in two runs beside other guests, 3.5% alone: KASAN and
  * lockdep make the workload's kernel path, and its writes to the rig's 9p results directory,
  * weigh far more than on a plain kernel (1.6% and 5.1% in two runs there), so
  * `deno task test:vm:debug` runs the control at 0.3.
