@@ -14,7 +14,8 @@ tests=(qemu-user-static tmux linux-perf chromium dkms libdrm-dev
 	gstreamer1.0-plugins-bad
 	flex bison # kconfig's parser, for the kernel-kit configuration test
 	# verify --junit and --metrics are checked against the JUnit XSD (xmllint) and by promtool
-	libxml2-utils prometheus)
+	libxml2-utils prometheus
+	apparmor) # apparmor_parser: axl_robust confines a child to check the iova check audits nothing
 
 want=("${build[@]}")
 [[ ${1:-} == --build ]] || want+=("${tests[@]}")

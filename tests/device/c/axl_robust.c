@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -441,6 +442,184 @@ static int case_iova_hidden(void)
 		"child without CAP_SYS_ADMIN: exit %d (2 capset, 3 import, 4 iova shown, 5 job, 6 release)",
 		WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	close(dev);
+	return KSFT_PASS;
+}
+
+/*
+ * The iova check asks quietly. A confining security module that refuses
+ * CAP_SYS_ADMIN audits each refusal it is asked about loudly, so a check
+ * that is not quiet would log a denial at every import by a confined
+ * program. AppArmor is that module here: a child holding CAP_SYS_ADMIN,
+ * confined to a profile that grants no capability, imports (iova hidden,
+ * no record); a second child in a second profile calls sethostname(), whose
+ * refusal must be recorded: that record, once in the log, says the
+ * import's would be there too (kauditd logs in order).
+ */
+#define AA_DIR "/sys/kernel/security"
+#define AA_IMPORT "axl_iova_audit"
+#define AA_CONTROL "axl_iova_audit_control"
+
+/* Loads both profiles, or with @remove removes them: 0, or -1 after saying why. */
+static int aa_profiles(bool remove)
+{
+	char path[] = "/tmp/axl_aa.XXXXXX", cmd[256], line[256];
+	int fd = mkstemp(path), ret;
+	FILE *f = fd >= 0 ? fdopen(fd, "w+") : NULL;
+
+	if (!f) {
+		tap_diag("cannot write a profile under /tmp: %s", strerror(errno));
+		return -1;
+	}
+	/* every file access (the test's fds, heaps, stdout), no capability */
+	fprintf(f, "profile %s {\n  file,\n}\nprofile %s {\n  file,\n}\n", AA_IMPORT, AA_CONTROL);
+	fflush(f);
+	snprintf(cmd, sizeof(cmd), "apparmor_parser %s -K %s >%s.log 2>&1", remove ? "-R" : "-r",
+		 path, path);
+	ret = system(cmd);
+	snprintf(cmd, sizeof(cmd), "%s.log", path);
+	fclose(f);
+	f = fopen(cmd, "r");
+	while (ret && f && fgets(line, sizeof(line), f))
+		tap_diag("apparmor_parser: %s", line);
+	if (f)
+		fclose(f);
+	unlink(cmd);
+	unlink(path);
+	if (ret)
+		tap_diag("apparmor_parser %s failed (status %d)", remove ? "-R" : "-r", ret);
+	return ret ? -1 : 0;
+}
+
+/* Confines this process to @profile from now on: 0 or -errno. */
+static int aa_change_profile(const char *profile)
+{
+	char cmd[128];
+	int fd = open("/proc/self/attr/apparmor/current", O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		fd = open("/proc/self/attr/current", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	snprintf(cmd, sizeof(cmd), "changeprofile %s", profile);
+	if (write(fd, cmd, strlen(cmd)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Runs @fn confined to @profile in a child: its exit code, or -1. */
+static int aa_run_confined(const char *profile, int (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		_exit(aa_change_profile(profile) ? 2 : fn(arg));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+struct iova_import {
+	int dev;
+	int fd;
+};
+
+static int import_confined(void *arg)
+{
+	struct iova_import *in = arg;
+	struct axl_import_fd imp;
+
+	if (axl_import(in->dev, in->fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &imp))
+		return 3;
+	if (imp.iova_base != 0)
+		return 4;
+	return axl_release(in->dev, imp.handle) ? 5 : 0;
+}
+
+static int sethostname_confined(void *arg)
+{
+	char name[256] = "";
+
+	gethostname(name, sizeof(name) - 1);
+	return sethostname(name, strlen(name)) == 0 ? 6 : errno == EPERM ? 0 : 7;
+}
+
+/*
+ * Reads the kernel log from @mark: the capability denials logged for
+ * @profile (the first in @first), and in @other those for AA_IMPORT (the
+ * first in @other_first).
+ */
+static int aa_denials(int mark, const char *profile, char *first, int *other, char *other_first,
+		      size_t len)
+{
+	char rec[2048], want[96];
+	int hits = 0;
+	ssize_t n;
+
+	snprintf(want, sizeof(want), "profile=\"%s\"", profile);
+	while ((n = read(mark, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		if (n < 0)
+			continue;
+		rec[n] = 0;
+		if (!strstr(rec, "operation=\"capable\""))
+			continue;
+		if (strstr(rec, want)) {
+			if (!hits++)
+				snprintf(first, len, "%.1000s", rec);
+		} else if (strstr(rec, "profile=\"" AA_IMPORT "\"")) {
+			if (!(*other)++)
+				snprintf(other_first, len, "%.1000s", rec);
+		}
+	}
+	return hits;
+}
+
+static int case_iova_no_audit(void)
+{
+	struct tframe x = { .fd = -1 };
+	struct iova_import in = { .dev = axl_open_dev() };
+	int mark, rc, control = 0, imports = 0;
+	char first[1024] = "", import_first[1024] = "";
+
+	if (access(AA_DIR "/apparmor", F_OK))
+		mount("securityfs", AA_DIR, "securityfs", 0, NULL);
+	if (access(AA_DIR "/apparmor/.replace", W_OK)) {
+		tap_diag("AppArmor is not active: nothing here audits a capability refusal");
+		return KSFT_SKIP;
+	}
+	if (system("command -v apparmor_parser >/dev/null 2>&1")) {
+		tap_diag("no apparmor_parser (Debian: apt-get install apparmor)");
+		return KSFT_SKIP;
+	}
+	FAIL_IF(in.dev < 0, "open");
+	EXPECT_RET(tframe_make(&x, 64, 64, 33), 0);
+	in.fd = x.fd;
+	FAIL_IF(aa_profiles(false), "cannot load the test's AppArmor profiles");
+	mark = kmsg_mark();
+	FAIL_IF(mark < 0, "no kernel log mark: %s", axl_errname(mark));
+	rc = aa_run_confined(AA_IMPORT, import_confined, &in);
+	if (rc == 0)
+		rc = aa_run_confined(AA_CONTROL, sethostname_confined, NULL);
+	for (int t = 0; !rc && !control && t < 100; t++) {
+		control += aa_denials(mark, AA_CONTROL, first, &imports, import_first,
+				      sizeof(first));
+		if (!control)
+			usleep(50000);
+	}
+	close(mark);
+	aa_profiles(true);
+	FAIL_IF(rc, "confined child: exit %d (2 change profile, 3 import, 4 iova shown, 5 release, "
+		    "6 sethostname allowed, 7 sethostname not EPERM)", rc);
+	FAIL_IF(!control, "no record of the control's refused sethostname in 5 s: "
+			  "capability refusals do not reach the kernel log here");
+	FAIL_IF(imports, "IMPORT_FD logged %d capability denial(s) for a confined caller: %.200s",
+		imports, import_first);
+	tap_diag("control: %.200s", first);
+	close(x.fd);
+	close(in.dev);
 	return KSFT_PASS;
 }
 
@@ -1077,6 +1256,7 @@ static const struct axl_case cases[] = {
 	  case_dep_timeout },
 	{ "a signal interrupts a SUBMIT waiting for a stuck fence: EINTR", case_intr_stuck_dep },
 	{ "iova_base is hidden without CAP_SYS_ADMIN", case_iova_hidden },
+	{ "the iova check logs no denial for a confined caller (AppArmor)", case_iova_no_audit },
 	{ "an input imported FROM_DEVICE cannot be submitted", case_from_device_input },
 	{ "one mapping for device writes per buffer: imports and results", case_one_writer },
 	{ "a submit failing with EFAULT runs its job and leaves no fd", case_efault_no_job },

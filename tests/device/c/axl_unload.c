@@ -7,7 +7,9 @@
  * unload axl while /dev/axl is open, while jobs run, and while user space
  * only holds fence fds; the fences must still signal; and once everything
  * is closed the module must unload without leaving attachments behind and
- * load again with the parameters it had.
+ * load again with the parameters it had. A load that fails must let no open
+ * through: the module is freed whatever its count, so a file opened while
+ * the load was still failing would call into freed code when closed.
  *
  * Needs the module file to reload: $AXL_KO, or the VM rig's copy at
  * /run/axl/ctl/axl.ko. Skips (exit 4) without it, before unloading.
@@ -17,16 +19,21 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "axl_util.h"
 
 #define PAGE 4096u
+#define FAILED_LOADS 40
+#define FAILED_LOADS_MS 45000
 
 static int tests, failures;
 
@@ -81,11 +88,90 @@ static bool engine_works(int dev)
 	return ok;
 }
 
+/* The open loop beside the failing loads: the files it got (the first 16), which should be none. */
+struct opener {
+	const char *path;
+	atomic_bool stop;
+	long tries;
+	int opened;
+	int fds[16];
+	int nfds;
+};
+
+static void *open_loop(void *arg)
+{
+	struct opener *o = arg;
+
+	while (!atomic_load(&o->stop)) {
+		int fd = open(o->path, O_RDWR | O_CLOEXEC);
+
+		o->tries++;
+		if (fd < 0)
+			continue;
+		o->opened++;
+		if (o->nfds < (int)ARRAY_SIZE(o->fds))
+			o->fds[o->nfds++] = fd;
+		else
+			close(fd);
+	}
+	return NULL;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Loads that fail late (metis_card_mb=0 fails the Metis node's setup, the
+ * last step before /dev/axl), with a thread opening /dev/axl all along.
+ * devtmpfs makes and removes the node inside misc_register() and
+ * misc_deregister(), so the path exists all the while an open could
+ * reach the module; a missing path fails fast (a node of our own
+ * would fail through request_module(), ten times slower on the arm64 debug
+ * kernel). Nothing may open. Closing a file that did open is what
+ * would crash, so the caller does that after reporting.
+ */
+static bool failed_loads_open_nothing(const char *ko, const char *params, struct opener *o)
+{
+	char failing[1280];
+	int loads = 0, wrong = 0, ret;
+	long start = now_ms();
+	pthread_t thread;
+
+	o->path = AXL_DEV_PATH;
+	snprintf(failing, sizeof(failing), "%s metis_node=1 metis_card_mb=0", params);
+	if (pthread_create(&thread, NULL, open_loop, o)) {
+		tap_diag("cannot start the open loop");
+		return false;
+	}
+	for (; loads < FAILED_LOADS && now_ms() - start < FAILED_LOADS_MS; loads++) {
+		ret = axl_module_load(ko, failing);
+		if (ret == -EINVAL)
+			continue;
+		tap_diag("load %d with metis_card_mb=0: %s, expected EINVAL", loads,
+			 ret ? axl_errname(ret) : "loaded");
+		wrong++;
+		if (!ret)
+			axl_module_unload();
+		break;
+	}
+	atomic_store(&o->stop, true);
+	pthread_join(thread, NULL);
+	tap_diag("%d failing loads in %ld ms, %ld opens of %s tried, %d succeeded", loads,
+		 now_ms() - start, o->tries, o->path, o->opened);
+	return !wrong && loads > 0 && o->opened == 0;
+}
+
 int main(void)
 {
 	const char *ko = axl_module_file();
 	char params[1024], first[512], device[64];
 	int dev, buf, res[2], fences[2], ret, kmsg;
+	struct opener opener = { .nfds = 0 };
 	long latency;
 	struct axl_import_fd imp;
 	struct axl_submit sub;
@@ -104,7 +190,7 @@ int main(void)
 		printf("1..0 # SKIP cannot read %s or the module parameters\n", ko);
 		return KSFT_SKIP;
 	}
-	printf("1..7\n");
+	printf("1..8\n");
 	tap_diag("module %s, parameters: %s", ko, params);
 	kmsg = kmsg_mark();
 
@@ -166,7 +252,13 @@ int main(void)
 	if (ret)
 		tap_diag("delete_module: %s", axl_errname(ret));
 
-	/* 5: and loads again with the parameters it had */
+	/* 5: a load that fails lets no open through */
+	result(failed_loads_open_nothing(ko, params, &opener),
+	       "a load that fails late lets no open of /dev/axl through");
+	while (opener.nfds)
+		close(opener.fds[--opener.nfds]);
+
+	/* 6: and loads again with the parameters it had */
 	ret = axl_module_load(ko, params);
 	dev = ret ? ret : axl_open_dev();
 	result(dev >= 0, "reload with the same parameters");
@@ -175,11 +267,11 @@ int main(void)
 		return KSFT_FAIL;
 	}
 
-	/* 6: the reloaded engine computes correctly */
+	/* 7: the reloaded engine computes correctly */
 	result(engine_works(dev), "the reloaded driver runs a frame correctly");
 	close(dev);
 
-	/* 7: nothing splatted */
+	/* 8: nothing splatted */
 	ret = kmsg < 0 ? -1 : kmsg_scan_splats(kmsg, first, sizeof(first));
 	if (ret)
 		tap_diag("%d splat line(s), first: %s", ret, first);

@@ -906,7 +906,7 @@ int axl_module_load(const char *ko, const char *params)
 	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
 	close(fd);
 	for (int t = 0; !ret && access(AXL_DEV_PATH, F_OK) && t < 200; t++)
-		usleep(10000); /* devtmpfs creates the node asynchronously */
+		usleep(10000); /* a /dev kept by udev alone gets the node after the load */
 	return ret;
 }
 
