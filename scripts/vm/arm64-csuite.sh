@@ -98,9 +98,11 @@ find "$results" -mindepth 1 -delete
 # vCPUs busy, no test's timeout firing: docs/rig.md). Before the run's time is up,
 # ask QEMU where each vCPU is and name the PCs from the guest's kallsyms.
 monitor=$build/monitor.sock
+# The deadline is by the clock: counting sleeps ran past the timeout on a loaded host (each
+# `sleep 1` a little longer), and a stalled guest was killed with no dump.
 vcpu_watch() {
-	local left=$((timeout > 40 ? timeout - 20 : timeout))
-	while ((left-- > 0)); do
+	local deadline=$(($(date +%s) + (timeout > 60 ? timeout - 30 : timeout)))
+	while (($(date +%s) < deadline)); do
 		sleep 1
 		[[ -e $results/finished ]] && return
 	done
