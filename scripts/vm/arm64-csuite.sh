@@ -101,7 +101,7 @@ monitor=$build/monitor.sock
 # The deadline is by the clock: counting sleeps ran past the timeout on a loaded host (each
 # `sleep 1` a little longer), and a stalled guest was killed with no dump.
 vcpu_watch() {
-	local deadline=$(($(date +%s) + (timeout > 60 ? timeout - 30 : timeout)))
+	local deadline=$(($(date +%s) + (timeout > 60 ? timeout - 30 : timeout / 2)))
 	while (($(date +%s) < deadline)); do
 		sleep 1
 		[[ -e $results/finished ]] && return
