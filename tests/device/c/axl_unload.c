@@ -28,7 +28,6 @@
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "axl_util.h"
@@ -147,14 +146,6 @@ static void *open_loop(void *arg)
 	return NULL;
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Loads that fail late (metis_card_mb=0 fails the Metis node's setup, the
  * last step before /dev/axl), with a thread opening /dev/axl all along.
@@ -168,7 +159,7 @@ static bool failed_loads_open_nothing(const char *ko, const char *params, struct
 {
 	char failing[1280];
 	int loads = 0, wrong = 0, ret;
-	long start = now_ms();
+	uint64_t start = now_ns();
 	pthread_t thread;
 
 	snprintf(failing, sizeof(failing), "%s metis_node=1 metis_card_mb=0", params);
@@ -176,7 +167,7 @@ static bool failed_loads_open_nothing(const char *ko, const char *params, struct
 		tap_diag("cannot start the open loop");
 		return false;
 	}
-	for (; loads < FAILED_LOADS && now_ms() - start < FAILED_LOADS_MS; loads++) {
+	for (; loads < FAILED_LOADS && now_ns() - start < FAILED_LOADS_MS * 1000000ull; loads++) {
 		ret = axl_module_load(ko, failing);
 		if (ret == -EINVAL)
 			continue;
@@ -189,8 +180,9 @@ static bool failed_loads_open_nothing(const char *ko, const char *params, struct
 	}
 	atomic_store(&o->stop, true);
 	pthread_join(thread, NULL);
-	tap_diag("%d failing loads in %ld ms: %d %s nodes made, %ld opens tried, %d succeeded",
-		 loads, now_ms() - start, o->created, AXL_DEV_PATH, o->tries, o->opened);
+	tap_diag("%d failing loads in %llu ms: %d %s nodes made, %ld opens tried, %d succeeded",
+		 loads, (unsigned long long)(now_ns() - start) / 1000000, o->created, AXL_DEV_PATH,
+		 o->tries, o->opened);
 	return !wrong && loads > 0 && o->opened == 0 && o->created == 0;
 }
 
