@@ -162,13 +162,15 @@ kernel_aarch64() {
 	vm_apt_install "${tools[@]}"
 	kver=$(<"$kit/RELEASE") kernel=$kit/Image bios='' moddir='' kmods=()
 
-	# The root is shared by every kit: it depends on the package list only.
+	# The root is shared by every kit: it depends on the package list only. Each list
+	# gets a directory of its own, so that building one never pulls a root from under a
+	# guest that is running on another (the guest reads its root live, over 9p).
 	vm_lock "$AXL_VM_CACHE/arm64"
-	root=$AXL_VM_CACHE/arm64/root
 	key=$( (
 		printf '%s\n' "${AXL_ARM64_PACKAGES[@]}"
 		cat "$here/arm64/root.sh"
 	) | sha256sum | cut -c1-16)
+	root=$AXL_VM_CACHE/arm64/root-$key
 	if ! vm_fresh "$root/etc/passwd" "$key"; then
 		vm_arm64_root "$root"
 		vm_stamp "$root/etc/passwd" "$key"
