@@ -15,7 +15,9 @@ tests=(qemu-user-static tmux linux-perf chromium dkms libdrm-dev
 	flex bison # kconfig's parser, for the kernel-kit configuration test
 	# verify --junit and --metrics are checked against the JUnit XSD (xmllint) and by promtool
 	libxml2-utils prometheus
-	apparmor) # apparmor_parser: axl_robust confines a child to check the iova check audits nothing
+	apparmor # apparmor_parser: axl_robust confines a child to check the iova check audits nothing
+	# the nvbufsurface.h declaration and ffi/src/argus.cpp compiled as C++ (tests/jetson/)
+	g++ g++-aarch64-linux-gnu libegl-dev)
 
 want=("${build[@]}")
 [[ ${1:-} == --build ]] || want+=("${tests[@]}")
