@@ -70,8 +70,13 @@ for arch in "${archs[@]}"; do
 	done
 	libs=()
 	if [[ $arch == aarch64 && $native == aarch64 && -f $mmapi/include/Argus/Argus.h ]]; then
-		# Only on a Jetson: links libargus through the socket client.
-		"${CXX:-c++}" -std=c++14 -O2 -fPIC -Wall -Iffi/src -Ikernel/include/uapi \
+		# Only on a Jetson: libargus through the socket client (libnvargus_socketclient, which
+		# also exports the EGLStream consumer), NvBufSurface from libnvbufsurface, against the
+		# Jetson's own headers (nvbufsurface.h included). No C++ exception may cross into the
+		# FFI caller: -fno-exceptions. tests/jetson/argus_compile.test.ts compiles with these
+		# flags and holds the object's undefined symbols to docs/deployment.md's list.
+		argus_cxxflags=(-std=c++14 -O2 -g -fPIC -fno-exceptions -Wall -Wextra -Werror)
+		"${CXX:-c++}" "${argus_cxxflags[@]}" -Iffi/src -Ikernel/include/uapi \
 			-I"$mmapi/include" -c ffi/src/argus.cpp -o "$out/obj/argus.o"
 		objs+=("$out/obj/argus.o")
 		libs+=(-L/usr/lib/aarch64-linux-gnu/tegra -lnvargus_socketclient -lnvbufsurface -lstdc++)

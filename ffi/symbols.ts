@@ -169,6 +169,8 @@ export const symbols = {
   axl_shim_argus_open: { parameters: ["u32", "u32", "u32"], result: "i32" },
   // int32_t axl_shim_argus_acquire_fd(int32_t session, int32_t timeout_ms, uint64_t *out);
   axl_shim_argus_acquire_fd: { parameters: ["i32", "i32", "buffer"], result: "i32" },
+  // int32_t axl_shim_argus_release(int32_t session, uint32_t slot);
+  axl_shim_argus_release: { parameters: ["i32", "u32"], result: "i32" },
   // int32_t axl_shim_argus_close(int32_t session);
   axl_shim_argus_close: { parameters: ["i32"], result: "i32" },
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The whole test suite: host tests (x86_64, then aarch64 under qemu-user), the
-# module compile test against 6.1 and 6.12 headers, the rig self-test (the guest survives
-# live kernel text patching), the device suite (C and Deno) on the arm64 5.15 guest, the
-# C suite on its lockdep/KASAN kernel and the host tests qemu-user cannot run (when
+# The whole test suite: host tests (x86_64, then aarch64 under qemu-user), the Argus
+# compile check (when the Jetson Multimedia API headers are there), the module compile test
+# against 6.1 and 6.12 headers, the rig self-test (the guest survives live kernel text
+# patching), the device suite (C and Deno) on the arm64 5.15 guest, the C suite on its
+# lockdep/KASAN kernel and the host tests qemu-user cannot run (when
 # ../shared/kernels holds the kits), then the device suite in the x86_64 VM rig.
 # Ends with one line adding up every part: "total: N passed, M failed".
 #
@@ -62,6 +63,17 @@ scripts/setup.sh || exit 3
 bash ffi/build.sh || exit 3
 
 part host deno test --allow-all --parallel --doc tests/host lib ffi tasks mod.ts
+# The Argus export compiled (not linked, not run) against the Jetson Multimedia API's public
+# headers (libargus, EGLStream; L4T R35.3.1), which CI keeps beside the clone or names in
+# AXL_MMAPI_INCLUDE; where they are not, it is reported as not run.
+mmapi_include=${AXL_MMAPI_INCLUDE:-../shared/jetson-mmapi/include}
+if [[ -r $mmapi_include/Argus/Argus.h && -r $mmapi_include/EGLStream/NV/ImageNativeBuffer.h ]]; then
+	part argus env AXL_MMAPI_INCLUDE="$(cd "$mmapi_include" && pwd)" deno test --allow-all tests/jetson
+else
+	missing="argus: no Jetson Multimedia API headers in $mmapi_include (wanted Argus/ and"
+	missing+=" EGLStream/ there; set AXL_MMAPI_INCLUDE=DIR)"
+	not_run+=("$missing")
+fi
 if [[ ${1:-} != --host-only ]]; then
 	part aarch64 bash scripts/test-aarch64.sh
 	part kernel bash scripts/kernel-compile-test.sh

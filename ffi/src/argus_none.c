@@ -30,6 +30,13 @@ int32_t axl_shim_argus_acquire_fd(int32_t session, int32_t timeout_ms, uint64_t 
 	return -ENOSYS;
 }
 
+int32_t axl_shim_argus_release(int32_t session, uint32_t slot)
+{
+	(void)session;
+	(void)slot;
+	return -ENOSYS;
+}
+
 int32_t axl_shim_argus_close(int32_t session)
 {
 	(void)session;

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 /* Version of the contract between this library and ffi/symbols.ts. */
-#define AXL_SHIM_API_VERSION 5
+#define AXL_SHIM_API_VERSION 6
 
 /* Versions and constants. */
 int32_t axl_shim_api_version(void);
@@ -104,10 +104,20 @@ int32_t axl_shim_v4l2_qbuf(int32_t fd, uint32_t index, int32_t dmabuf_fd, uint32
 int32_t axl_shim_v4l2_dqbuf(int32_t fd, uint64_t *out);
 int32_t axl_shim_v4l2_stream(int32_t fd, int32_t on);
 
-/* Argus (Jetson Multimedia API); -ENOSYS unless built with it. */
+/*
+ * Argus (Jetson Multimedia API); -ENOSYS unless built with it. A session's
+ * frames come in a ring of AXL_ARGUS_RING_SLOTS NvBuffers: acquire fills a
+ * free slot and returns its dma-buf fd, which stays the session's (never
+ * close it); release gives the slot back. acquire_fd writes
+ * AXL_ARGUS_OUT_WORDS words and waits at most AXL_ARGUS_MAX_TIMEOUT_MS.
+ */
+#define AXL_ARGUS_RING_SLOTS 4
+#define AXL_ARGUS_OUT_WORDS 8
+#define AXL_ARGUS_MAX_TIMEOUT_MS 60000
 int32_t axl_shim_argus_available(void);
 int32_t axl_shim_argus_open(uint32_t sensor, uint32_t width, uint32_t height);
 int32_t axl_shim_argus_acquire_fd(int32_t session, int32_t timeout_ms, uint64_t *out);
+int32_t axl_shim_argus_release(int32_t session, uint32_t slot);
 int32_t axl_shim_argus_close(int32_t session);
 
 /* Trace scanning (trace_scan.c); the record and state layouts are read by

@@ -86,6 +86,9 @@ static const struct named_const consts[] = {
 	C(V4L2_CAP_VIDEO_CAPTURE),
 	C(V4L2_CAP_STREAMING),
 	C(V4L2_CAP_DEVICE_CAPS),
+	C(AXL_ARGUS_RING_SLOTS),
+	C(AXL_ARGUS_OUT_WORDS),
+	C(AXL_ARGUS_MAX_TIMEOUT_MS),
 };
 
 /* Returns the constant called @name, or -ENOENT when there is none. */

@@ -18,4 +18,10 @@ export interface Frame extends FrameLayout<PixelFormat> {
   sequence: number;
   /** Capture time (CLOCK_MONOTONIC ns) when the producer knows it. */
   timestampNs?: bigint;
+  /**
+   * The sensor's start of frame in ns, on the camera's own clock (Argus:
+   * `ICaptureMetadata::getSensorTimestamp()`), when the producer has one: comparable with other
+   * frames' sensor times, not with `timestampNs` or a trace.
+   */
+  sensorTimestampNs?: bigint;
 }

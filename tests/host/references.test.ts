@@ -18,7 +18,10 @@ const OUTSIDE_REFERENCES: readonly { pattern: RegExp; what: string }[] = [
   { pattern: /\bCorrections\s+\d/, what: "a numbered correction of the design notes" },
   { pattern: /\b(?:issues?|PR|pull request)\s+#?\d+\b/i, what: "an issue number" },
   {
-    pattern: /\.\.\/shared\/(?!kernels\b)|\.\.\/shared\/kernels\/README/,
+    // The kernel kits and the Jetson Multimedia API headers beside the clone are used by the
+    // tests (booted, compiled against), not cited.
+    pattern:
+      /\.\.\/shared\/(?!kernels\b|jetson-mmapi\/include\b)|\.\.\/shared\/(?:kernels|jetson-mmapi)\/README/,
     what: "a document beside the repository",
   },
   { pattern: /\/work\/(?:shared|brief|main|wt-)/, what: "a path of the machine it was written on" },
@@ -53,6 +56,7 @@ Deno.test("outsideReferences() finds each kind of reference to a missing documen
     ["fixed by issue #27", "an issue number"],
     ["see ../shared/kernels/README.md", "a document beside the repository"],
     ["the prototype in ../shared/reference/", "a document beside the repository"],
+    ["the origin in ../shared/jetson-mmapi/README.md", "a document beside the repository"],
     ["cd /work/wt-docs", "a path of the machine it was written on"],
   ];
   for (const [line, what] of cases) {
@@ -68,6 +72,7 @@ Deno.test("outsideReferences() finds each kind of reference to a missing documen
       "a seeded PRNG: the seed is printed on failure",
       "docs/design.md#exporter-names",
       "kits in ../shared/kernels by default",
+      "AXL_MMAPI_INCLUDE:-../shared/jetson-mmapi/include",
       "CONFIG_I2C_DESIGNWARE_CORE=y",
       "## Design deviations",
       "#4 import handle 1: released",

@@ -165,6 +165,17 @@ Deno.test("axl_shim_argus_available() says -ENOSYS on a machine without the Mult
   assert.equal(errnoName(shim.symbols.axl_shim_argus_available()), "ENOSYS");
 });
 
+Deno.test("every Argus entry point fails with -ENOSYS off a Jetson, release included", () => {
+  const s = shim.symbols;
+  const out = new BigUint64Array(shim.constant("AXL_ARGUS_OUT_WORDS"));
+  assert.equal(errnoName(s.axl_shim_argus_open(0, 1920, 1080)), "ENOSYS");
+  assert.equal(errnoName(s.axl_shim_argus_acquire_fd(0, 1000, out)), "ENOSYS");
+  assert.equal(errnoName(s.axl_shim_argus_release(0, 0)), "ENOSYS");
+  assert.equal(errnoName(s.axl_shim_argus_close(0)), "ENOSYS");
+  assert.equal(shim.constant("AXL_ARGUS_RING_SLOTS"), 4);
+  assert.equal(shim.constant("AXL_ARGUS_MAX_TIMEOUT_MS"), 60_000);
+});
+
 Deno.test("axl_shim_open() of a missing device returns -ENOENT", () => {
   assert.equal(errnoName(shim.symbols.axl_shim_open(cstr("/dev/axl-no-such"), 2)), "ENOENT");
 });
