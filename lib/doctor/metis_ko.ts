@@ -14,6 +14,12 @@
  * Which generation is loaded (1.x `metis-*.c` or 1.6.x `axl-aipu-*.c`) decides whether
  * `GET_DMA_STATS` and the debugfs DMA trace ring exist ({@linkcode readMetisDriver}).
  *
+ * One defect of the driver is visible from sysfs and hurts on a Jetson: 1.6.2's `GET_USER_PA`
+ * (`'U'`, 50; `axl-aipu-ioctl.c` `sysctl_ioctl_get_user_pa`) answers with `page_to_phys()`, a
+ * CPU physical address, which is not what the card must put on the bus when an IOMMU (Orin's
+ * SMMU) translates its DMA. {@linkcode checkMetisKo} warns when such a driver is loaded and the
+ * card's IOMMU group translates ({@linkcode getUserPa}).
+ *
  * @module
  */
 import { type MetisDriver, readMetisDriver } from "../core/metis/driver.ts";
@@ -26,6 +32,25 @@ import type { SystemView } from "./system.ts";
 export const METIS_KO_MODULE = "metis";
 /** The PCI driver name metis.ko registers — the same word as our project, not our driver. */
 export const METIS_KO_PCI_DRIVER = "axl";
+
+/**
+ * Whether a metis.ko serves `GET_USER_PA`: `"yes"` from version 1.6 (1.6.2's source has it),
+ * `"no"` below 1.6 (1.4.4, 1.4.16 and 1.5.6 have no such ioctl) and for the 1.x generation
+ * without a version, `"maybe"` for a 1.6.x-generation driver that declares no version.
+ *
+ * @example
+ * ```ts
+ * import { getUserPa } from "./metis_ko.ts";
+ * import { parseMetisDriver } from "../core/metis/driver.ts";
+ * if (getUserPa(parseMetisDriver({ version: "1.6.2" })) !== "yes") throw new Error();
+ * if (getUserPa(parseMetisDriver({ version: "1.4.17" })) !== "no") throw new Error();
+ * ```
+ */
+export function getUserPa(driver: MetisDriver): "yes" | "no" | "maybe" {
+  const m = /^v?(\d+)\.(\d+)/.exec(driver.version ?? "");
+  if (m) return Number(m[1]) > 1 || Number(m[2]) >= 6 ? "yes" : "no";
+  return driver.generation === "1.x" ? "no" : "maybe";
+}
 
 /** What sysfs and /dev show of metis.ko. */
 export interface MetisKo {
@@ -115,6 +140,8 @@ export function checkMetisKo(ctx: DoctorContext): CheckResult[] {
       "metis.ko creates /dev/metis-<domain>-<bus>-<slot> per card: check udev and dmesg",
     ),
   );
+  const userPa = m.driver ? userPaCheck(ctx, m.driver, m.functions) : undefined;
+  if (userPa) out.push(userPa);
   out.push(ok(
     "metis.zero-copy",
     "metis.ko maps the whole of an attached dma-buf (AXL_IOCTL_DMA_ATTACH) and its eDMA " +
@@ -125,6 +152,50 @@ export function checkMetisKo(ctx: DoctorContext): CheckResult[] {
       })`,
   ));
   return out;
+}
+
+/**
+ * `GET_USER_PA` against the card's IOMMU: a WARN when the driver has (or may have) it and a
+ * bound function's IOMMU group translates (a DMA domain, or a type sysfs does not show);
+ * OK when it has it but nothing translates; nothing when it has none.
+ */
+function userPaCheck(
+  ctx: DoctorContext,
+  driver: MetisDriver,
+  functions: PciFunction[],
+): CheckResult | undefined {
+  const has = getUserPa(driver);
+  if (has === "no") return undefined;
+  const name = driver.version
+    ? `metis.ko ${driver.version} serves`
+    : `metis.ko (no version; the ${driver.generation} generation by its ${driver.basis}) may serve`;
+  const what = `${name} GET_USER_PA ('U', 50), which answers with page_to_phys(): a CPU ` +
+    "physical address";
+  const translated = functions.flatMap((fn) => {
+    if (fn.iommuGroup === undefined) return [];
+    const type = ctx.sys.readText(`/sys/kernel/iommu_groups/${fn.iommuGroup}/type`)?.trim();
+    return type === "identity" ? [] : [
+      `${fn.address} (IOMMU group ${fn.iommuGroup}, ${
+        type ? `${type} domain` : "domain type unread"
+      })`,
+    ];
+  });
+  if (translated.length === 0) {
+    return ok(
+      "metis.user-pa",
+      `${what}; no Metis function is behind a translating IOMMU (no group, or an identity ` +
+        "domain), so that address is the one the card uses",
+    );
+  }
+  return warn(
+    "metis.user-pa",
+    `${what}, but ${translated.join(", ")} sits behind an IOMMU that translates the card's ` +
+      "DMA: a transfer programmed with that address goes to an IOVA that maps something else, " +
+      "or nothing (an SMMU fault)",
+    "program the card with addresses from a dma-buf import (DMA_ATTACH maps the buffer through " +
+      "the IOMMU, which is all axl does), never with GET_USER_PA's; see docs/metis.md, " +
+      "'metis.ko defects a user can hit'",
+  );
 }
 
 /** One bound function: its link against Gen3 x4 and its IOMMU group. */

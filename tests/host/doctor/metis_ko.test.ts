@@ -140,6 +140,40 @@ Deno.test("checkMetisKo() says which metis.ko generation is loaded, by parameter
   assert.match(old.driver!.basis, /parameters without enable_sg_host_dma or dma_trace_entries/);
 });
 
+Deno.test("checkMetisKo() warns on GET_USER_PA when the card's IOMMU group translates", () => {
+  const ctx = jetsonWithMetis({ version: "1.6.2", params: PARAMS_1_6 });
+  const userPa = (over: Record<string, Override>) =>
+    checkMetisKo({ ...ctx, sys: overlay(ctx.sys, over) }).find((x) => x.id === "metis.user-pa");
+  const dma = userPa({ "/sys/kernel/iommu_groups/5/type": { text: "DMA-FQ\n" } })!;
+  assert.equal(dma.status, "warn");
+  assert.match(
+    dma.message,
+    /^metis\.ko 1\.6\.2 serves GET_USER_PA \('U', 50\), which answers with page_to_phys\(\): a CPU physical address, but 0004:01:00\.0 \(IOMMU group 5, DMA-FQ domain\) sits behind an IOMMU/,
+  );
+  assert.match(dma.fix!, /DMA_ATTACH maps the buffer through the IOMMU/);
+  // A capture without the group's type: the group alone is enough to warn, and says so.
+  assert.match(userPa({})!.message, /IOMMU group 5, domain type unread/);
+  assert.equal(userPa({})!.status, "warn");
+  // Identity domain, or no IOMMU group: the physical address is the bus address.
+  const identity = userPa({ "/sys/kernel/iommu_groups/5/type": { text: "identity\n" } })!;
+  assert.equal(identity.status, "ok");
+  assert.match(identity.message, /no Metis function is behind a translating IOMMU/);
+  assert.equal(userPa({ [`${CARD}/iommu_group`]: { remove: true } })!.status, "ok");
+});
+
+Deno.test("checkMetisKo() says nothing of GET_USER_PA for the versions without it", () => {
+  const userPa = (o: Parameters<typeof jetsonWithMetis>[0]) =>
+    checkMetisKo(jetsonWithMetis(o)).find((x) => x.id === "metis.user-pa");
+  assert.equal(userPa({ version: "1.4.17" }), undefined);
+  assert.equal(userPa({ version: "1.5.6", params: PARAMS_1_6 }), undefined);
+  assert.equal(userPa({ version: null }), undefined); // the 1.x generation by its parameters
+  // The 1.6.x generation with no version: it may have it.
+  const unknown = userPa({ version: null, params: PARAMS_1_6 })!;
+  assert.equal(unknown.status, "warn");
+  assert.match(unknown.message, /^metis\.ko \(no version; the 1\.6\.x generation by its parameter/);
+  assert.match(unknown.message, /may serve GET_USER_PA/);
+});
+
 Deno.test("checkMetisKo() warns on a link below Gen3 x4 and on missing nodes", () => {
   const slow = checkMetisKo(jetsonWithMetis({ speed: "5.0 GT/s PCIe", width: "2" }));
   assert.equal(slow.find((x) => x.id === "metis.functions")?.status, "warn");
