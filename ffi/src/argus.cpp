@@ -79,10 +79,11 @@ void destroy_ring(Session *s)
  */
 int fill_slot(Session *s, Slot *slot, EGLStream::NV::IImageNativeBuffer *image)
 {
-	if (slot->fd >= 0)
-		return image->copyToNvBuffer(slot->fd, EGLStream::NV::ROTATION_0) == STATUS_OK ?
-			       0 :
-			       -EIO;
+	if (slot->fd >= 0) {
+		if (image->copyToNvBuffer(slot->fd, EGLStream::NV::ROTATION_0) != STATUS_OK)
+			return -EIO;
+		return 0;
+	}
 
 	int fd = image->createNvBuffer(Size2D<uint32_t>(s->width, s->height),
 				       NVBUF_COLOR_FORMAT_NV12_ER, NVBUF_LAYOUT_PITCH);
