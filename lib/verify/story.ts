@@ -113,8 +113,18 @@ function reasonOf(r: VerifyResult, pipelineBreak: string | undefined): string {
   if (!workloadFailed(r)) return why;
   const w = a.workload;
   const tail = w.stderr_tail?.split("\n").filter((l) => l.trim()).at(-1);
-  return `${why}; the workload failed after ${a.frames.traced} traced frames (exit code ` +
+  return `${why}; the workload failed after ${framesSeen(r)} (exit code ` +
     `${w.exit_code}${w.exit_signal ? `, ${w.exit_signal}` : ""}${
       tail ? `: ${tail.trim()}` : ""
     }), so the verdict covers only the frames it made`;
+}
+
+/** What the run saw of the workload's frames, in words, from the best source it has. */
+function framesSeen(r: VerifyResult): string {
+  const a = r.axl;
+  if (a.frames.traced > 0) return `${a.frames.traced} traced frames`;
+  const sources = a.pipeline?.pads.filter((p) => a.pipeline?.camera?.pads.includes(p.pad)) ?? [];
+  const buffers = Math.max(0, ...sources.map((p) => p.buffers));
+  if (buffers > 0) return `${buffers} buffers from ${sources.map((p) => p.pad).join(", ")}`;
+  return `${r.detail.imports} imports`;
 }

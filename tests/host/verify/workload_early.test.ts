@@ -4,6 +4,8 @@
 import assert from "node:assert/strict";
 import { replayVerify } from "../../../lib/verify/run.ts";
 import { WorkloadFailedEarlyError } from "../../../lib/verify/story.ts";
+import { DEFAULT_ACCEPTED_EXPORTERS } from "../../../lib/verify/judge.ts";
+import { verdictLines } from "../../../lib/commands/verify.ts";
 
 const DIR = new URL("../../fixtures/trace/6.12-axl/workload-not-found", import.meta.url).pathname;
 
@@ -43,4 +45,24 @@ Deno.test("verify --replay of that capture exits 3 with the workload's stderr", 
   assert.match(stderr, /no verdict: \/nonexistent\/command/);
   assert.match(stderr, /not found/);
   assert.doesNotMatch(new TextDecoder().decode(r.stdout), /^(PASS|FAIL|INCONCLUSIVE)/m);
+});
+
+// camera ! videoscale ! kmssink made its 20 frames, then the shell around it exited 1
+// (tests/fixtures/trace/6.12-gst/vivid-scale-kms-fails-after).
+const LATE = new URL("../../fixtures/trace/6.12-gst/vivid-scale-kms-fails-after", import.meta.url)
+  .pathname;
+
+Deno.test("replayVerify() keeps the verdict of a workload that failed after its frames, the failure in its first line", async () => {
+  const { result } = await replayVerify(LATE, Deno.makeTempDirSync(), {
+    evidence: "generic",
+    acceptedExporters: [...DEFAULT_ACCEPTED_EXPORTERS, "videobuf2_dma_contig"],
+  });
+  assert.equal(result.axl.status, "FAIL");
+  assert.equal(result.axl.workload.exit_code, 1);
+  const first = verdictLines(result)[0]!;
+  assert.match(first, /^FAIL: videoscale0:src pushed a dma-buf/);
+  assert.match(
+    first,
+    /; the workload failed after 20 buffers from v4l2src0:src \(exit code 1: after the frames: upload failed\), so the verdict covers only the frames it made$/,
+  );
 });
