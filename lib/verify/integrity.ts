@@ -157,8 +157,35 @@ export interface JudgedCounts {
   bufinfoSamples?: number;
 }
 
+/** The raw files a capture has finished writing when the judge starts (perf's come later). */
+export const WRITTEN_BEFORE_JUDGE: readonly string[] = RAW_FILES.filter((f) =>
+  !f.startsWith("perf")
+);
+
 /**
- * Hashes the raw files of `dir` and the record, and writes `capture.json` again with the
+ * Hashes those of `names` that exist in `dir`, one after the other.
+ *
+ * @example
+ * ```ts ignore
+ * import { hashFiles, WRITTEN_BEFORE_JUDGE } from "./integrity.ts";
+ * const early = hashFiles("artifacts/verify", WRITTEN_BEFORE_JUDGE); // while perf script runs
+ * ```
+ */
+export async function hashFiles(
+  dir: string,
+  names: readonly string[],
+): Promise<Record<string, FileRecord>> {
+  const out: Record<string, FileRecord> = {};
+  for (const name of names) {
+    const f = await hashFile(dir, name);
+    if (f) out[name] = f;
+  }
+  return out;
+}
+
+/**
+ * Hashes the raw files of `dir` (those in `hashed` were hashed already, e.g. while the judge
+ * waited for perf script) and the record, and writes `capture.json` again with the
  * `integrity` key.
  *
  * @example
@@ -171,10 +198,12 @@ export async function writeIntegrity(
   dir: string,
   record: object,
   counts: JudgedCounts,
+  hashed: Record<string, FileRecord> = {},
 ): Promise<Integrity> {
+  const rest = await hashFiles(dir, RAW_FILES.filter((f) => !(f in hashed)));
   const files: Record<string, FileRecord> = {};
   for (const name of RAW_FILES) {
-    const f = await hashFile(dir, name);
+    const f = hashed[name] ?? rest[name];
     if (!f) continue;
     if (name === "trace.txt") f.unparsed = counts.unparsed;
     if (name === "perf.script" && counts.perfSamples !== undefined) f.samples = counts.perfSamples;

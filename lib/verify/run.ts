@@ -13,7 +13,7 @@ import type { JudgeOptions } from "./judge.ts";
 import { judgeArtifacts, readCapture } from "./replay.ts";
 import type { VerifyResult } from "./schema.ts";
 import { StageClock, type VerifyTimings } from "./timings.ts";
-import { NO_RECORD_NOTE, writeIntegrity } from "./integrity.ts";
+import { hashFiles, NO_RECORD_NOTE, writeIntegrity, WRITTEN_BEFORE_JUDGE } from "./integrity.ts";
 import { assertWorkloadRan } from "./story.ts";
 
 /** Options of {@linkcode runVerify}: the capture's, and the judge's thresholds and sets. */
@@ -45,12 +45,15 @@ export async function runVerify(
 ): Promise<{ result: VerifyResult; artifacts: VerifyArtifacts; timings: VerifyTimings }> {
   const clock = o.clock ?? new StageClock();
   const { capture, files } = await captureRun({ ...o, clock });
+  // The files the capture has finished are hashed while the judge waits for perf script.
+  const early = hashFiles(files.dir, WRITTEN_BEFORE_JUDGE);
+  early.catch(() => {}); // awaited below; not an unhandled rejection if the judge throws first
   const result = await judgeArtifacts(capture, o.judge, clock);
   capture.record.integrity = await writeIntegrity(files.dir, capture.record, {
     unparsed: result.axl.trace.unparsed_lines,
     ...(result.axl.perf.available ? { perfSamples: result.axl.perf.samples } : {}),
     ...(result.axl.bufinfo.available ? { bufinfoSamples: result.axl.bufinfo.samples } : {}),
-  });
+  }, await early);
   clock.lap("integrity record");
   // After the record: a replay of the artifacts says the same.
   assertWorkloadRan(result);
