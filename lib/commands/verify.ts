@@ -395,7 +395,8 @@ export function verifyHeadline(info: DeviceInfo): string {
 }
 
 /**
- * The verdict as lines: each invariant, the latency, every diagnosis and note.
+ * The verdict as lines: why it has its status, each invariant, the latency, every diagnosis
+ * and note.
  *
  * @example
  * ```ts ignore
@@ -404,8 +405,10 @@ export function verifyHeadline(info: DeviceInfo): string {
  */
 export function verdictLines(result: VerifyResult): string[] {
   const a = result.axl;
-  const lines = Object.values(a.invariants).map((i) =>
-    `${i.id} ${i.status.padEnd(12)} ${i.summary}`
+  // The verdict's one sentence of why first (absent in results written before it existed).
+  const lines = a.reason ? [`${a.status}: ${a.reason}`] : [];
+  lines.push(
+    ...Object.values(a.invariants).map((i) => `${i.id} ${i.status.padEnd(12)} ${i.summary}`),
   );
   if (a.pipeline) lines.push(...pipelineLines(a.pipeline));
   if (a.evidence) {

@@ -37,6 +37,7 @@ import type { ProbeSetup } from "./judge.ts";
 import { formatRestore, restoreAbandonedRuns } from "../trace/capture/tracefs_restore.ts";
 import { StageClock } from "./timings.ts";
 import type { PerfSummary } from "../trace/parse/perf_script.ts";
+import type { Integrity } from "./integrity.ts";
 
 /** Options of {@linkcode captureRun}. */
 export interface CaptureOptions {
@@ -95,6 +96,11 @@ export interface CaptureRecord {
   probes?: ProbeSetup;
   /** How the trace was drained while recording (absent: read once at the end). */
   drain?: DrainSummary;
+  /**
+   * What the capture wrote, for replays to check (`integrity.ts`); absent in captures made
+   * before it was recorded, and until `runVerify()` has judged the run.
+   */
+  integrity?: Integrity;
 }
 
 /** The default per-CPU buffer of a streamed capture: it only has to absorb bursts. */
@@ -131,6 +137,11 @@ export interface Capture {
    * not parse). It rejects when `perf.script` could not be written.
    */
   perfSummary?: Promise<PerfSummary | undefined>;
+  /**
+   * Read back from its directory (`readCapture()`): the judge then checks its counts against
+   * the integrity record, or the bounds of a capture without one.
+   */
+  readBack?: boolean;
 }
 
 /**

@@ -52,6 +52,11 @@ export const ChainSchema = z.object({
   status: z.enum(["whole", "partial", "broken", "unknown"]),
   /** One sentence for people: what the card imported and who stood in between. */
   summary: z.string(),
+  /**
+   * The pad where the chain broke, when the GStreamer tracer saw it (the pipeline section's
+   * `broke_at`); absent otherwise.
+   */
+  broken_at: z.string().optional(),
   camera: z.object({
     /** The camera devices as bufinfo names them (the V4L2 nodes the workload had open). */
     devices: z.array(z.string()),

@@ -72,6 +72,16 @@ export const FAILURE_MODES = {
       "run as root; bufinfo alone shows which buffers were attached, not how often",
     source: "docs/design.md#evidence-from-whoever-imports",
   },
+  "pipeline-left-camera-dmabuf": {
+    invariant: "pipeline",
+    symptom: "an element of the pipeline pushed buffers that are not the camera's dma-bufs",
+    cause:
+      "that element writes every frame into new memory (it scales, converts or copies on the CPU), " +
+      "so what the importer receives is a copy, whatever else the run shows",
+    fix: "remove the element, or give it caps that need no change (same size and format as the " +
+      "camera's), or use a hardware element that imports dma-bufs (e.g. nvvidconv on a Jetson)",
+    source: "docs/gstreamer.md#how-the-pipeline-is-judged",
+  },
   "importer-never-maps": {
     invariant: "I3",
     symptom: "the importing device never mapped a frame buffer",

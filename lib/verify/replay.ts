@@ -22,7 +22,10 @@ import { readTraceFacts } from "./trace_facts.ts";
 import { traceScanUnavailable } from "../core/trace_scan.ts";
 import { type GstPadsLog, parseGstPads } from "../trace/parse/gst_pads.ts";
 import { judgePipeline, withPipeline } from "./pipeline.ts";
+import { oneStory } from "./story.ts";
 import { GST_PADS_FILE } from "./workload.ts";
+import { captureShapeProblem } from "./capture_schema.ts";
+import { ArtifactsDamagedError, checkCounts, checkFiles } from "./integrity.ts";
 
 /**
  * CPU time of `readTraceFacts()` on a 100 MB trace scaled from a real capture
@@ -67,7 +70,10 @@ async function openMaybeGzip(path: string): Promise<ReadableStream<Uint8Array>> 
 
 /**
  * Reads a capture back from its artifacts directory: `capture.json`, `per_cpu_stats.txt`
- * (when saved) and `bufinfo_samples.txt`.
+ * (when saved) and `bufinfo_samples.txt`. `capture.json` must have its shape, and the raw
+ * files must be what its integrity record says the capture wrote (`integrity.ts`); else
+ * {@linkcode ArtifactsDamagedError} names the file. A capture made before the record
+ * existed is read as it is ({@linkcode judgeArtifacts} still bounds what it may hold).
  *
  * @example
  * ```ts ignore
@@ -77,20 +83,60 @@ async function openMaybeGzip(path: string): Promise<ReadableStream<Uint8Array>> 
  * ```
  */
 export async function readCapture(dir: string): Promise<Capture> {
-  const record = JSON.parse(await Deno.readTextFile(join(dir, "capture.json"))) as CaptureRecord;
+  const record = await readRecord(dir);
+  if (record.integrity) {
+    await checkFiles(dir, record as unknown as Record<string, unknown>, record.integrity);
+  }
   let loss: BufferLoss | undefined;
   try {
     loss = parseSavedStats(await Deno.readTextFile(join(dir, "per_cpu_stats.txt")));
   } catch (e) {
-    if (!(e instanceof Deno.errors.NotFound)) throw e;
+    if (!(e instanceof Deno.errors.NotFound)) throw damaged("per_cpu_stats.txt", e);
   }
-  const bufinfo = record.bufinfoUnavailable !== null
-    ? { unavailable: record.bufinfoUnavailable }
-    : await parseBufinfoSamples(
-      (await Deno.open(join(dir, "bufinfo_samples.txt"))).readable,
-      "bufinfo_samples.txt",
-    );
-  return { dir, record, bufinfo, ...(loss ? { loss } : {}) };
+  let bufinfo: Capture["bufinfo"];
+  if (record.bufinfoUnavailable !== null) {
+    bufinfo = { unavailable: record.bufinfoUnavailable };
+  } else {
+    try {
+      bufinfo = await parseBufinfoSamples(
+        (await Deno.open(join(dir, "bufinfo_samples.txt"))).readable,
+        "bufinfo_samples.txt",
+      );
+    } catch (e) {
+      throw damaged("bufinfo_samples.txt", e);
+    }
+  }
+  return { dir, record, bufinfo, ...(loss ? { loss } : {}), readBack: true };
+}
+
+/** `capture.json` of `dir`, of the shape the judge needs. */
+async function readRecord(dir: string): Promise<CaptureRecord> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(join(dir, "capture.json"));
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) {
+      throw new Deno.errors.NotFound(`no capture.json in ${dir}`);
+    }
+    throw e;
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new ArtifactsDamagedError("capture.json", `is not JSON (${(e as Error).message})`);
+  }
+  const problem = captureShapeProblem(raw);
+  if (problem) {
+    throw new ArtifactsDamagedError("capture.json", `is not a capture record (${problem})`);
+  }
+  return raw as CaptureRecord;
+}
+
+/** A raw file that could not be parsed, as damage naming it (a missing file as itself). */
+function damaged(file: string, e: unknown): Error {
+  if (e instanceof ArtifactsDamagedError || e instanceof Deno.errors.NotFound) return e;
+  return new ArtifactsDamagedError(file, `cannot be parsed (${(e as Error).message})`);
 }
 
 /**
@@ -134,15 +180,16 @@ export async function judgeArtifacts(
     : [...record.notes, scannerNote(unavailable, bytes, t0)];
   const perf = "unavailable" in record.perf ? { unavailable: record.perf.unavailable } : {
     ...record.perf,
-    summary: live ?? await summarizePerf(
-      parsePerfScript(
-        await openMaybeGzip(join(dir, "perf.script")),
-        join(dir, "perf.script"),
-      ),
-      { pids: record.workload.pids },
-    ),
+    summary: live ?? await foldPerfScript(dir, record.workload.pids),
   };
   clock?.lap("fold perf samples");
+  if (capture.readBack) {
+    checkCounts(record.integrity, {
+      unparsed: facts.unparsed,
+      ...("summary" in perf ? { perfSamples: perf.summary.samples } : {}),
+      ...("unavailable" in bufinfo ? {} : { bufinfoSamples: bufinfo.samples }),
+    }, (await trace.stat()).size);
+  }
   const result = judge({
     headline: record.headline,
     trace: facts,
@@ -158,9 +205,24 @@ export async function judgeArtifacts(
     ...(options ? { options } : {}),
   });
   const pads = await readGstPads(dir);
-  const judged = pads ? withPipeline(result, judgePipeline(pads)) : result;
+  const judged = oneStory(pads ? withPipeline(result, judgePipeline(pads)) : result);
   clock?.lap("judge");
   return judged;
+}
+
+/** The perf samples of `perf.script` (or `perf.script.gz`) folded; damage names the file. */
+async function foldPerfScript(dir: string, pids: number[]) {
+  try {
+    return await summarizePerf(
+      parsePerfScript(await openMaybeGzip(join(dir, "perf.script")), join(dir, "perf.script")),
+      { pids },
+    );
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) {
+      throw new Deno.errors.NotFound(`no perf.script (nor perf.script.gz) in ${dir}`);
+    }
+    throw damaged("perf.script", e);
+  }
 }
 
 /** The GStreamer tracer's record of the run, or undefined when it wrote none. */
@@ -169,7 +231,7 @@ async function readGstPads(dir: string): Promise<GstPadsLog | undefined> {
     return parseGstPads(await Deno.readTextFile(join(dir, GST_PADS_FILE)));
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return undefined;
-    throw e;
+    throw damaged(GST_PADS_FILE, e);
   }
 }
 

@@ -10,9 +10,11 @@ import { perfettoTrace } from "./report/perfetto.ts";
 import { renderHtmlReport } from "./report/html.ts";
 import { type CaptureFiles, type CaptureOptions, captureRun } from "./capture.ts";
 import type { JudgeOptions } from "./judge.ts";
-import { judgeArtifacts } from "./replay.ts";
+import { judgeArtifacts, readCapture } from "./replay.ts";
 import type { VerifyResult } from "./schema.ts";
 import { StageClock, type VerifyTimings } from "./timings.ts";
+import { hashFiles, NO_RECORD_NOTE, writeIntegrity, WRITTEN_BEFORE_JUDGE } from "./integrity.ts";
+import { assertWorkloadRan } from "./story.ts";
 
 /** Options of {@linkcode runVerify}: the capture's, and the judge's thresholds and sets. */
 export interface VerifyRunOptions extends CaptureOptions {
@@ -43,7 +45,18 @@ export async function runVerify(
 ): Promise<{ result: VerifyResult; artifacts: VerifyArtifacts; timings: VerifyTimings }> {
   const clock = o.clock ?? new StageClock();
   const { capture, files } = await captureRun({ ...o, clock });
+  // The files the capture has finished are hashed while the judge waits for perf script.
+  const early = hashFiles(files.dir, WRITTEN_BEFORE_JUDGE);
+  early.catch(() => {}); // awaited below; not an unhandled rejection if the judge throws first
   const result = await judgeArtifacts(capture, o.judge, clock);
+  capture.record.integrity = await writeIntegrity(files.dir, capture.record, {
+    unparsed: result.axl.trace.unparsed_lines,
+    ...(result.axl.perf.available ? { perfSamples: result.axl.perf.samples } : {}),
+    ...(result.axl.bufinfo.available ? { bufinfoSamples: result.axl.bufinfo.samples } : {}),
+  }, await early);
+  clock.lap("integrity record");
+  // After the record: a replay of the artifacts says the same.
+  assertWorkloadRan(result);
   const verdict = await writeVerdict(files.dir, result);
   clock.lap("report");
   const timings = clock.timings();
@@ -89,7 +102,10 @@ export async function replayVerify(
   to: string,
   judge?: JudgeOptions,
 ): Promise<{ result: VerifyResult; files: VerdictFiles }> {
-  const result = await judgeArtifacts(from, judge);
+  const capture = await readCapture(from);
+  const result = await judgeArtifacts(capture, judge);
+  assertWorkloadRan(result);
+  if (!capture.record.integrity) result.axl.notes.push(NO_RECORD_NOTE);
   result.axl.notes.push(`re-judged from the saved artifacts in ${from} (axl verify --replay)`);
   await Deno.mkdir(to, { recursive: true });
   return { result, files: await writeVerdict(to, result) };

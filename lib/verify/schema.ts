@@ -38,7 +38,17 @@ export type Invariant = z.infer<typeof InvariantSchema>;
 /** One row of the failure-mode table, applied to this run. */
 export const DiagnosisSchema = z.object({
   id: z.string(),
-  invariant: z.enum(["I1", "I2", "I3", "I4", "trace", "perf", "latency", "workload"]),
+  invariant: z.enum([
+    "I1",
+    "I2",
+    "I3",
+    "I4",
+    "trace",
+    "perf",
+    "latency",
+    "workload",
+    "pipeline",
+  ]),
   symptom: z.string(),
   cause: z.string(),
   fix: z.string(),
@@ -209,6 +219,12 @@ export const VerifyResultSchema = z.object({
         events: z.number().int(),
       }),
     }).optional(),
+    /**
+     * Why the run has its status, in one sentence: where the chain broke when the pipeline or
+     * chain section knows, else the first invariant that did not pass (absent in older
+     * results).
+     */
+    reason: z.string().optional(),
     /** Where the camera → card chain of buffers held or broke (absent in older results). */
     chain: ChainSchema.optional(),
     diagnosis: z.array(DiagnosisSchema),

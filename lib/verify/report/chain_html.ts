@@ -13,7 +13,8 @@ const STATUS_COLORS: Record<Chain["status"], string> = {
 };
 
 /**
- * The chain section as HTML; `escape` escapes text for HTML.
+ * The chain section as HTML; `escape` escapes text for HTML. With `runStatus`, the run's
+ * status, a `whole` chain beside a run that did not pass is not shown green.
  *
  * @example
  * ```ts
@@ -26,7 +27,11 @@ const STATUS_COLORS: Record<Chain["status"], string> = {
  * if (!html.includes("broken")) throw new Error();
  * ```
  */
-export function chainHtml(c: Chain, escape: (text: string) => string): string {
+export function chainHtml(
+  c: Chain,
+  escape: (text: string) => string,
+  runStatus?: string,
+): string {
   const shared = new Set(c.shared);
   const rows = (role: string, buffers: readonly ChainBuffer[]) =>
     buffers.map((b) =>
@@ -48,10 +53,19 @@ export function chainHtml(c: Chain, escape: (text: string) => string): string {
       h.copy_routine ? " copy routine" : ""
     }</li>`
   ).join("");
-  return `<h2>Chain <span class="badge" style="background:${STATUS_COLORS[c.status]}">${
-    escape(c.status)
-  }</span></h2>
-<p>${escape(c.summary)}</p>
+  // A whole chain is green only beside a run that passed: beside a FAIL or an INCONCLUSIVE
+  // it is what the buffers show, not a verdict, and the badge says so.
+  const outOfStep = c.status === "whole" && runStatus !== undefined && runStatus !== "PASS";
+  const color = outOfStep ? STATUS_COLORS.unknown : STATUS_COLORS[c.status];
+  const label = outOfStep ? `whole, but the run is ${runStatus}` : c.status;
+  return `<h2>Chain <span class="badge" style="background:${color}">${escape(label)}</span></h2>
+<p>${escape(c.summary)}${
+    outOfStep
+      ? ` The buffers the card imported are the camera's, but the run is ${
+        escape(runStatus)
+      }: see the invariants and the diagnosis.`
+      : ""
+  }</p>
 <table><tr><th>role</th><th>inode</th><th>exporter</th><th>name</th><th>attached devices</th></tr>${
     rows(`camera (${c.camera.devices.join(", ")})`, c.camera.buffers)
   }${rows(`card (${c.card.device ?? "?"})`, c.card.buffers)}</table>

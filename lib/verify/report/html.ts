@@ -5,6 +5,7 @@
  * @module
  */
 import type { VerifyResult } from "../schema.ts";
+import { appendixId, citedSection } from "./doc_sections.ts";
 import { chainHtml } from "./chain_html.ts";
 import { pipelineHtml } from "./pipeline_html.ts";
 
@@ -77,7 +78,9 @@ export function latencyHistogramSvg(
 }
 
 /**
- * An SVG timeline: one row per frame, segments import→submit, submit→signal, signal→release.
+ * An SVG timeline: one row per frame, segments import→submit, submit→signal, signal→release,
+ * each frame from its own first event on one scale (the longest frame), its start in the run
+ * beside its number.
  *
  * @example
  * ```ts
@@ -106,12 +109,24 @@ export function frameTimelineSvg(
   if (times.length === 0) {
     return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="40"><text x="8" y="24">no frame timestamps</text></svg>`;
   }
-  const t0 = Math.min(...times), t1 = Math.max(...times);
-  const span = Math.max(1, t1 - t0);
-  const pad = { l: 70, r: 10, t: 24, b: 30 }, rowH = 12;
+  // Each frame on its own clock (0 = its first event), all on one scale: the longest frame.
+  // On the run's clock a frame of 1 ms in a run of 2 s is a tick no one can read.
+  const t0 = Math.min(...times);
+  const firstOf = (f: typeof rows[number]) =>
+    Math.min(
+      ...[f.import_ns, f.submit_ns, f.signal_ns, f.release_ns].filter((t) => t !== undefined),
+    );
+  const lastOf = (f: typeof rows[number]) =>
+    Math.max(
+      ...[f.import_ns, f.submit_ns, f.signal_ns, f.release_ns].filter((t) => t !== undefined),
+    );
+  const timed = rows.filter((f) => Number.isFinite(firstOf(f)));
+  const span = Math.max(1, ...timed.map((f) => lastOf(f) - firstOf(f)));
+  const pad = { l: 150, r: 10, t: 24, b: 30 }, rowH = 12;
   const w = width - pad.l - pad.r;
   const height = pad.t + rows.length * rowH + pad.b;
-  const x = (t: number) => (pad.l + ((t - t0) / span) * w).toFixed(1);
+  let base = 0;
+  const x = (t: number) => (pad.l + ((t - base) / span) * w).toFixed(1);
   const segs: Array<
     [
       string,
@@ -127,9 +142,11 @@ export function frameTimelineSvg(
   let body = "";
   rows.forEach((f, i) => {
     const y = pad.t + i * rowH;
+    base = firstOf(f);
+    const at = Number.isFinite(base) ? ` at ${fmt((base - t0) / 1e6)} ms` : "";
     body += `<text x="${pad.l - 6}" y="${
       y + 9
-    }" font-size="9" text-anchor="end">frame ${f.index}</text>`;
+    }" font-size="9" text-anchor="end">frame ${f.index}${at}</text>`;
     for (const [label, a, b, color] of segs) {
       const ta = f[a], tb = f[b];
       if (ta === undefined || tb === undefined || tb < ta) continue;
@@ -150,10 +167,44 @@ export function frameTimelineSvg(
     ? ` (first ${rows.length} of ${frames.length} frames)`
     : "";
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" role="img" aria-label="frame timeline">${legend}${body}` +
-    `<text x="${pad.l}" y="${height - 8}" font-size="11">0 ms</text>` +
+    `<text x="${pad.l}" y="${height - 8}" font-size="11">0 (the frame's first event)</text>` +
     `<text x="${pad.l + w}" y="${height - 8}" font-size="11" text-anchor="end">${
-      fmt(span / 1e6)
-    } ms${more}</text></svg>`;
+      fmt(span / 1e3)
+    } µs${more}</text></svg>`;
+}
+
+/** A diagnosis' source as a link to the report's own copy of it, else as text. */
+function sourceLink(source: string): string {
+  const s = citedSection(source);
+  return s
+    ? `<a href="#${appendixId(source)}">${escapeHtml(source.split("#")[0]!)}: ${
+      escapeHtml(s.title)
+    }</a>`
+    : escapeHtml(source);
+}
+
+/** The cited docs sections, each once, with the anchors the fix cells link to. */
+function appendixHtml(sources: readonly string[]): string {
+  const cited = [...new Set(sources)].flatMap((source) => {
+    const s = citedSection(source);
+    return s ? [{ source, ...s }] : [];
+  });
+  if (cited.length === 0) return "";
+  return `<h2>Appendix: the docs the diagnosis cites</h2>${
+    cited.map((c) =>
+      `<section id="${appendixId(c.source)}"><h3>${escapeHtml(c.title)} <small>(${
+        escapeHtml(c.source)
+      })</small></h3><pre class="doc">${escapeHtml(c.text)}</pre></section>`
+    ).join("")
+  }`;
+}
+
+/** The notes of a run as a list (the capture's, the judge's, a replay's). */
+function notesHtml(notes: readonly string[]): string {
+  if (notes.length === 0) return "";
+  return `<h2>Notes</h2><ul class="notes">${
+    notes.map((n) => `<li>${escapeHtml(n)}</li>`).join("")
+  }</ul>`;
 }
 
 function fmt(x: number): string {
@@ -189,7 +240,7 @@ export function renderHtmlReport(r: VerifyResult): string {
         `<tr><td>${escapeHtml(d.invariant)}</td><td>${escapeHtml(d.symptom)}</td><td>${
           escapeHtml(d.cause)
         }</td><td><code>${escapeHtml(d.fix)}</code><br><small>${
-          escapeHtml(d.source)
+          sourceLink(d.source)
         }</small></td></tr>`
       ).join("")
     }</table>`;
@@ -213,8 +264,10 @@ h1{font-size:22px} h2{font-size:17px;margin-top:28px;border-bottom:1px solid #d0
 table{border-collapse:collapse;width:100%} td,th{border:1px solid #d0d7de;padding:4px 6px;vertical-align:top;text-align:left}
 .badge{color:#fff;border-radius:4px;padding:1px 6px;font-weight:600} pre{font-size:11px;white-space:pre-wrap}
 tr.copy td,tr.broke td{background:#fff1e5} .head{font-size:13px;color:#57606a}
+.reason{font-size:15px} ul.notes li{margin:2px 0} h3{font-size:15px} pre.doc{font-size:12px;background:#f6f8fa;padding:8px}
 </style></head><body>
 <h1>axl verify ${badge(a.status)}</h1>
+${a.reason ? `<p class="reason"><b>${escapeHtml(a.status)}:</b> ${escapeHtml(a.reason)}</p>` : ""}
 <p class="head">${escapeHtml(a.headline)}</p>
 <p class="head">kernel ${escapeHtml(env.kernel)}${env.preempt_rt ? " (PREEMPT_RT)" : ""} · ${
     escapeHtml(env.machine)
@@ -225,9 +278,10 @@ tr.copy td,tr.broke td{background:#fff1e5} .head{font-size:13px;color:#57606a}
   }</p>
 <h2>Invariants</h2>
 <table><tr><th></th><th>invariant</th><th>status</th><th>why</th></tr>${invRows}</table>
-${a.chain ? chainHtml(a.chain, escapeHtml) : ""}
+${a.chain ? chainHtml(a.chain, escapeHtml, a.status) : ""}
 ${pipelineHtml(a.pipeline, badge, escapeHtml)}
 <h2>Diagnosis</h2>${diag}
+${notesHtml(a.notes)}
 <h2>Latency</h2><p>${escapeHtml(latText)}</p>
 ${latencyHistogramSvg(lat.histogram)}
 <h2>Frames</h2><p>${a.frames.traced} frames traced, ${
@@ -246,6 +300,7 @@ ${
       ? `<table><tr><th>symbol</th><th>self</th><th>samples</th><th>dso</th><th>copy routine</th></tr>${top}</table>`
       : ""
   }
+${appendixHtml(a.diagnosis.map((d) => d.source))}
 <h2>Capture</h2><pre>${
     escapeHtml(
       JSON.stringify(

@@ -16,6 +16,8 @@ import { GstToolError } from "../../../lib/caps/gst_tools.ts";
 import { CapsSyntaxError } from "../../../lib/caps/errors.ts";
 import { ParseError } from "../../../lib/trace/parse/parse_error.ts";
 import { ReconcileError } from "../../../lib/constraints/reconcile.ts";
+import { ArtifactsDamagedError } from "../../../lib/verify/integrity.ts";
+import { WorkloadFailedEarlyError } from "../../../lib/verify/story.ts";
 import { tsFiles } from "../_import_graph.ts";
 
 /** One thrown value per error class, named by the class, with the code it must give. */
@@ -46,6 +48,16 @@ const CASES: readonly { name: string; error: unknown; code: number }[] = [
       } as unknown as ConstructorParameters<typeof ReconcileError>[0],
     ),
     code: 1,
+  },
+  {
+    name: "ArtifactsDamagedError",
+    error: new ArtifactsDamagedError("trace.txt", "has 10 bytes, 20 recorded at capture"),
+    code: 3,
+  },
+  {
+    name: "WorkloadFailedEarlyError",
+    error: new WorkloadFailedEarlyError("/nonexistent/command", 127, "exec: not found"),
+    code: 3,
   },
   { name: "SyntaxError", error: new SyntaxError("Unexpected token"), code: 3 },
   { name: "TypeError", error: new TypeError("unknown mode 'x'"), code: 3 },
