@@ -10,6 +10,8 @@
 # Artifacts land in artifacts/verify, or in --artifacts DIR (relative to the directory
 # the command was started from), on the host in both cases.
 #
+# Options are checked on the host first, by verify's own parser (tasks/verify_check.ts):
+# a bad one is refused before anything is installed, built or booted.
 # Exit codes: those of `axl verify` (0 pass, 1 fail, 2 inconclusive/skip, 3 could not
 # run); a VM rig that cannot boot or times out is 3.
 set -uo pipefail
@@ -54,6 +56,10 @@ if [[ -e $node || -n $here ]]; then
 	exec deno run --allow-all tasks/axl.ts verify --artifacts "$artifacts" "${args[@]}"
 fi
 
+# Refuse bad options here, with verify's own parser and message, before anything is
+# installed, built or booted (the guest would parse them again, minutes later).
+deno run --no-check --allow-read --allow-env tasks/verify_check.ts --artifacts "$artifacts" "${args[@]}" ||
+	exit
 if [[ $(uname -m) != x86_64 ]]; then
 	echo "axl verify: no NPU device ($node is missing) and the VM rig needs an x86_64 host;" \
 		"load the driver (modprobe axl / the metis driver) or set AXL_DEVICE" >&2
