@@ -30,7 +30,7 @@ done
 
 # --artifacts DIR is the caller's path; the VM guest cannot write the host, so
 # there the option is taken out and the directory filled after the run.
-artifacts=artifacts/verify args=() here=
+artifacts=artifacts/verify given=() args=() here=
 while (($#)); do
 	case $1 in
 	--replay | --replay=* | --pid | --pid=* | --config | --config=*) here=$1 && args+=("$1") ;;
@@ -39,21 +39,23 @@ while (($#)); do
 			echo "axl verify: --artifacts needs a directory" >&2
 			exit 3
 		}
-		artifacts=$2
+		artifacts=$2 given=(--artifacts)
 		shift
 		;;
-	--artifacts=*) artifacts=${1#--artifacts=} ;;
+	--artifacts=*) artifacts=${1#--artifacts=} given=(--artifacts) ;;
 	--) here=$1 && args+=("$@") && break ;;
 	*) args+=("$1") ;;
 	esac
 	shift
 done
 [[ $artifacts == /* ]] || artifacts=$caller/$artifacts
+# Here, `axl verify` picks its own default (a replay writes beside the directory it reads).
+((${#given[@]})) && given+=("$artifacts")
 
 metis_nodes=(/dev/metis-* /dev/axl-metis-*)
 [[ -e ${metis_nodes[0]} || -e ${metis_nodes[1]} ]] && here=${here:-a Metis node}
 if [[ -e $node || -n $here ]]; then
-	exec deno run --allow-all tasks/axl.ts verify --artifacts "$artifacts" "${args[@]}"
+	exec deno run --allow-all tasks/axl.ts verify "${given[@]}" "${args[@]}"
 fi
 
 # Refuse bad options here, with verify's own parser and message, before anything is

@@ -32,6 +32,7 @@ import {
   modeSpec,
   sizeOption,
 } from "./options.ts";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { type CommandSpec, listOption, type ParsedArgs, stringOption, UsageError } from "./spec.ts";
 
 const CLI_DETAILS = `Captures a private tracefs instance (dma_fence:*, axl:*, function_graph on the
@@ -73,7 +74,8 @@ pushed system memory"), and a break there FAILs the run (docs/gstreamer.md).
 --replay DIR judges a saved artifacts directory again (e.g. one copied from a
 Jetson) with the judge's options (--threshold, --accept-exporter, --importer,
 --evidence): no root, no device, nothing captured. DIR is only read; the new
-result.json, trace.json and report.html go to --artifacts.`;
+result.json, trace.json and report.html go to DIR-replay beside it, or to
+--artifacts (never DIR itself or a directory inside it: refused, exit 3).`;
 
 /** The declaration of `verify`. */
 export const verifySpec: CommandSpec = {
@@ -144,8 +146,8 @@ export const verifySpec: CommandSpec = {
       type: "string",
       kind: "path",
       arg: "DIR",
-      description: "output directory",
-      default: "artifacts/verify",
+      description: "output directory (default artifacts/verify; with --replay DIR,\n" +
+        "DIR-replay beside DIR, which is only read)",
     },
     "accept-exporter": {
       type: "string",
@@ -362,6 +364,43 @@ export function verifyPlan(args: ParsedArgs): VerifyPlan {
       },
     },
   };
+}
+
+/** `path` made absolute with its symbolic links resolved, also where it does not exist yet. */
+function realPath(path: string): string {
+  const abs = resolve(path);
+  try {
+    return Deno.realPathSync(abs);
+  } catch {
+    const parent = dirname(abs);
+    return parent === abs ? abs : join(realPath(parent), basename(abs));
+  }
+}
+
+/**
+ * Where `verify --replay dir` writes its verdict: `artifacts` when given, else `dir-replay`
+ * beside `dir`. A replay only reads `dir`, so `artifacts` equal to `dir` or inside it (also
+ * through symbolic links) is a UsageError that names a directory to use instead.
+ *
+ * @example
+ * ```ts
+ * import { replayArtifacts } from "./verify.ts";
+ * console.log(replayArtifacts("runs/jetson")); // runs/jetson-replay
+ * console.log(replayArtifacts("runs/jetson", "rejudged")); // rejudged
+ * ```
+ */
+export function replayArtifacts(dir: string, artifacts?: string): string {
+  const beside = join(dirname(dir), `${basename(resolve(dir))}-replay`);
+  if (artifacts === undefined) return beside;
+  const inside = relative(realPath(dir), realPath(artifacts));
+  if (inside === "" || !(inside.startsWith("..") || inside.startsWith("/"))) {
+    throw new UsageError(
+      `verify: --artifacts ${artifacts} is ${inside === "" ? "" : "inside "}the directory ` +
+        `--replay reads (${dir}), which a replay never writes: give another, e.g. ` +
+        `--artifacts ${beside}`,
+    );
+  }
+  return artifacts;
 }
 
 /**
