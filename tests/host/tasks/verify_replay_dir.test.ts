@@ -93,3 +93,14 @@ Deno.test("verify --replay --json prints exactly one JSON document on stdout, th
     assert.match(r.err, /^axl verify: replay of run: /);
   });
 });
+
+Deno.test("verify --json (live) keeps stdout for the JSON document alone", async () => {
+  await withRun(async (here) => {
+    // A command workload: where tracefs or root is missing the run cannot start (exit 3) and
+    // stdout stays empty; where it can, stdout is result.json.
+    const r = await axl(here, "verify", "--json", "--no-perf", "--artifacts", "out", "--", "true");
+    assert.match(r.err, /^axl verify: command: true$/m, "the headline is on stderr");
+    if (r.code === 3) assert.equal(r.out, "", r.err);
+    else assert.equal(JSON.parse(r.out).axl.workload.kind, "command");
+  });
+});
