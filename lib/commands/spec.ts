@@ -191,6 +191,32 @@ export function optionsOf(
 }
 
 /**
+ * `--frames -5` as `--frames=-5`: parseArgs takes a word after a string option that starts
+ * with a dash for another option ("argument is ambiguous"); a negative number is the
+ * option's value, for the option's own check to refuse with its message.
+ */
+function negativeValuesJoined(
+  words: readonly string[],
+  options: Readonly<Record<string, { type: "string" | "boolean"; short?: string }>>,
+): string[] {
+  const takesValue = (word: string) => {
+    if (word.startsWith("--")) return options[word.slice(2)]?.type === "string";
+    return word.length === 2 && word[0] === "-" &&
+      Object.values(options).some((o) => o.type === "string" && o.short === word[1]);
+  };
+  const out: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!, next = words[i + 1];
+    if (word === "--") return [...out, ...words.slice(i)];
+    if (next !== undefined && /^-\.?\d/.test(next) && takesValue(word)) {
+      out.push(`${word}${word.startsWith("--") ? "=" : ""}${next}`);
+      i++;
+    } else out.push(word);
+  }
+  return out;
+}
+
+/**
  * Parses a command's words with `node:util` parseArgs (strict), defaults filled in. A
  * UsageError says what was wrong: on the CLI a command without positionals rejects
  * stray words here; in the shell it says how to get help.
@@ -231,7 +257,7 @@ export function parseCommandArgs(
   const allowPositionals = surface === "shell" || command.positionals.length > 0;
   try {
     const { values, positionals } = parseArgs({
-      args: words,
+      args: negativeValuesJoined(words, options),
       options,
       allowPositionals,
       strict: true,

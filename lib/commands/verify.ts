@@ -146,8 +146,8 @@ export const verifySpec: CommandSpec = {
       type: "string",
       kind: "path",
       arg: "DIR",
-      description: "output directory (default artifacts/verify; with --replay DIR,\n" +
-        "DIR-replay beside DIR, which is only read)",
+      // No declared default: a replay's default is beside the directory it reads.
+      description: "output directory (default artifacts/verify)",
     },
     "accept-exporter": {
       type: "string",
@@ -316,9 +316,12 @@ export function verifyPlan(args: ParsedArgs): VerifyPlan {
   const jobTimeoutMs = jobTimeout === undefined
     ? undefined
     : intOption("verify", "job-timeout", jobTimeout, 1);
-  const threshold = Number(stringOption(args, "threshold") ?? "1");
+  const thresholdText = stringOption(args, "threshold") ?? "1";
+  const threshold = thresholdText.trim() === "" ? NaN : Number(thresholdText);
   if (!(threshold > 0 && threshold <= 100)) {
-    throw new UsageError("verify: --threshold must be in (0, 100]");
+    throw new UsageError(
+      `verify: --threshold must be a percentage in (0, 100], got '${thresholdText}'`,
+    );
   }
   const accepted = listOption(args, "accept-exporter").flatMap((e) => e.split(",")).filter(Boolean);
   const evidence = (stringOption(args, "evidence") ?? "auto") as EvidenceMode;

@@ -273,7 +273,16 @@ export interface LsFlags {
   list: ListOptions;
 }
 
-/** Reads and checks the `ls` flags of `args` for `command` (`ls` or `axl ls`). */
+/** parseCount(), its error a UsageError (bad usage: exit 3 with the command's help hint). */
+function usageCount(text: string, what: string): number {
+  try {
+    return parseCount(text, what);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/** Reads and checks the `ls` flags of `args` for `command` (`ls`, as the CLI and the shell name it). */
 export function lsFlags(args: ParsedArgs, command: string): LsFlags {
   const v = args.values as Record<string, string | boolean | undefined>;
   const pid = v.pid as string | undefined;
@@ -281,7 +290,7 @@ export function lsFlags(args: ParsedArgs, command: string): LsFlags {
     watch: v.watch === true,
     list: {
       all: v.all === true,
-      ...(pid === undefined ? {} : { pids: [parseCount(pid, `${command}: --pid`)] }),
+      ...(pid === undefined ? {} : { pids: [usageCount(pid, `${command}: --pid`)] }),
     },
   };
   if (v.interval !== undefined) {
@@ -294,7 +303,7 @@ export function lsFlags(args: ParsedArgs, command: string): LsFlags {
     flags.intervalMs = Math.round(s * 1000);
   }
   if (v.count !== undefined) {
-    flags.count = parseCount(v.count as string, `${command}: --count`);
+    flags.count = usageCount(v.count as string, `${command}: --count`);
     if (flags.count < 1) throw new UsageError(`${command}: --count must be at least 1`);
   }
   return flags;
