@@ -67,6 +67,18 @@ export function isIncomplete(source: string): boolean {
   return true;
 }
 
+/** `source` stops inside a statement: after an operator, or with a bracket left open. */
+function endsEarly(source: string): boolean {
+  if (isIncomplete(source)) return true;
+  let depth = 0;
+  for (const t of lexJs(source).tokens) {
+    if (t.kind !== "punct") continue;
+    if (t.text === "(" || t.text === "[" || t.text === "{") depth++;
+    else if (t.text === ")" || t.text === "]" || t.text === "}") depth--;
+  }
+  return depth > 0;
+}
+
 function compiles(body: string): boolean {
   try {
     compileBody(body);
@@ -218,6 +230,13 @@ export function rewriteJs(source: string): RewrittenJs {
       new AsyncFunction(code);
     } catch (own) {
       if (own instanceof SyntaxError) err = own;
+    }
+    // The Function constructor closes the body with its own `}`: an input that ends early
+    // reads "Unexpected token '}'" there, about a brace the user never typed.
+    if (
+      err instanceof SyntaxError && err.message === "Unexpected token '}'" && endsEarly(source)
+    ) {
+      err = new SyntaxError("Unexpected end of input (the input ends before its statement does)");
     }
     if (err instanceof SyntaxError && /^\s*import\s*[\w{*]/m.test(source)) {
       throw new SyntaxError(

@@ -13,7 +13,13 @@ import type { CommandOutcome } from "./command.ts";
 import { parseCommandArgs, UsageError } from "../commands/spec.ts";
 import { ExitCode, exitCodeOf } from "../commands/exit_code.ts";
 import { isIncomplete } from "./js_rewrite.ts";
-import { findShellCommand, loadShellCommand, type ShellCommandEntry } from "./registry.ts";
+import {
+  findShellCommand,
+  loadShellCommand,
+  SHELL_COMMAND_LIST,
+  type ShellCommandEntry,
+} from "./registry.ts";
+import { closestName } from "./suggest.ts";
 import { errorData, errorLine, renderValue, summarize, toPlain } from "./render.ts";
 import type { Session } from "./session.ts";
 
@@ -231,9 +237,32 @@ export class Shell {
 
   async #javascript(source: string, signal: AbortSignal): Promise<unknown> {
     await this.session.loadModules();
-    const value = await abortable(this.session.evaluator.evaluate(source), signal);
+    let value: unknown;
+    try {
+      value = await abortable(this.session.evaluator.evaluate(source), signal);
+    } catch (err) {
+      throw this.#withHint(err);
+    }
     this.session.adopt(value, source.trim().split("\n")[0]!);
     return value;
+  }
+
+  /** A ReferenceError for a mistyped command or variable, with the name meant. */
+  #withHint(err: unknown): unknown {
+    const m = err instanceof ReferenceError ? /^(\S+) is not defined$/.exec(err.message) : null;
+    if (!m) return err;
+    const word = m[1]!;
+    // The session's own names first: on a tie, a variable is likelier than a command.
+    const variables = Object.keys(this.session.scope);
+    const commands = SHELL_COMMAND_LIST.flatMap((c) => [c.name, ...(c.aliases ?? [])]);
+    const meant = closestName(word, [...variables, ...commands]);
+    if (!meant) return err;
+    const hint = variables.includes(meant)
+      ? `did you mean '${meant}'?`
+      : `did you mean the command '${meant}'?`;
+    const hinted = new ReferenceError(`${word} is not defined (${hint})`, { cause: err });
+    hinted.stack = hinted.stack?.replace(/^[^\n]*/, `ReferenceError: ${hinted.message}`);
+    return hinted;
   }
 
   #dim(text: string): string {
