@@ -104,3 +104,13 @@ Deno.test("verify --json (live) keeps stdout for the JSON document alone", async
     else assert.equal(JSON.parse(r.out).axl.workload.kind, "command");
   });
 });
+
+Deno.test("verify --replay of artifacts without their perf script names perf.script", async () => {
+  await withRun(async (here) => {
+    await Deno.remove(`${here}/run/perf.script.gz`);
+    const r = await axl(here, "verify", "--replay", "run", "--artifacts", "out");
+    assert.equal(r.code, 3);
+    assert.match(r.err, /no perf\.script \(nor perf\.script\.gz\) in run\b/);
+    assert.doesNotMatch(r.err, /open '.*perf\.script\.gz'/);
+  });
+});
