@@ -30,7 +30,7 @@ done
 
 # --artifacts DIR is the caller's path; the VM guest cannot write the host, so
 # there the option is taken out and the directory filled after the run.
-artifacts=artifacts/verify given=() args=() here=
+artifacts=artifacts/verify given=() args=() here= shown=
 while (($#)); do
 	case $1 in
 	--replay | --replay=* | --pid | --pid=* | --config | --config=*) here=$1 && args+=("$1") ;;
@@ -39,10 +39,10 @@ while (($#)); do
 			echo "axl verify: --artifacts needs a directory" >&2
 			exit 3
 		}
-		artifacts=$2 given=(--artifacts)
+		artifacts=$2 given=(--artifacts) shown=$2
 		shift
 		;;
-	--artifacts=*) artifacts=${1#--artifacts=} given=(--artifacts) ;;
+	--artifacts=*) artifacts=${1#--artifacts=} given=(--artifacts) shown=${1#--artifacts=} ;;
 	--) here=$1 && args+=("$@") && break ;;
 	*) args+=("$1") ;;
 	esac
@@ -73,8 +73,9 @@ bash scripts/setup.sh --build || exit 3
 bash ffi/build.sh --native >/dev/null || exit 3
 vmdir=$root/artifacts/verify-vm
 mkdir -p "$root/artifacts" || exit 3
-# The guest writes its artifacts into $AXL_RESULTS; the rig copies them back.
-bash scripts/vm/run.sh --vivid --results "$vmdir" -- \
+# The guest writes its artifacts into $AXL_RESULTS; the rig copies them back, and the
+# guest's last line names the directory they land in here, as the user wrote it.
+bash scripts/vm/run.sh --vivid --results "$vmdir" --env "AXL_VERIFY_ARTIFACTS_AS=${shown:-artifacts/verify}" -- \
 	bash -c 'deno run --no-check --allow-all tasks/axl.ts verify --artifacts "$AXL_RESULTS/verify" "$@"' \
 	verify "${args[@]}"
 rc=$?

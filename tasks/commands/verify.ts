@@ -36,6 +36,10 @@ import { Device } from "../../lib/core/device.ts";
 import { MetisDevice } from "../../lib/core/metis/device.ts";
 import { replayVerify, runVerify } from "../../lib/verify/run.ts";
 import { printJson } from "../_cli.ts";
+import { join, relative } from "node:path";
+
+/** Set by scripts/verify.sh for the VM guest: the host directory the artifacts go to. */
+const ARTIFACTS_AS_ENV = "AXL_VERIFY_ARTIFACTS_AS";
 
 type Run = ExternalRun & Partial<Pick<BuiltinRun, "device" | "axlDevice">>;
 
@@ -136,7 +140,13 @@ async function verify(args: ParsedArgs): Promise<number> {
     if (args.values.json) {
       for (const line of written) console.error(line);
       printJson(result);
-    } else printVerdict(result, artifacts.dir, artifacts.html, written);
+    } else {
+      // In the VM rig the guest writes a directory that scripts/verify.sh then copies to the
+      // host: it names the host's directory here, so the last line says where to look.
+      const shown = Deno.env.get(ARTIFACTS_AS_ENV) || undefined;
+      const html = shown ? join(shown, relative(artifacts.dir, artifacts.html)) : artifacts.html;
+      printVerdict(result, shown ?? artifacts.dir, html, written);
+    }
     return VERIFY_EXIT[result.axl.status];
   } catch (err) {
     return couldNotRun(err);

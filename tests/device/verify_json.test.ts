@@ -33,3 +33,35 @@ Deno.test("axl verify --json prints one JSON document on stdout and the headline
   assert.deepEqual(result, JSON.parse(await Deno.readTextFile(`${dir}/result.json`)));
   assert.match(stderr, /^axl verify: /m, "the headline is on stderr");
 });
+
+Deno.test("axl verify in the VM rig names the host's artifacts directory that scripts/verify.sh gives it", async () => {
+  const dir = `${results}/verify-shown`;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--no-check",
+      "--allow-all",
+      AXL,
+      "verify",
+      "--frames",
+      "5",
+      "--no-perf",
+      "--no-graph",
+      "--artifacts",
+      dir,
+    ],
+    env: { AXL_VERIFY_ARTIFACTS_AS: "artifacts/verify" },
+    stdin: "null",
+  }).output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  assert.ok(
+    out.code <= 2,
+    `verify could not run (${out.code}): ${new TextDecoder().decode(out.stderr)}`,
+  );
+  const last = stdout.trimEnd().split("\n").pop()!;
+  assert.match(
+    last,
+    /^(PASS|FAIL|INCONCLUSIVE|SKIP) +\(artifacts: artifacts\/verify; report: artifacts\/verify\/report\.html\)$/,
+  );
+  assert.ok(!stdout.includes(dir), "the guest's own directory is not shown");
+});
