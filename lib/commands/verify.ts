@@ -292,7 +292,8 @@ export interface VerifyPlan {
  * ```ts
  * import { verifyPlan } from "./verify.ts";
  * const p = verifyPlan({ values: { "accept-exporter": ["a,b", "c"] }, positionals: [] });
- * if (!p.run.judge?.acceptedExporters?.includes("b") || p.frames !== 60) throw new Error();
+ * console.log(p.run.judge?.acceptedExporters?.includes("b")); // true
+ * console.log(p.frames); // 60
  * ```
  */
 export function verifyPlan(args: ParsedArgs): VerifyPlan {

@@ -32,7 +32,7 @@ export const SCOPE_PARAM = "__axl_scope__";
  * ```ts
  * import { compileBody } from "./js_rewrite.ts";
  * const fn = compileBody("return (await Promise.resolve(a + 1))");
- * if (await fn({ a: 1 }) !== 2) throw new Error("unexpected");
+ * console.log(await fn({ a: 1 })); // 2
  * ```
  */
 export function compileBody(body: string): (scope: object) => Promise<unknown> {
@@ -47,9 +47,9 @@ export function compileBody(body: string): (scope: object) => Promise<unknown> {
  * @example
  * ```ts
  * import { isIncomplete } from "./js_rewrite.ts";
- * if (!isIncomplete("[1, 2,") || !isIncomplete("1 +") || isIncomplete("1 + 2")) {
- *   throw new Error("unexpected");
- * }
+ * console.log(isIncomplete("[1, 2,")); // true
+ * console.log(isIncomplete("1 +")); // true
+ * console.log(isIncomplete("1 + 2")); // false
  * ```
  */
 export function isIncomplete(source: string): boolean {
@@ -166,9 +166,9 @@ function rewriteDeclarations(source: string): string {
  * const scope: Record<string, unknown> = {};
  * const r = rewriteJs("const x = await Promise.resolve(20)\nx + 1");
  * const proxy = new Proxy(scope, { has: (_t, k) => typeof k === "string" && !(k in globalThis) });
- * if (!r.returnsValue || await compileBody(r.body)(proxy) !== 21 || scope.x !== 20) {
- *   throw new Error("unexpected");
- * }
+ * console.log(r.returnsValue); // true
+ * console.log(await compileBody(r.body)(proxy)); // 21
+ * console.log(scope.x); // 20
  * ```
  */
 export function rewriteJs(source: string): RewrittenJs {

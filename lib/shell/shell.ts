@@ -80,9 +80,9 @@ const FIRST_WORD_RE = /^(\S+)(?:\s+([^]*))?$/;
  * @example
  * ```ts
  * import { classify } from "./shell.ts";
- * if (classify("frame = alloc 4096").kind !== "command") throw new Error();
- * if (classify("frame.size * 2").kind !== "js") throw new Error();
- * if (classify("# comment").kind !== "empty") throw new Error();
+ * console.log(classify("frame = alloc 4096").kind); // "command"
+ * console.log(classify("frame.size * 2").kind); // "js"
+ * console.log(classify("# comment").kind); // "empty"
  * ```
  */
 export function classify(input: string): Classified {
@@ -108,8 +108,9 @@ export function classify(input: string): Classified {
  * @example
  * ```ts
  * import { needsMore } from "./shell.ts";
- * if (!needsMore("const f = (x) => {") || needsMore("alloc 4096")) throw new Error();
- * if (!needsMore("alloc NV12 640x480 \\")) throw new Error();
+ * console.log(needsMore("const f = (x) => {")); // true
+ * console.log(needsMore("alloc 4096")); // false
+ * console.log(needsMore("alloc NV12 640x480 \\")); // true
  * ```
  */
 export function needsMore(buffer: string): boolean {
@@ -129,7 +130,8 @@ export function needsMore(buffer: string): boolean {
  * const lines: string[] = [];
  * const shell = new Shell(new Session(), { out: (t) => lines.push(t), err: () => {} });
  * const r = await shell.execute("6 * 7", new AbortController().signal);
- * if (r.value !== 42 || lines[0] !== "42") throw new Error(lines.join());
+ * console.log(r.value); // 42
+ * console.log(lines[0]); // "42"
  * ```
  */
 export class Shell {

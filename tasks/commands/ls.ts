@@ -7,11 +7,7 @@ import { cliCommand } from "../command.ts";
 import { ExitCode } from "../../lib/commands/exit_code.ts";
 import { lsSpec } from "../../lib/commands/ls.ts";
 import { UsageError } from "../../lib/commands/spec.ts";
-import {
-  listDmaBufs,
-  listingText,
-  listingWarnings,
-} from "../../lib/shell/dmabuf_listing.ts";
+import { listDmaBufs, listingText, listingWarnings } from "../../lib/shell/dmabuf_listing.ts";
 import { lsFlags, watchDmaBufs } from "../../lib/shell/dmabuf_watch.ts";
 import { printJson } from "../_cli.ts";
 
