@@ -62,6 +62,11 @@ fi
 # installed, built or booted (the guest would parse them again, minutes later).
 deno run --no-check --allow-read --allow-env tasks/verify_check.ts --artifacts "$artifacts" "${args[@]}" ||
 	exit
+# --json: stdout is result.json alone. The rig's console (the guest's lines, stdout and
+# stderr merged) and these notes go to stderr; result.json is printed from the host copy.
+json=0
+for arg in "${args[@]}"; do [[ $arg == --json ]] && json=1; done
+if ((json)); then exec 9>&1 1>&2; fi
 if [[ $(uname -m) != x86_64 ]]; then
 	echo "axl verify: no NPU device ($node is missing) and the VM rig needs an x86_64 host;" \
 		"load the driver (modprobe axl / the metis driver) or set AXL_DEVICE" >&2
@@ -87,6 +92,14 @@ if [[ -d $vmdir/verify ]]; then
 	else
 		echo "axl verify: cannot move the artifacts to $artifacts; they are in $vmdir/verify" >&2
 		((rc == 0)) && rc=3
+	fi
+fi
+if ((json)) && ((rc <= 2)); then
+	if [[ -r $artifacts/result.json ]]; then
+		cat "$artifacts/result.json" >&9
+	else
+		echo "axl verify: no result.json in $artifacts to print for --json" >&2
+		rc=3
 	fi
 fi
 case $rc in

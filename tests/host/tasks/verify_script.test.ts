@@ -83,3 +83,12 @@ for (
     assert.ok(r.ms < 10_000, `took ${Math.round(r.ms)} ms`);
   });
 }
+
+Deno.test("scripts/verify.sh --json keeps stdout for result.json: its notes go to stderr", async () => {
+  // Setup cannot run with the failing tools above: the run stops (exit 3) after the note
+  // that it goes to the VM rig, which must not land on stdout.
+  const r = await verifyScript("--json", "--frames", "5");
+  assert.equal(r.code, 3, r.err);
+  assert.equal(r.out, "");
+  assert.match(r.err, /^axl verify: no NPU device on this machine .* in the VM rig/m);
+});
