@@ -32,7 +32,7 @@ import {
   modeSpec,
   sizeOption,
 } from "./options.ts";
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { type CommandSpec, listOption, type ParsedArgs, stringOption, UsageError } from "./spec.ts";
 
 const CLI_DETAILS = `Captures a private tracefs instance (dma_fence:*, axl:*, function_graph on the
@@ -394,7 +394,10 @@ function realPath(path: string): string {
  * ```
  */
 export function replayArtifacts(dir: string, artifacts?: string): string {
-  const beside = join(dirname(dir), `${basename(resolve(dir))}-replay`);
+  const abs = resolve(dir);
+  const target = join(dirname(abs), `${basename(abs)}-replay`);
+  // As the user wrote DIR: relative to here (`.` gives ../NAME-replay), or absolute.
+  const beside = isAbsolute(dir) ? target : relative(Deno.cwd(), target);
   if (artifacts === undefined) return beside;
   const inside = relative(realPath(dir), realPath(artifacts));
   if (inside === "" || !(inside.startsWith("..") || inside.startsWith("/"))) {

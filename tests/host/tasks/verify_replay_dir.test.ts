@@ -52,6 +52,14 @@ Deno.test("verify --replay DIR without --artifacts writes DIR-replay beside DIR,
     assert.equal(result.axl.invariants.I4.evidence.threshold_percent, 0.1);
     await Deno.stat(`${here}/run-replay/report.html`);
     assert.match(r.out, /\(artifacts: run-replay; report: /);
+    // From inside DIR, `.` is judged into ../run-replay, beside it too.
+    const here2 = await axl(`${here}/run`, "verify", "--replay", ".", "--json");
+    assert.equal(here2.code, 0, here2.err);
+    assert.deepEqual(await snapshot(`${here}/run`), before);
+    assert.equal(
+      JSON.parse(await Deno.readTextFile(`${here}/run-replay/result.json`)).axl.status,
+      "PASS",
+    );
   });
 });
 
