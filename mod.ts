@@ -2,7 +2,8 @@
  * axl: a Deno runtime and device shell for the zero-copy camera → NPU frame path.
  *
  * Typed access to DMA heaps, dma-bufs, sync_file fences and the axl NPU driver,
- * through `libaxl_shim.so` (run with `--allow-ffi --allow-read`).
+ * through `libaxl_shim.so`. Run scripts with `--allow-all`: a dma-buf's details come from
+ * `/proc/self/fdinfo`, which Deno opens only with all permissions (docs/library.md).
  *
  * @example Import a frame into the NPU and wait for the result
  * ```ts ignore

@@ -10,6 +10,8 @@
 # Artifacts land in artifacts/verify, or in --artifacts DIR (relative to the directory
 # the command was started from), on the host in both cases.
 #
+# Options are checked on the host first, by verify's own parser (tasks/verify_check.ts):
+# a bad one is refused before anything is installed, built or booted.
 # Exit codes: those of `axl verify` (0 pass, 1 fail, 2 inconclusive/skip, 3 could not
 # run); a VM rig that cannot boot or times out is 3.
 set -uo pipefail
@@ -28,7 +30,7 @@ done
 
 # --artifacts DIR is the caller's path; the VM guest cannot write the host, so
 # there the option is taken out and the directory filled after the run.
-artifacts=artifacts/verify args=() here=
+artifacts=artifacts/verify given=() args=() here= shown=
 while (($#)); do
 	case $1 in
 	--replay | --replay=* | --pid | --pid=* | --config | --config=*) here=$1 && args+=("$1") ;;
@@ -37,23 +39,34 @@ while (($#)); do
 			echo "axl verify: --artifacts needs a directory" >&2
 			exit 3
 		}
-		artifacts=$2
+		artifacts=$2 given=(--artifacts) shown=$2
 		shift
 		;;
-	--artifacts=*) artifacts=${1#--artifacts=} ;;
+	--artifacts=*) artifacts=${1#--artifacts=} given=(--artifacts) shown=${1#--artifacts=} ;;
 	--) here=$1 && args+=("$@") && break ;;
 	*) args+=("$1") ;;
 	esac
 	shift
 done
 [[ $artifacts == /* ]] || artifacts=$caller/$artifacts
+# Here, `axl verify` picks its own default (a replay writes beside the directory it reads).
+((${#given[@]})) && given+=("$artifacts")
 
 metis_nodes=(/dev/metis-* /dev/axl-metis-*)
 [[ -e ${metis_nodes[0]} || -e ${metis_nodes[1]} ]] && here=${here:-a Metis node}
 if [[ -e $node || -n $here ]]; then
-	exec deno run --allow-all tasks/axl.ts verify --artifacts "$artifacts" "${args[@]}"
+	exec deno run --allow-all tasks/axl.ts verify "${given[@]}" "${args[@]}"
 fi
 
+# Refuse bad options here, with verify's own parser and message, before anything is
+# installed, built or booted (the guest would parse them again, minutes later).
+deno run --no-check --allow-read --allow-env tasks/verify_check.ts --artifacts "$artifacts" "${args[@]}" ||
+	exit
+# --json: stdout is result.json alone. The rig's console (the guest's lines, stdout and
+# stderr merged) and these notes go to stderr; result.json is printed from the host copy.
+json=0
+for arg in "${args[@]}"; do [[ $arg == --json ]] && json=1; done
+if ((json)); then exec 9>&1 1>&2; fi
 if [[ $(uname -m) != x86_64 ]]; then
 	echo "axl verify: no NPU device ($node is missing) and the VM rig needs an x86_64 host;" \
 		"load the driver (modprobe axl / the metis driver) or set AXL_DEVICE" >&2
@@ -65,8 +78,9 @@ bash scripts/setup.sh --build || exit 3
 bash ffi/build.sh --native >/dev/null || exit 3
 vmdir=$root/artifacts/verify-vm
 mkdir -p "$root/artifacts" || exit 3
-# The guest writes its artifacts into $AXL_RESULTS; the rig copies them back.
-bash scripts/vm/run.sh --vivid --results "$vmdir" -- \
+# The guest writes its artifacts into $AXL_RESULTS; the rig copies them back, and the
+# guest's last line names the directory they land in here, as the user wrote it.
+bash scripts/vm/run.sh --vivid --results "$vmdir" --env "AXL_VERIFY_ARTIFACTS_AS=${shown:-artifacts/verify}" -- \
 	bash -c 'deno run --no-check --allow-all tasks/axl.ts verify --artifacts "$AXL_RESULTS/verify" "$@"' \
 	verify "${args[@]}"
 rc=$?
@@ -78,6 +92,14 @@ if [[ -d $vmdir/verify ]]; then
 	else
 		echo "axl verify: cannot move the artifacts to $artifacts; they are in $vmdir/verify" >&2
 		((rc == 0)) && rc=3
+	fi
+fi
+if ((json)) && ((rc <= 2)); then
+	if [[ -r $artifacts/result.json ]]; then
+		cat "$artifacts/result.json" >&9
+	else
+		echo "axl verify: no result.json in $artifacts to print for --json" >&2
+		rc=3
 	fi
 fi
 case $rc in

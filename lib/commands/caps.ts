@@ -132,7 +132,7 @@ function linkOf(words: string[], pipeline: string | undefined) {
  * ```ts
  * import { capsRequest } from "./caps.ts";
  * const r = capsRequest({ values: {}, positionals: ["a", "!", "b"] });
- * if (r.pipeline !== "a ! b") throw new Error("unexpected");
+ * console.log(r.pipeline); // "a ! b"
  * ```
  */
 export function capsRequest(args: ParsedArgs): CapsRequest {

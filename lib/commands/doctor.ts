@@ -167,7 +167,7 @@ export function checkMachine(args: ParsedArgs): DoctorReport {
  * @example
  * ```ts
  * import { doctorExit } from "./doctor.ts";
- * if (doctorExit({ ok: 3, warn: 1, fail: 0 }) !== 0) throw new Error("unexpected");
+ * console.log(doctorExit({ ok: 3, warn: 1, fail: 0 })); // 0
  * ```
  */
 export function doctorExit(counts: StatusCounts): number {

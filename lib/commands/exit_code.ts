@@ -16,7 +16,7 @@ export type { ErrorKind };
  * @example
  * ```ts
  * import { ExitCode } from "./exit_code.ts";
- * if (ExitCode.CannotRun !== 3) throw new Error("unexpected");
+ * console.log(ExitCode.CannotRun); // 3
  * ```
  */
 export const ExitCode = {
@@ -62,11 +62,9 @@ function isMissing(err: object): boolean {
  * @example
  * ```ts
  * import { errorKind } from "./exit_code.ts";
- * if (errorKind(new RangeError("frames must be >= 1")) !== "usage") throw new Error();
- * if (errorKind(new Error("boom")) !== "failed") throw new Error();
- * if (errorKind(Object.assign(new Error("x"), { exitKind: "cannot-run" })) !== "cannot-run") {
- *   throw new Error();
- * }
+ * console.log(errorKind(new RangeError("frames must be >= 1"))); // "usage"
+ * console.log(errorKind(new Error("boom"))); // "failed"
+ * console.log(errorKind(Object.assign(new Error("x"), { exitKind: "cannot-run" }))); // "cannot-run"
  * ```
  */
 export function errorKind(err: unknown): ErrorKind {
@@ -87,9 +85,8 @@ export function errorKind(err: unknown): ErrorKind {
  * @example
  * ```ts
  * import { exitCodeOf } from "./exit_code.ts";
- * if (exitCodeOf(new SyntaxError("x")) !== 3 || exitCodeOf(new Error("x")) !== 1) {
- *   throw new Error();
- * }
+ * console.log(exitCodeOf(new SyntaxError("x"))); // 3
+ * console.log(exitCodeOf(new Error("x"))); // 1
  * ```
  */
 export function exitCodeOf(err: unknown): ExitCode {

@@ -43,7 +43,7 @@ export interface HeapsOutcome {
  * ```ts
  * import { listHeaps } from "./heaps.ts";
  * const { heaps, code } = listHeaps();
- * if ((code === 0) !== heaps.length > 0) throw new Error("unexpected");
+ * console.log(code, heaps); // 0 and the heaps, or 3 and none where /dev/dma_heap is missing
  * ```
  */
 export function listHeaps(): HeapsOutcome {

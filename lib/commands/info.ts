@@ -187,8 +187,8 @@ export function metisInfo(dev: MetisDevice): MetisInfo {
  *   resources: { l2: { base: 0n, size: 0n }, ddr: [{ base: 0n, size: 1048576n }] },
  *   driverVersion: "axl.ko", maxSegments: 33,
  * });
- * if (!text.includes("card DDR  0x0 +1048576")) throw new Error(text);
- * if (!text.includes("most scatterlist entries of a transfer so far: 33")) throw new Error(text);
+ * console.log(text.includes("card DDR  0x0 +1048576")); // true
+ * console.log(text.includes("most scatterlist entries of a transfer so far: 33")); // true
  * ```
  */
 export function metisInfoText(info: MetisInfo): string {

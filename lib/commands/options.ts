@@ -12,7 +12,7 @@ import { type OptionSpec, type ParsedArgs, stringOption, UsageError } from "./sp
  * @example
  * ```ts
  * import { framesOption } from "./options.ts";
- * if (framesOption("frames", "30").default !== "30") throw new Error("unexpected");
+ * console.log(framesOption("frames", "30").default); // "30"
  * ```
  */
 export function framesOption(description: string, fallback?: string): OptionSpec {
@@ -32,7 +32,7 @@ export function framesOption(description: string, fallback?: string): OptionSpec
  * @example
  * ```ts
  * import { modeSpec } from "./options.ts";
- * if (modeSpec("the mode").choices?.length !== 2) throw new Error("unexpected");
+ * console.log(modeSpec("the mode").choices?.length); // 2
  * ```
  */
 export function modeSpec(description: string): OptionSpec {
@@ -61,7 +61,7 @@ export const DEVICE_OPTION: OptionSpec = {
  * @example
  * ```ts
  * import { intOption } from "./options.ts";
- * if (intOption("run", "frames", "30", 1) !== 30) throw new Error("unexpected");
+ * console.log(intOption("run", "frames", "30", 1)); // 30
  * ```
  */
 export function intOption(command: string, name: string, text: string, min: number): number {
@@ -79,7 +79,7 @@ export function intOption(command: string, name: string, text: string, min: numb
  * @example
  * ```ts
  * import { modeOption } from "./options.ts";
- * if (modeOption("run", { values: { mode: "copy" }, positionals: [] }) !== "copy") throw new Error();
+ * console.log(modeOption("run", { values: { mode: "copy" }, positionals: [] })); // "copy"
  * ```
  */
 export function modeOption(command: string, args: ParsedArgs): WorkloadMode {
@@ -104,7 +104,7 @@ export interface FrameSize {
  * @example
  * ```ts
  * import { sizeOption } from "./options.ts";
- * if (sizeOption("verify", "1920x1080").height !== 1080) throw new Error("unexpected");
+ * console.log(sizeOption("verify", "1920x1080").height); // 1080
  * ```
  */
 export function sizeOption(command: string, text: string): FrameSize {

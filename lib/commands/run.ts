@@ -114,7 +114,9 @@ export type RunPlan = Required<Pick<WorkloadOptions, "frames" | "mode" | "timeou
  * ```ts
  * import { runPlan } from "./run.ts";
  * const p = runPlan({ values: { frames: "5", timeout: "100" }, positionals: [] });
- * if (p.frames !== 5 || p.timeoutMs !== 100 || p.mode !== "zero-copy") throw new Error();
+ * console.log(p.frames); // 5
+ * console.log(p.timeoutMs); // 100
+ * console.log(p.mode); // "zero-copy"
  * ```
  */
 export function runPlan(args: ParsedArgs): RunPlan {

@@ -32,6 +32,7 @@ import {
   modeSpec,
   sizeOption,
 } from "./options.ts";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { type CommandSpec, listOption, type ParsedArgs, stringOption, UsageError } from "./spec.ts";
 
 const CLI_DETAILS = `Captures a private tracefs instance (dma_fence:*, axl:*, function_graph on the
@@ -73,7 +74,8 @@ pushed system memory"), and a break there FAILs the run (docs/gstreamer.md).
 --replay DIR judges a saved artifacts directory again (e.g. one copied from a
 Jetson) with the judge's options (--threshold, --accept-exporter, --importer,
 --evidence): no root, no device, nothing captured. DIR is only read; the new
-result.json, trace.json and report.html go to --artifacts.`;
+result.json, trace.json and report.html go to DIR-replay beside it, or to
+--artifacts (never DIR itself or a directory inside it: refused, exit 3).`;
 
 /** The declaration of `verify`. */
 export const verifySpec: CommandSpec = {
@@ -144,8 +146,8 @@ export const verifySpec: CommandSpec = {
       type: "string",
       kind: "path",
       arg: "DIR",
-      description: "output directory",
-      default: "artifacts/verify",
+      // No declared default: a replay's default is beside the directory it reads.
+      description: "output directory (default artifacts/verify)",
     },
     "accept-exporter": {
       type: "string",
@@ -290,7 +292,8 @@ export interface VerifyPlan {
  * ```ts
  * import { verifyPlan } from "./verify.ts";
  * const p = verifyPlan({ values: { "accept-exporter": ["a,b", "c"] }, positionals: [] });
- * if (!p.run.judge?.acceptedExporters?.includes("b") || p.frames !== 60) throw new Error();
+ * console.log(p.run.judge?.acceptedExporters?.includes("b")); // true
+ * console.log(p.frames); // 60
  * ```
  */
 export function verifyPlan(args: ParsedArgs): VerifyPlan {
@@ -314,9 +317,12 @@ export function verifyPlan(args: ParsedArgs): VerifyPlan {
   const jobTimeoutMs = jobTimeout === undefined
     ? undefined
     : intOption("verify", "job-timeout", jobTimeout, 1);
-  const threshold = Number(stringOption(args, "threshold") ?? "1");
+  const thresholdText = stringOption(args, "threshold") ?? "1";
+  const threshold = thresholdText.trim() === "" ? NaN : Number(thresholdText);
   if (!(threshold > 0 && threshold <= 100)) {
-    throw new UsageError("verify: --threshold must be in (0, 100]");
+    throw new UsageError(
+      `verify: --threshold must be a percentage in (0, 100], got '${thresholdText}'`,
+    );
   }
   const accepted = listOption(args, "accept-exporter").flatMap((e) => e.split(",")).filter(Boolean);
   const evidence = (stringOption(args, "evidence") ?? "auto") as EvidenceMode;
@@ -362,6 +368,46 @@ export function verifyPlan(args: ParsedArgs): VerifyPlan {
       },
     },
   };
+}
+
+/** `path` made absolute with its symbolic links resolved, also where it does not exist yet. */
+function realPath(path: string): string {
+  const abs = resolve(path);
+  try {
+    return Deno.realPathSync(abs);
+  } catch {
+    const parent = dirname(abs);
+    return parent === abs ? abs : join(realPath(parent), basename(abs));
+  }
+}
+
+/**
+ * Where `verify --replay dir` writes its verdict: `artifacts` when given, else `dir-replay`
+ * beside `dir`. A replay only reads `dir`, so `artifacts` equal to `dir` or inside it (also
+ * through symbolic links) is a UsageError that names a directory to use instead.
+ *
+ * @example
+ * ```ts
+ * import { replayArtifacts } from "./verify.ts";
+ * console.log(replayArtifacts("runs/jetson")); // runs/jetson-replay
+ * console.log(replayArtifacts("runs/jetson", "rejudged")); // rejudged
+ * ```
+ */
+export function replayArtifacts(dir: string, artifacts?: string): string {
+  const abs = resolve(dir);
+  const target = join(dirname(abs), `${basename(abs)}-replay`);
+  // As the user wrote DIR: relative to here (`.` gives ../NAME-replay), or absolute.
+  const beside = isAbsolute(dir) ? target : relative(Deno.cwd(), target);
+  if (artifacts === undefined) return beside;
+  const inside = relative(realPath(dir), realPath(artifacts));
+  if (inside === "" || !(inside.startsWith("..") || inside.startsWith("/"))) {
+    throw new UsageError(
+      `verify: --artifacts ${artifacts} is ${inside === "" ? "" : "inside "}the directory ` +
+        `--replay reads (${dir}), which a replay never writes: give another, e.g. ` +
+        `--artifacts ${beside}`,
+    );
+  }
+  return artifacts;
 }
 
 /**

@@ -203,8 +203,8 @@ export function hintFor(context: ErrorContext, code: string): string {
 
 /**
  * Returns `ret` when it is >= 0; otherwise throws an {@linkcode AxlError} for `op`. A failed
- * open of a device node (context `device-node`) cannot run here; pass `exitKind` to say so
- * for another context (opening a camera).
+ * open of a device node (context `device-node`) or a missing DMA heap (`heap`, ENOENT) cannot
+ * run here; pass `exitKind` to say so for another context (opening a camera).
  *
  * @example
  * ```ts
@@ -220,10 +220,17 @@ export function unwrap<T extends number | bigint>(
   ret: T,
   op: string,
   context: ErrorContext,
-  exitKind: "cannot-run" | "failed" = context === "device-node" ? "cannot-run" : "failed",
+  exitKind?: "cannot-run" | "failed",
 ): T {
   if (ret >= 0) return ret;
   const errno = -Number(ret);
   const code = errnoName(errno);
-  throw new AxlError(op, errno, { code, hint: hintFor(context, code), exitKind });
+  // A device node that will not open, or a DMA heap this kernel does not have: the machine
+  // lacks what the command needs (exit 3), not a failure of what it did.
+  const missing = context === "device-node" || (context === "heap" && code === "ENOENT");
+  throw new AxlError(op, errno, {
+    code,
+    hint: hintFor(context, code),
+    exitKind: exitKind ?? (missing ? "cannot-run" : "failed"),
+  });
 }

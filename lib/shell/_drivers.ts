@@ -42,7 +42,7 @@ let loaded: Drivers | undefined;
  * @example
  * ```ts
  * import { loadDrivers } from "./_drivers.ts";
- * if (typeof (await loadDrivers()).Device.open !== "function") throw new Error();
+ * console.log(typeof (await loadDrivers()).Device.open); // "function"
  * ```
  */
 export async function loadDrivers(): Promise<Drivers> {
@@ -63,7 +63,7 @@ export async function loadDrivers(): Promise<Drivers> {
  * ```ts
  * import { drivers, loadDrivers } from "./_drivers.ts";
  * await loadDrivers();
- * if (drivers().Job === undefined) throw new Error();
+ * console.log(typeof drivers().Job); // "function"
  * ```
  */
 export function drivers(): Drivers {
@@ -80,7 +80,7 @@ export function drivers(): Drivers {
  * @example
  * ```ts
  * import { isDriverObject } from "./_drivers.ts";
- * if (isDriverObject({}, "Device")) throw new Error();
+ * console.log(isDriverObject({}, "Device")); // false
  * ```
  */
 export function isDriverObject<K extends keyof DriverObjects>(

@@ -12,7 +12,7 @@
  * @example
  * ```ts
  * import { CancelledError } from "./abortable.ts";
- * if (new CancelledError().message !== "cancelled") throw new Error();
+ * console.log(new CancelledError().message); // "cancelled"
  * ```
  */
 export class CancelledError extends Error {

@@ -29,7 +29,7 @@ export interface ShellCommandEntry {
  * ```ts
  * import { SHELL_COMMAND_LIST } from "./command_list.ts";
  * const alloc = SHELL_COMMAND_LIST.find((c) => c.name === "alloc")!;
- * if ((await alloc.load()).name !== "alloc") throw new Error("unexpected");
+ * console.log((await alloc.load()).name); // "alloc"
  * ```
  */
 export const SHELL_COMMAND_LIST: readonly ShellCommandEntry[] = [

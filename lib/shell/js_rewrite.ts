@@ -32,7 +32,7 @@ export const SCOPE_PARAM = "__axl_scope__";
  * ```ts
  * import { compileBody } from "./js_rewrite.ts";
  * const fn = compileBody("return (await Promise.resolve(a + 1))");
- * if (await fn({ a: 1 }) !== 2) throw new Error("unexpected");
+ * console.log(await fn({ a: 1 })); // 2
  * ```
  */
 export function compileBody(body: string): (scope: object) => Promise<unknown> {
@@ -47,9 +47,9 @@ export function compileBody(body: string): (scope: object) => Promise<unknown> {
  * @example
  * ```ts
  * import { isIncomplete } from "./js_rewrite.ts";
- * if (!isIncomplete("[1, 2,") || !isIncomplete("1 +") || isIncomplete("1 + 2")) {
- *   throw new Error("unexpected");
- * }
+ * console.log(isIncomplete("[1, 2,")); // true
+ * console.log(isIncomplete("1 +")); // true
+ * console.log(isIncomplete("1 + 2")); // false
  * ```
  */
 export function isIncomplete(source: string): boolean {
@@ -65,6 +65,18 @@ export function isIncomplete(source: string): boolean {
     prev.end === last.start
   ) return false;
   return true;
+}
+
+/** `source` stops inside a statement: after an operator, or with a bracket left open. */
+function endsEarly(source: string): boolean {
+  if (isIncomplete(source)) return true;
+  let depth = 0;
+  for (const t of lexJs(source).tokens) {
+    if (t.kind !== "punct") continue;
+    if (t.text === "(" || t.text === "[" || t.text === "{") depth++;
+    else if (t.text === ")" || t.text === "]" || t.text === "}") depth--;
+  }
+  return depth > 0;
 }
 
 function compiles(body: string): boolean {
@@ -154,9 +166,9 @@ function rewriteDeclarations(source: string): string {
  * const scope: Record<string, unknown> = {};
  * const r = rewriteJs("const x = await Promise.resolve(20)\nx + 1");
  * const proxy = new Proxy(scope, { has: (_t, k) => typeof k === "string" && !(k in globalThis) });
- * if (!r.returnsValue || await compileBody(r.body)(proxy) !== 21 || scope.x !== 20) {
- *   throw new Error("unexpected");
- * }
+ * console.log(r.returnsValue); // true
+ * console.log(await compileBody(r.body)(proxy)); // 21
+ * console.log(scope.x); // 20
  * ```
  */
 export function rewriteJs(source: string): RewrittenJs {
@@ -218,6 +230,13 @@ export function rewriteJs(source: string): RewrittenJs {
       new AsyncFunction(code);
     } catch (own) {
       if (own instanceof SyntaxError) err = own;
+    }
+    // The Function constructor closes the body with its own `}`: an input that ends early
+    // reads "Unexpected token '}'" there, about a brace the user never typed.
+    if (
+      err instanceof SyntaxError && err.message === "Unexpected token '}'" && endsEarly(source)
+    ) {
+      err = new SyntaxError("Unexpected end of input (the input ends before its statement does)");
     }
     if (err instanceof SyntaxError && /^\s*import\s*[\w{*]/m.test(source)) {
       throw new SyntaxError(

@@ -175,7 +175,8 @@ export class MetisTransfer {
  * ```ts
  * import { compareBytes } from "./metis_objects.ts";
  * const c = compareBytes(new Uint8Array([1, 2, 3]), new Uint8Array([1, 9, 3]));
- * if (c.bytes !== 3 || c.firstMismatch !== 1) throw new Error("unexpected");
+ * console.log(c.bytes); // 3
+ * console.log(c.firstMismatch); // 1
  * ```
  */
 export function compareBytes(got: Uint8Array, want: Uint8Array): TransferCheck {

@@ -13,7 +13,13 @@ import type { CommandOutcome } from "./command.ts";
 import { parseCommandArgs, UsageError } from "../commands/spec.ts";
 import { ExitCode, exitCodeOf } from "../commands/exit_code.ts";
 import { isIncomplete } from "./js_rewrite.ts";
-import { findShellCommand, loadShellCommand, type ShellCommandEntry } from "./registry.ts";
+import {
+  findShellCommand,
+  loadShellCommand,
+  SHELL_COMMAND_LIST,
+  type ShellCommandEntry,
+} from "./registry.ts";
+import { closestName } from "./suggest.ts";
 import { errorData, errorLine, renderValue, summarize, toPlain } from "./render.ts";
 import type { Session } from "./session.ts";
 
@@ -74,9 +80,9 @@ const FIRST_WORD_RE = /^(\S+)(?:\s+([^]*))?$/;
  * @example
  * ```ts
  * import { classify } from "./shell.ts";
- * if (classify("frame = alloc 4096").kind !== "command") throw new Error();
- * if (classify("frame.size * 2").kind !== "js") throw new Error();
- * if (classify("# comment").kind !== "empty") throw new Error();
+ * console.log(classify("frame = alloc 4096").kind); // "command"
+ * console.log(classify("frame.size * 2").kind); // "js"
+ * console.log(classify("# comment").kind); // "empty"
  * ```
  */
 export function classify(input: string): Classified {
@@ -102,8 +108,9 @@ export function classify(input: string): Classified {
  * @example
  * ```ts
  * import { needsMore } from "./shell.ts";
- * if (!needsMore("const f = (x) => {") || needsMore("alloc 4096")) throw new Error();
- * if (!needsMore("alloc NV12 640x480 \\")) throw new Error();
+ * console.log(needsMore("const f = (x) => {")); // true
+ * console.log(needsMore("alloc 4096")); // false
+ * console.log(needsMore("alloc NV12 640x480 \\")); // true
  * ```
  */
 export function needsMore(buffer: string): boolean {
@@ -123,7 +130,8 @@ export function needsMore(buffer: string): boolean {
  * const lines: string[] = [];
  * const shell = new Shell(new Session(), { out: (t) => lines.push(t), err: () => {} });
  * const r = await shell.execute("6 * 7", new AbortController().signal);
- * if (r.value !== 42 || lines[0] !== "42") throw new Error(lines.join());
+ * console.log(r.value); // 42
+ * console.log(lines[0]); // "42"
  * ```
  */
 export class Shell {
@@ -231,9 +239,32 @@ export class Shell {
 
   async #javascript(source: string, signal: AbortSignal): Promise<unknown> {
     await this.session.loadModules();
-    const value = await abortable(this.session.evaluator.evaluate(source), signal);
+    let value: unknown;
+    try {
+      value = await abortable(this.session.evaluator.evaluate(source), signal);
+    } catch (err) {
+      throw this.#withHint(err);
+    }
     this.session.adopt(value, source.trim().split("\n")[0]!);
     return value;
+  }
+
+  /** A ReferenceError for a mistyped command or variable, with the name meant. */
+  #withHint(err: unknown): unknown {
+    const m = err instanceof ReferenceError ? /^(\S+) is not defined$/.exec(err.message) : null;
+    if (!m) return err;
+    const word = m[1]!;
+    // The session's own names first: on a tie, a variable is likelier than a command.
+    const variables = Object.keys(this.session.scope);
+    const commands = SHELL_COMMAND_LIST.flatMap((c) => [c.name, ...(c.aliases ?? [])]);
+    const meant = closestName(word, [...variables, ...commands]);
+    if (!meant) return err;
+    const hint = variables.includes(meant)
+      ? `did you mean '${meant}'?`
+      : `did you mean the command '${meant}'?`;
+    const hinted = new ReferenceError(`${word} is not defined (${hint})`, { cause: err });
+    hinted.stack = hinted.stack?.replace(/^[^\n]*/, `ReferenceError: ${hinted.message}`);
+    return hinted;
   }
 
   #dim(text: string): string {

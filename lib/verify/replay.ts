@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { parseBufinfoSamples } from "../trace/parse/bufinfo_summary.ts";
 import { type BufferLoss, parsePerCpuStats, summarizeLoss } from "../trace/parse/per_cpu_stats.ts";
 import { parsePerfScript, summarizePerf } from "../trace/parse/perf_script.ts";
@@ -64,7 +64,14 @@ async function openMaybeGzip(path: string): Promise<ReadableStream<Uint8Array>> 
   } catch (e) {
     if (!(e instanceof Deno.errors.NotFound)) throw e;
   }
-  const gz = (await Deno.open(`${path}.gz`)).readable;
+  const gz = (await Deno.open(`${path}.gz`).catch((e) => {
+    // Name the file the artifacts lack, not the compressed form tried second.
+    throw e instanceof Deno.errors.NotFound
+      ? new Deno.errors.NotFound(
+        `no ${basename(path)} (nor ${basename(path)}.gz) in ${dirname(path)}`,
+      )
+      : e;
+  })).readable;
   return gz.pipeThrough(new DecompressionStream("gzip")) as ReadableStream<Uint8Array>;
 }
 

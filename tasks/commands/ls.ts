@@ -7,22 +7,26 @@ import { cliCommand } from "../command.ts";
 import { ExitCode } from "../../lib/commands/exit_code.ts";
 import { lsSpec } from "../../lib/commands/ls.ts";
 import { UsageError } from "../../lib/commands/spec.ts";
-import { listDmaBufs, listingText } from "../../lib/shell/dmabuf_listing.ts";
+import { listDmaBufs, listingText, listingWarnings } from "../../lib/shell/dmabuf_listing.ts";
 import { lsFlags, watchDmaBufs } from "../../lib/shell/dmabuf_watch.ts";
 import { printJson } from "../_cli.ts";
 
 /** The `ls` command. */
 export const command = cliCommand(lsSpec, async (args) => {
-  const flags = lsFlags(args, "axl ls");
+  const flags = lsFlags(args, "ls");
   // The CLI is its own process: "this process" would list nothing, so all is the default.
   const list = { ...flags.list, all: flags.list.pids === undefined };
   if (!flags.watch) {
     if (flags.intervalMs !== undefined || flags.count !== undefined) {
-      throw new UsageError("axl ls: --interval and --count go with --watch");
+      throw new UsageError("ls: --interval and --count go with --watch");
     }
     const listing = await listDmaBufs(list);
     if (args.values.json) printJson(listing);
-    else console.log(listingText(listing));
+    else {
+      // The listing on stdout, what could not be read on stderr.
+      console.log(listingText(listing, false));
+      for (const line of listingWarnings(listing)) console.error(line);
+    }
     return ExitCode.Ok;
   }
   const stop = new AbortController();

@@ -110,6 +110,17 @@ async function openSource(file: string | undefined): Promise<ReadableStream<Uint
   }
 }
 
+/** Sends the console's stdout methods to stderr; returns what puts them back. */
+function consoleToStderr(): () => void {
+  const names = ["log", "info", "debug", "dir", "dirxml", "table"] as const;
+  const saved = names.map((n) => [n, console[n]] as const);
+  const toStderr = (...args: unknown[]) => console.error(...args);
+  for (const n of names) console[n] = toStderr;
+  return () => {
+    for (const [n, fn] of saved) (console as unknown as Record<string, unknown>)[n] = fn;
+  };
+}
+
 async function shell(args: ParsedArgs): Promise<number> {
   const { values, positionals } = args;
   if (positionals.length) {
@@ -125,8 +136,9 @@ async function shell(args: ParsedArgs): Promise<number> {
   const interactive = file === undefined && Deno.stdin.isTerminal();
   const colors = interactive && Deno.stdout.isTerminal() && !env("NO_COLOR");
   const json = values.json === true;
+  const stdout = console.log.bind(console);
   const shell = new Shell(session, {
-    out: (t) => console.log(t),
+    out: (t) => stdout(t),
     err: (t) => console.error(t),
   }, { json, colors });
   if (interactive) {
@@ -136,12 +148,20 @@ async function shell(args: ParsedArgs): Promise<number> {
         "(top-level await). Ctrl-D leaves.",
     });
   }
-  const summary = await runScript(shell, await openSource(file), {
-    keepGoing: values["keep-going"] === true,
-    echo: values["no-echo"] !== true,
-    json,
-  });
-  return summary.code;
+  // With --json, stdout carries the JSON lines alone: what the session's own code prints
+  // (console.log in a JavaScript input) goes to stderr.
+  const restore = json ? consoleToStderr() : () => {};
+  try {
+    const summary = await runScript(shell, await openSource(file), {
+      keepGoing: values["keep-going"] === true,
+      echo: values["no-echo"] !== true,
+      json,
+      out: (t) => stdout(t),
+    });
+    return summary.code;
+  } finally {
+    restore();
+  }
 }
 
 /** The `shell` command. */

@@ -8,6 +8,7 @@
  */
 import { cliCommand } from "../command.ts";
 import {
+  replayArtifacts,
   verdictLines,
   VERIFY_EXIT,
   verifyImporter,
@@ -35,6 +36,10 @@ import { Device } from "../../lib/core/device.ts";
 import { MetisDevice } from "../../lib/core/metis/device.ts";
 import { replayVerify, runVerify } from "../../lib/verify/run.ts";
 import { printJson } from "../_cli.ts";
+import { join, relative } from "node:path";
+
+/** Set by scripts/verify.sh for the VM guest: the host directory the artifacts go to. */
+const ARTIFACTS_AS_ENV = "AXL_VERIFY_ARTIFACTS_AS";
 
 type Run = ExternalRun & Partial<Pick<BuiltinRun, "device" | "axlDevice">>;
 
@@ -49,12 +54,22 @@ function printVerdict(
   console.log(`${result.axl.status}  (artifacts: ${dir}; report: ${html})`);
 }
 
-// --replay DIR: the judge again on saved artifacts; nothing is captured.
+// --replay DIR: the judge again on saved artifacts; nothing is captured, DIR is only read.
 async function replay(args: ParsedArgs, plan: VerifyPlan, dir: string): Promise<number> {
   const judge = { ...plan.run.judge, ...(plan.importer ? { importer: plan.importer } : {}) };
+  const out = replayArtifacts(dir, stringOption(args, "artifacts"));
+  try {
+    await Deno.mkdir(out, { recursive: true });
+  } catch (e) {
+    throw new CannotRunError(
+      `verify: cannot write the artifacts directory ${out}: ${(e as Error).message} ` +
+        "(give --artifacts a directory you can write)",
+      { cause: e },
+    );
+  }
   let replayed: Awaited<ReturnType<typeof replayVerify>>;
   try {
-    replayed = await replayVerify(dir, plan.run.artifacts, judge);
+    replayed = await replayVerify(dir, out, judge);
   } catch (e) {
     const what = e instanceof Deno.errors.NotFound
       ? `${dir} is not a verify artifacts directory (${(e as Error).message})`
@@ -63,9 +78,13 @@ async function replay(args: ParsedArgs, plan: VerifyPlan, dir: string): Promise<
   }
   const { result, files } = replayed;
   const written = await writeVerifyOutputs(result, plan.outputs);
-  console.log(`axl verify: replay of ${dir}: ${result.axl.workload.description}`);
-  if (args.values.json) printJson(result);
-  else printVerdict(result, plan.run.artifacts, files.html, written);
+  // With --json, stdout is the one JSON document; everything else goes to stderr.
+  const say = args.values.json ? console.error : console.log;
+  say(`axl verify: replay of ${dir}: ${result.axl.workload.description}`);
+  if (args.values.json) {
+    for (const line of written) console.error(line);
+    printJson(result);
+  } else printVerdict(result, out, files.html, written);
   return VERIFY_EXIT[result.axl.status];
 }
 
@@ -106,7 +125,8 @@ async function verify(args: ParsedArgs): Promise<number> {
       );
       run = card ? stack.use(metisRun(plan, card, producer)) : builtinRun(plan, dev!, producer);
     }
-    console.log(run.headline);
+    // With --json, stdout is the one JSON document; everything else goes to stderr.
+    (args.values.json ? console.error : console.log)(run.headline);
     const tty = Deno.stderr.isTerminal();
     const { result, artifacts } = await runVerify({
       ...plan.run,
@@ -117,8 +137,16 @@ async function verify(args: ParsedArgs): Promise<number> {
       onProgress: tty ? (m) => console.error(`  … ${m}`) : undefined,
     });
     const written = await writeVerifyOutputs(result, plan.outputs);
-    if (args.values.json) printJson(result);
-    else printVerdict(result, artifacts.dir, artifacts.html, written);
+    if (args.values.json) {
+      for (const line of written) console.error(line);
+      printJson(result);
+    } else {
+      // In the VM rig the guest writes a directory that scripts/verify.sh then copies to the
+      // host: it names the host's directory here, so the last line says where to look.
+      const shown = Deno.env.get(ARTIFACTS_AS_ENV) || undefined;
+      const html = shown ? join(shown, relative(artifacts.dir, artifacts.html)) : artifacts.html;
+      printVerdict(result, shown ?? artifacts.dir, html, written);
+    }
     return VERIFY_EXIT[result.axl.status];
   } catch (err) {
     return couldNotRun(err);

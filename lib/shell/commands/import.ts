@@ -184,7 +184,8 @@ function parseModifier(text: string): bigint {
  * ```ts
  * import { planesFromFlags } from "./import.ts";
  * const p = planesFromFlags("NV12", 1920, 1080, { pitches: "2048", offsets: "0,2228224" });
- * if (p?.[1]?.offset !== 2048 * 1088 || p[1].pitch !== 2048) throw new Error();
+ * console.log(p?.[1]?.offset); // 2228224 (2048 * 1088)
+ * console.log(p?.[1]?.pitch); // 2048
  * ```
  */
 export function planesFromFlags(

@@ -62,3 +62,15 @@ Deno.test("findBlock() says which markers to add when README.md has none", () =>
   assert.throws(() => findBlock("# axl\n"), /add the two lines '<!-- bench-targets/);
   assert.throws(() => findBlock(`${END}\n${BEGIN}\n`), /no benchmark block/);
 });
+
+Deno.test("docs/verify.md gives the judge's peak RSS on a 1 GB trace that bench/last-run.json measured", async () => {
+  const doc = (await Deno.readTextFile(new URL("docs/verify.md", root))).replace(/\s+/g, " ");
+  const last = JSON.parse(await Deno.readTextFile(new URL("bench/last-run.json", root)));
+  const judge = last.targets.find((t: { name: string }) =>
+    t.name === "trace 1000 MB: peak RSS of judge"
+  );
+  assert.ok(judge, "bench/last-run.json measures the judge's peak RSS");
+  const said = /a 1 GB trace is judged in (?:about )?(\d+ MB) of memory/.exec(doc);
+  assert.ok(said, "docs/verify.md says how much memory judging a 1 GB trace takes");
+  assert.equal(said[1], judge.value);
+});

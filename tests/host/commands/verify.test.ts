@@ -61,7 +61,7 @@ Deno.test("verifyPlan() names the option that is wrong", () => {
     [{ frames: "1.5" }, /--frames must be an integer >= 1, got '1.5'/],
     [{ "buffer-kb": "0" }, /--buffer-kb must be an integer >= 1/],
     [{ "bufinfo-interval": "-1" }, /--bufinfo-interval must be an integer >= 0/],
-    [{ threshold: "x" }, /--threshold must be in \(0, 100\]/],
+    [{ threshold: "x" }, /--threshold must be a percentage in \(0, 100\], got 'x'/],
     [{ mode: "fast" }, /--mode must be zero-copy or copy, got 'fast'/],
     [{ "job-timeout": "0" }, /--job-timeout must be an integer >= 1, got '0'/],
   ];

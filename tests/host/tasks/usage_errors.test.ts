@@ -57,8 +57,8 @@ Deno.test("verify rejects bad values with exit 3 naming the option", async () =>
   const cases: [string[], RegExp][] = [
     [["--frames", "0"], /--frames must be an integer >= 1/],
     [["--mode", "fast"], /--mode must be zero-copy or copy, got 'fast'/],
-    [["--threshold", "0"], /--threshold must be in \(0, 100\]/],
-    [["--threshold", "101"], /--threshold must be in \(0, 100\]/],
+    [["--threshold", "0"], /--threshold must be a percentage in \(0, 100\], got '0'/],
+    [["--threshold", "101"], /--threshold must be a percentage in \(0, 100\], got '101'/],
     [["--config", "x", "--pid", "1"], /--config and --pid exclude each other/],
     [["--config", "/nonexistent/axl.json"], /cannot read --config \/nonexistent\/axl\.json/],
     [["--pid", "0"], /--pid must be an integer >= 1/],
@@ -108,5 +108,43 @@ Deno.test("heaps says where the heaps are missing, or lists them; --json gives {
   } else {
     assert.deepEqual([r.code, r.out], [1, ""]);
     assert.equal(r.err, "no DMA heaps: /dev/dma_heap is missing or empty (CONFIG_DMABUF_HEAPS)");
+  }
+});
+
+Deno.test("a negative number given to a number option is refused by the option's own check", async () => {
+  const cases: [string[], RegExp][] = [
+    [["run", "--frames", "-5"], /^axl run: --frames must be an integer >= 1, got '-5'$/m],
+    [["run", "-n", "-5"], /^axl run: --frames must be an integer >= 1, got '-5'$/m],
+    [["verify", "--frames", "-5"], /^axl verify: --frames must be an integer >= 1, got '-5'$/m],
+    [
+      ["verify", "--threshold", "-1"],
+      /^axl verify: --threshold must be a percentage in \(0, 100\], got '-1'$/m,
+    ],
+    [
+      ["verify", "--threshold", "-.5"],
+      /^axl verify: --threshold must be a percentage in \(0, 100\], got '-\.5'$/m,
+    ],
+  ];
+  for (const [args, message] of cases) {
+    const r = await capture(() => main(args));
+    assert.equal(r.code, 3, args.join(" "));
+    assert.match(r.err, message);
+    assert.doesNotMatch(r.err, /ambiguous/);
+    assert.ok(r.err.endsWith(`Try 'axl ${args[0]} --help'.`), r.err);
+  }
+});
+
+Deno.test("ls with a bad --pid, --count or --interval names the command once and says where help is", async () => {
+  for (
+    const [args, message] of [
+      [["--pid", "abc"], "--pid must be a whole number, got 'abc'"],
+      [["--watch", "--count", "x"], "--count must be a whole number, got 'x'"],
+      [["--watch", "--interval", "0"], "--interval takes seconds from 0.05 to 3600, got '0'"],
+      [["--count", "3"], "--interval and --count go with --watch"],
+    ] as const
+  ) {
+    const r = await capture(() => main(["ls", ...args]));
+    assert.equal(r.code, 3, args.join(" "));
+    assert.equal(r.err, `axl ls: ${message}\nTry 'axl ls --help'.`);
   }
 });
