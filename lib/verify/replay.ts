@@ -22,6 +22,7 @@ import { readTraceFacts } from "./trace_facts.ts";
 import { traceScanUnavailable } from "../core/trace_scan.ts";
 import { type GstPadsLog, parseGstPads } from "../trace/parse/gst_pads.ts";
 import { judgePipeline, withPipeline } from "./pipeline.ts";
+import { importerMaps, withCardWitness } from "./card_witness.ts";
 import { GST_PADS_FILE } from "./workload.ts";
 
 /**
@@ -158,7 +159,12 @@ export async function judgeArtifacts(
     ...(options ? { options } : {}),
   });
   const pads = await readGstPads(dir);
-  const judged = pads ? withPipeline(result, judgePipeline(pads)) : result;
+  const piped = pads ? withPipeline(result, judgePipeline(pads)) : result;
+  const judged = await withCardWitness(
+    piped,
+    dir,
+    importerMaps(facts.dmabuf, record.importer?.name),
+  );
   clock?.lap("judge");
   return judged;
 }

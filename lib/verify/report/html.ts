@@ -7,6 +7,7 @@
 import type { VerifyResult } from "../schema.ts";
 import { chainHtml } from "./chain_html.ts";
 import { pipelineHtml } from "./pipeline_html.ts";
+import { cardWitnessHtml } from "./card_witness_html.ts";
 
 /**
  * Escapes text for HTML element content and attribute values.
@@ -227,6 +228,7 @@ tr.copy td,tr.broke td{background:#fff1e5} .head{font-size:13px;color:#57606a}
 <table><tr><th></th><th>invariant</th><th>status</th><th>why</th></tr>${invRows}</table>
 ${a.chain ? chainHtml(a.chain, escapeHtml) : ""}
 ${pipelineHtml(a.pipeline, badge, escapeHtml)}
+${cardWitnessHtml(a.card_witness, escapeHtml)}
 <h2>Diagnosis</h2>${diag}
 <h2>Latency</h2><p>${escapeHtml(latText)}</p>
 ${latencyHistogramSvg(lat.histogram)}
