@@ -103,8 +103,12 @@ export class CardWitnessCapture {
    */
   static start(node: string, pci?: string, debugfs?: string): CardWitnessCapture {
     const sim = /\/axl-metis-/.test(node);
-    const driver = (sim ? readSimMetisDriver(node) : readMetisDriver())?.summary;
+    const d = sim ? readSimMetisDriver(node) : readMetisDriver();
+    const driver = d?.summary;
     const base = { node, ...(driver ? { driver } : {}) };
+    const who = d?.version
+      ? `${sim ? "metis-sim presenting " : ""}metis.ko ${d.version}`
+      : "this driver";
     const files = findDmaTraceFiles(node, pci, debugfs);
     if (!files) {
       return new CardWitnessCapture({
@@ -118,8 +122,8 @@ export class CardWitnessCapture {
       return new CardWitnessCapture({
         ...base,
         ...stats,
-        unavailable: `${driver ?? "the driver"} keeps no dma-trace (${files.dir} has none; ` +
-          "metis.ko has it from 1.4.16): the card's own witness is not available",
+        unavailable: `${who} keeps no dma-trace (${files.dir} has none; metis.ko has it ` +
+          "from 1.4.16)",
       });
     }
     try {

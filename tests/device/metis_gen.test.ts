@@ -12,6 +12,7 @@ import {
   parseDmaTrace,
 } from "../../lib/core/metis/dma_trace.ts";
 import { AXL_PARAMS } from "./_module_param.ts";
+import { metisInfo } from "../../lib/commands/info.ts";
 
 const KO = Deno.env.get("AXL_KO") ?? "/run/axl/ctl/axl.ko";
 
@@ -87,6 +88,18 @@ Deno.test("the node presents metis.ko 1.6.2 by default, 1.4.17 and 1.4.4 on requ
       const d = readSimMetisDriver(node)!;
       assert.equal(d.version, gen ?? "1.6.2");
       assert.deepEqual([d.generation, d.simulated, d.dmaTraceRing], [generation, true, hasTrace]);
+      {
+        // the shell's info on the node names the release too
+        using card = MetisDevice.open(node);
+        assert.match(
+          metisInfo(card).driverVersion,
+          new RegExp(
+            `presenting metis\\.ko ${(gen ?? "1.6.2").replaceAll(".", "\\.")}: the ${
+              generation.replaceAll(".", "\\.")
+            } driver`,
+          ),
+        );
+      }
       const names = [...Deno.readDirSync(`/sys/class/misc/${node.slice(5)}/metis_parameters`)];
       assert.equal(names.length, params);
       const files = findDmaTraceFiles(node);

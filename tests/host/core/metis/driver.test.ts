@@ -47,7 +47,10 @@ Deno.test("parseMetisDriver() calls 1.4.4 with 1.x's parameters the 1.x driver, 
     undefined,
     undefined,
   ]);
-  assert.match(d.summary, /no DMA trace \(dma-statistics only\), eDMA descriptors written to card memory/);
+  assert.match(
+    d.summary,
+    /no DMA trace \(dma-statistics only\), eDMA descriptors written to card memory/,
+  );
 });
 
 Deno.test("parseMetisDriver() calls 1.4.17 with 1.4.16's parameters the 1.4.x driver, with a DMA trace", () => {
