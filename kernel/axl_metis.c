@@ -95,13 +95,53 @@ void axl_metis_count_end(const struct axl_metis_xfer *x, int status, ktime_t que
 	spin_unlock(&axl_metis_stats_lock);
 }
 
+/**
+ * axl_metis_stats_get() - a copy of the eDMA counters
+ * @out: where to copy them.
+ */
+void axl_metis_stats_get(struct axl_metis_dma_stats *out)
+{
+	spin_lock(&axl_metis_stats_lock);
+	*out = axl_metis_stats;
+	spin_unlock(&axl_metis_stats_lock);
+}
+
+/**
+ * axl_metis_stats_reset() - what a write to debugfs dma-statistics resets
+ * @all: every counter but the transfers in flight (metis.ko's 1), or only
+ *       the durations and last size (its 2).
+ */
+void axl_metis_stats_reset(bool all)
+{
+	int i;
+
+	spin_lock(&axl_metis_stats_lock);
+	for (i = 0; i < AXL_METIS_DMA_CHANNELS; i++) {
+		struct axl_metis_channel_stats *ch[] = {
+			&axl_metis_stats.rd_channels[i], &axl_metis_stats.wr_channels[i],
+		};
+		int j;
+
+		for (j = 0; j < ARRAY_SIZE(ch); j++) {
+			if (all) {
+				ch[j]->num_xfer = 0;
+				ch[j]->num_err = 0;
+				ch[j]->bytes_xfer = 0;
+				ch[j]->max_sgt = 0;
+			}
+			ch[j]->max_duration_us = 0;
+			ch[j]->duration_us = 0;
+			ch[j]->size = 0;
+		}
+	}
+	spin_unlock(&axl_metis_stats_lock);
+}
+
 static int axl_metis_get_stats(void __user *uarg)
 {
 	struct axl_metis_dma_stats stats;
 
-	spin_lock(&axl_metis_stats_lock);
-	stats = axl_metis_stats;
-	spin_unlock(&axl_metis_stats_lock);
+	axl_metis_stats_get(&stats);
 	return copy_to_user(uarg, &stats, sizeof(stats)) ? -EFAULT : 0;
 }
 
@@ -227,6 +267,7 @@ static struct miscdevice axl_metis_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = axl_metis_name,
 	.fops = &axl_metis_fops,
+	.groups = axl_metis_gen_groups,
 };
 
 /* The node's name, from the engine's device as it is at load. */
@@ -261,17 +302,24 @@ int axl_metis_init(void)
 
 	if (!metis_node)
 		return 0;
+	ret = axl_metis_gen_init();
+	if (ret)
+		goto err_gen;
 	ret = axl_metis_card_init();
 	if (ret)
-		return ret;
+		goto err_gen;
 	axl_metis_set_name();
 	ret = misc_register(&axl_metis_misc);
 	if (ret) {
 		axl_metis_card_fini();
-		return ret;
+		goto err_gen;
 	}
 	axl_metis_registered = true;
 	return 0;
+
+err_gen:
+	axl_metis_gen_fini();
+	return ret;
 }
 
 /**
@@ -283,6 +331,7 @@ void axl_metis_fini(void)
 		return;
 	misc_deregister(&axl_metis_misc);
 	axl_metis_card_fini();
+	axl_metis_gen_fini();
 	axl_metis_registered = false;
 }
 

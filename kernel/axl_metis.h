@@ -7,6 +7,7 @@
 #define _AXL_METIS_H
 
 #include <linux/completion.h>
+#include <linux/ktime.h>
 #include <linux/dma-direction.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -106,6 +107,16 @@ void axl_metis_fini(void);
 void axl_metis_revoke_all(void);
 void axl_metis_count_start(const struct axl_metis_xfer *x, u32 nents);
 void axl_metis_count_end(const struct axl_metis_xfer *x, int status, ktime_t queued);
+void axl_metis_stats_get(struct axl_metis_dma_stats *out);
+void axl_metis_stats_reset(bool all);
+
+/* axl_metis_gen.c: the metis.ko release presented, dma-trace and dma-statistics. */
+struct attribute_group;
+extern const struct attribute_group *axl_metis_gen_groups[];
+int axl_metis_gen_init(void);
+void axl_metis_gen_fini(void);
+void axl_metis_trace_add(const struct axl_metis_xfer *x, ktime_t queued, ktime_t start,
+			 ktime_t end, u64 moved);
 
 /* axl_metis_xfer.c: attach, detach, transfers and card memory. */
 int axl_metis_card_init(void);

@@ -440,11 +440,13 @@ static void axl_metis_xfer_work(struct work_struct *work)
 {
 	struct axl_metis_file *f = container_of(to_delayed_work(work),
 						struct axl_metis_file, work);
+	ktime_t start = ktime_get();
 	unsigned int done_us;
 	u64 moved;
 	int status;
 
 	status = axl_metis_copy(f, &f->xfer, &moved);
+	axl_metis_trace_add(&f->xfer, f->queued, start, ktime_get(), moved);
 	/* the card's interrupt latency, widened for tests */
 	done_us = READ_ONCE(metis_done_us);
 	if (done_us)

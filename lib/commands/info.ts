@@ -8,7 +8,7 @@ import { defaultFrameHeap, Heap } from "../core/heap.ts";
 import type { MetisDevice } from "../core/metis/device.ts";
 import type { MetisNodeName } from "../core/metis/node.ts";
 import type { MetisProperties, MetisResources } from "../core/metis/queries.ts";
-import { readMetisDriver } from "../core/metis/driver.ts";
+import { readMetisDriver, readSimMetisDriver } from "../core/metis/driver.ts";
 import { ExitCode } from "./exit_code.ts";
 import type { CommandSpec } from "./spec.ts";
 
@@ -128,8 +128,11 @@ function readParam(module: string, name: string): string | undefined {
   }
 }
 
-/** What drives the node: metis.ko's generation, or axl.ko with its eDMA pass size. */
-function driverVersion(driver: MetisNodeName["driver"]): string {
+/**
+ * What drives the node: metis.ko's generation, or axl.ko with its eDMA pass size and the
+ * metis.ko release its node presents.
+ */
+function driverVersion(driver: MetisNodeName["driver"], path: string): string {
   if (driver === "metis") {
     return readMetisDriver()?.summary ?? "metis.ko (/sys/module/metis is not readable)";
   }
@@ -140,8 +143,10 @@ function driverVersion(driver: MetisNodeName["driver"]): string {
     // axl.ko without MODULE_VERSION
   }
   const pass = readParam("axl", "metis_ll_max");
+  const presents = readSimMetisDriver(path);
   return `axl.ko${version ? ` ${version}` : ""}: metis.ko's dma-buf ABI with GET_DMA_STATS` +
-    (pass ? `, eDMA passes of ${pass} descriptors` : "");
+    (pass ? `, eDMA passes of ${pass} descriptors` : "") +
+    (presents ? `; ${presents.summary}` : "");
 }
 
 function maxSegments(dev: MetisDevice): number | undefined {
@@ -167,7 +172,7 @@ export function metisInfo(dev: MetisDevice): MetisInfo {
       : {}),
     properties: dev.properties(),
     resources: dev.resources(),
-    driverVersion: driverVersion(dev.node.driver),
+    driverVersion: driverVersion(dev.node.driver, dev.path),
     ...(() => {
       const n = maxSegments(dev);
       return n === undefined ? {} : { maxSegments: n };

@@ -204,6 +204,7 @@ export function metisRun(
       frames,
       mode,
       label: `builtin Metis workload, ${frames} frames, ${mode}, producer ${producer.name}`,
+      node: card.path,
     }),
     headline: simulated
       ? `axl verify: no NPU here: builtin workload against the SIMULATED device (${name}, ${Deno.osRelease()})`

@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { type MetisDriver, readMetisDriver } from "../core/metis/driver.ts";
+import { type MetisDriver, readMetisDriver, readSimMetisDriver } from "../core/metis/driver.ts";
 import { type CheckResult, ok, warn } from "./check.ts";
 import type { DoctorContext } from "./context.ts";
 import { AXELERA_VENDOR, listPci, parseLinkSpeed, type PciFunction } from "./pci.ts";
@@ -168,7 +168,7 @@ function userPaCheck(
   if (has === "no") return undefined;
   const name = driver.version
     ? `metis.ko ${driver.version} serves`
-    : `metis.ko (no version; the ${driver.generation} generation by its ${driver.basis}) may serve`;
+    : `metis.ko (no version; an axl-aipu-*.c driver, 1.4.16 or later, by its ${driver.basis}) may serve`;
   const what = `${name} GET_USER_PA ('U', 50), which answers with page_to_phys(): a CPU ` +
     "physical address";
   const translated = functions.flatMap((fn) => {
@@ -223,4 +223,30 @@ function functionCheck(ctx: DoctorContext, fn: PciFunction): CheckResult {
     );
   }
   return ok("metis.functions", what);
+}
+
+/**
+ * axl.ko's simulated Metis nodes (`/dev/axl-metis-*`): which metis.ko release each presents
+ * (`metis_generation=`), read where driver.ts reads a real metis.ko's version and parameters.
+ * Nothing when there is no such node.
+ *
+ * @example
+ * ```ts
+ * import { checkMetisSim } from "./metis_ko.ts";
+ * import { systemAt } from "./system.ts";
+ * const sys = systemAt(Deno.makeTempDirSync());
+ * if (checkMetisSim({ sys } as Parameters<typeof checkMetisSim>[0]).length !== 0) throw new Error();
+ * ```
+ */
+export function checkMetisSim(ctx: Pick<DoctorContext, "sys">): CheckResult[] {
+  const nodes = (ctx.sys.list("/dev") ?? []).filter((n) => n.startsWith("axl-metis-")).sort();
+  return nodes.map((n) => {
+    const d = readSimMetisDriver(`/dev/${n}`, ctx.sys);
+    return ok(
+      "metis.sim",
+      d
+        ? `/dev/${n}: ${d.summary}`
+        : `/dev/${n}: axl.ko's Metis-compatible node (this axl.ko names no metis.ko release)`,
+    );
+  });
 }

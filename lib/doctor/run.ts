@@ -9,7 +9,7 @@ import { checkDriver } from "./driver.ts";
 import { checkKernelConfig, checkRelease } from "./kernel.ts";
 import { checkCmaPool, checkHeaps } from "./memory.ts";
 import { checkNpuPci } from "./pci.ts";
-import { checkMetisKo } from "./metis_ko.ts";
+import { checkMetisKo, checkMetisSim } from "./metis_ko.ts";
 import { checkPerf } from "./perf.ts";
 import { checkTracing } from "./tracing.ts";
 import { checkTraceState } from "./trace_state.ts";
@@ -38,6 +38,7 @@ export function runDoctor(ctx: DoctorContext): CheckResult[] {
     ...checkPerf(ctx),
     ...checkNpuPci(ctx),
     ...checkMetisKo(ctx),
+    ...checkMetisSim(ctx),
     ...checkDriver(ctx),
   ];
 }

@@ -10,6 +10,7 @@ import type { MetisWorkload, MetisWorkloadReport } from "../frames/metis_workloa
 import type { WorkloadMode } from "../frames/workload.ts";
 import type { WorkloadFrame } from "./frames.ts";
 import type { WorkloadOutcome, WorkloadSpec } from "./workload.ts";
+import { CardWitnessCapture } from "./card_witness.ts";
 
 /** The frames verify joins: the buffer the card attached and its transfer's start and end. */
 export function metisWorkloadFrames(report: MetisWorkloadReport): WorkloadFrame[] {
@@ -38,26 +39,48 @@ export function metisWorkloadFrames(report: MetisWorkloadReport): WorkloadFrame[
  */
 export function metisBuiltinWorkload(
   work: MetisWorkload,
-  o: { frames: number; mode: WorkloadMode; label?: string },
+  o: {
+    frames: number;
+    mode: WorkloadMode;
+    label?: string;
+    /** The node: its debugfs dma-trace, when the driver keeps one, is the card's witness. */
+    node?: string;
+  },
 ): WorkloadSpec {
   return {
     kind: `builtin-metis-${o.mode}`,
     description: o.label ?? `builtin Metis workload, ${o.frames} frames, ${o.mode}`,
     expectedFrames: o.frames,
     pidsBeforeStart: [Deno.pid],
-    start() {
+    start(context) {
       const abort = new AbortController();
+      const witness = o.node && context ? CardWitnessCapture.start(o.node) : undefined;
       const done: Promise<WorkloadOutcome> = work.run(abort.signal).then(
-        (r) => ({
-          exitCode: 0,
-          framesSubmitted: r.transfers,
-          frames: metisWorkloadFrames(r),
-        }),
-        (e) => ({
-          exitCode: 1,
-          framesSubmitted: null,
-          stderrTail: String((e as Error)?.stack ?? e),
-        }),
+        (r) => {
+          witness?.finish(
+            context!.artifacts,
+            r.perFrame.map((f) => ({
+              index: f.index,
+              inode: f.inode,
+              start_ns: f.startNs,
+              end_ns: f.endNs,
+              bytes: f.bytes,
+            })),
+          );
+          return {
+            exitCode: 0,
+            framesSubmitted: r.transfers,
+            frames: metisWorkloadFrames(r),
+          };
+        },
+        (e) => {
+          witness?.restore();
+          return {
+            exitCode: 1,
+            framesSubmitted: null,
+            stderrTail: String((e as Error)?.stack ?? e),
+          };
+        },
       );
       return { pids: [Deno.pid], done, stop: () => abort.abort() };
     },

@@ -23,6 +23,7 @@ import { traceScanUnavailable } from "../core/trace_scan.ts";
 import { type GstPadsLog, parseGstPads } from "../trace/parse/gst_pads.ts";
 import { judgePipeline, withPipeline } from "./pipeline.ts";
 import { oneStory } from "./story.ts";
+import { importerMaps, withCardWitness } from "./card_witness.ts";
 import { GST_PADS_FILE } from "./workload.ts";
 import { captureShapeProblem } from "./capture_schema.ts";
 import { ArtifactsDamagedError, checkCounts, checkFiles } from "./integrity.ts";
@@ -212,7 +213,11 @@ export async function judgeArtifacts(
     ...(options ? { options } : {}),
   });
   const pads = await readGstPads(dir);
-  const judged = oneStory(pads ? withPipeline(result, judgePipeline(pads)) : result);
+  const piped = pads ? withPipeline(result, judgePipeline(pads)) : result;
+  // The card's witness may add a finding: the story is told once every section is in.
+  const judged = oneStory(
+    await withCardWitness(piped, dir, importerMaps(facts.dmabuf, record.importer?.name)),
+  );
   clock?.lap("judge");
   return judged;
 }

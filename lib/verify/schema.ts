@@ -78,6 +78,32 @@ export const FrameSchema = z.object({
 });
 
 /** The complete result file. */
+/** The card's own witness (`card_witness.ts`, `CardWitnessSection`). */
+export const CardWitnessSchema = z.object({
+  available: z.boolean(),
+  reason: z.string().optional(),
+  node: z.string(),
+  driver: z.string().optional(),
+  verdict: z.enum(["agree", "disagree", "unavailable"]),
+  summary: z.string(),
+  disagreements: z.array(z.string()),
+  transfers: z.number().int().optional(),
+  to_card: z.number().int().optional(),
+  frames: z.number().int().optional(),
+  matched: z.number().int().optional(),
+  frame_bytes: z.number().optional(),
+  card_bytes: z.number().optional(),
+  attach_checked: z.boolean().optional(),
+  per_frame: z.array(z.object({
+    index: z.number().int(),
+    inode: z.number().optional(),
+    bytes: z.number(),
+    card_bytes: z.number().optional(),
+    request_us: z.number().optional(),
+    dma_us: z.number().optional(),
+  })).optional(),
+});
+
 export const VerifyResultSchema = z.object({
   I1_attach_count_ge2: z.boolean(),
   I2_known_exporter: z.boolean(),
@@ -231,6 +257,8 @@ export const VerifyResultSchema = z.object({
     notes: z.array(z.string()),
     /** GStreamer workloads: where frames left the camera's dma-buf (`pipeline.ts`). */
     pipeline: PipelineSectionSchema.optional(),
+    /** Metis runs: what the card's own dma-trace says it transferred (`card_witness.ts`). */
+    card_witness: CardWitnessSchema.optional(),
   }),
 });
 

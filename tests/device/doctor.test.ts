@@ -68,6 +68,11 @@ Deno.test({
       abi: "ok",
     });
     assert.match(r.get("npu")!.message, /^metis-sim engine on \S+ \[1234:11e8, QEMU edu\]/);
+    // the release the simulated node presents (metis_generation=, default 1.6.2)
+    assert.match(
+      r.get("metis.sim")!.message,
+      /^\/dev\/axl-metis-\S+: axl\.ko's metis-sim presenting metis\.ko 1\.6\.2: the 1\.6\.x driver/,
+    );
   },
 });
 

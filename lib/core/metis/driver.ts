@@ -1,18 +1,20 @@
 /**
  * Which Metis driver is loaded, and what that version does differently.
  *
- * Axelera's `metis.ko` comes in two source generations with the same dma-buf ABI
- * (`DMA_ATTACH`, `DMA_XFER` over every scatterlist entry, one buffer per file, and
- * `GET_DMA_STATS`, which 1.4.4's `metis-ioctl.c` serves as 1.6.2's `axl-aipu-ioctl.c` does):
- * - **1.x** (`metis-*.c`, e.g. 1.4.4): module parameters `dma_timeout`, `irq_timeout`,
- *   `single_msi`, `dma_poll`; eDMA descriptors written to card memory; no DMA trace ring.
- * - **1.6.x** (`axl-aipu-*.c`, e.g. 1.6.2): adds a DMA trace ring in debugfs
- *   (`dma_trace_entries` entries: size, channel, sg entries, timestamps per transfer)
- *   and `enable_sg_host_dma` (descriptors built in host memory and copied to the card by
- *   DMA, instead of written to card memory one by one).
+ * Axelera's `metis.ko` comes from two source trees with the same dma-buf ABI (`DMA_ATTACH`,
+ * `DMA_XFER` over every scatterlist entry, one buffer per file, and `GET_DMA_STATS`):
+ * - **`metis-*.c`** (1.4.4): module parameters `dma_timeout`, `irq_timeout`, `single_msi`,
+ *   `dma_poll`; debugfs `dma-statistics` but no DMA trace.
+ * - **`axl-aipu-*.c`** (1.4.16, and so 1.4.17, whose source is not published; 1.5.6; 1.6.2):
+ *   adds `europa_veloce`, `enable_sg_host_dma` (descriptors built in host memory and copied to
+ *   the card by DMA) and `dma_trace_entries`, and debugfs `dma-trace`, a ring of one line per
+ *   transfer. 1.4.16 and 1.6.2 declare the same parameters: only the version tells them
+ *   apart. 1.6.2 adds `GET_USER_PA`.
  *
- * The version comes from `/sys/module/metis/version` when the module declares one; the
- * parameters in `/sys/module/metis/parameters/` tell the generations apart either way.
+ * The generation is named by the version (`/sys/module/metis/version`, `MODULE_VERSION`) and
+ * the source tree by the parameters (`/sys/module/metis/parameters/`). axl.ko's simulated node
+ * presents one release (`metis_generation=`) in the same shape under
+ * `/sys/class/misc/<node>/metis/version` and `metis_parameters/` ({@linkcode readSimMetisDriver}).
  *
  * @module
  */
@@ -20,11 +22,15 @@
 /** The module name of Axelera's driver. */
 export const METIS_MODULE = "metis";
 
-/** The source generation of a loaded metis.ko. */
-export type MetisGeneration = "1.x" | "1.6.x" | "unknown";
+/**
+ * The generation of a loaded metis.ko: `1.x` is the `metis-*.c` tree (1.4.4); `1.4.x`
+ * (1.4.16, 1.4.17), `1.5.x` and `1.6.x` are `axl-aipu-*.c` releases; `axl-aipu` is that tree
+ * without a version to say which.
+ */
+export type MetisGeneration = "1.x" | "1.4.x" | "1.5.x" | "1.6.x" | "axl-aipu" | "unknown";
 
-/** Parameters only the 1.6.x generation (`axl-aipu-*.c`) declares. */
-const GEN16_PARAMS = ["enable_sg_host_dma", "dma_trace_entries"] as const;
+/** Parameters only the `axl-aipu-*.c` tree (1.4.16 and later) declares. */
+const AIPU_PARAMS = ["enable_sg_host_dma", "dma_trace_entries"] as const;
 
 /** What sysfs shows of a loaded metis.ko, as {@linkcode parseMetisDriver} reads it. */
 export interface MetisDriverFacts {
@@ -42,42 +48,52 @@ export interface MetisDriver {
   version?: string;
   /** `srcversion` (a hash of the sources), when there is no version. */
   srcversion?: string;
-  /** The source generation. */
+  /** The generation. */
   generation: MetisGeneration;
   /** How the generation was decided, in a few words. */
   basis: string;
-  /** The debugfs DMA trace ring exists (1.6.x). */
+  /** debugfs `dma-trace` exists (the `axl-aipu-*.c` tree). */
   dmaTraceRing: boolean;
   /** Its size in entries (`dma_trace_entries`), when readable. */
   dmaTraceEntries?: number;
-  /** 1.6.x only: descriptors are built in host memory (`enable_sg_host_dma=1`). */
+  /** `axl-aipu-*.c` only: descriptors are built in host memory (`enable_sg_host_dma=1`). */
   sgHostDma?: boolean;
+  /** axl.ko's simulated node presenting this release, not Axelera's driver. */
+  simulated?: boolean;
   /** One line for doctor and info. */
   summary: string;
 }
 
-/** [major, minor] of a version like `1.6.2`, or undefined. */
-function majorMinor(version: string | undefined): [number, number] | undefined {
-  const m = /^v?(\d+)\.(\d+)/.exec(version ?? "");
-  return m ? [Number(m[1]), Number(m[2])] : undefined;
+/** [major, minor, patch] of a version like `1.6.2`, or undefined. */
+function triple(version: string | undefined): [number, number, number] | undefined {
+  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(version ?? "");
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : undefined;
 }
 
 function generationOf(facts: MetisDriverFacts): { generation: MetisGeneration; basis: string } {
   const params = facts.parameters;
-  const gen16 = GEN16_PARAMS.filter((p) => params?.[p] !== undefined);
-  if (gen16.length) return { generation: "1.6.x", basis: `parameter ${gen16.join(", ")}` };
-  const mm = majorMinor(facts.version);
-  if (mm) {
-    const newer = mm[0] > 1 || (mm[0] === 1 && mm[1] >= 6);
-    return { generation: newer ? "1.6.x" : "1.x", basis: `version ${facts.version}` };
-  }
+  const aipu = AIPU_PARAMS.filter((p) => params?.[p] !== undefined);
+  const v = triple(facts.version);
+  // The tree: by the parameters when sysfs shows them, else by the version.
+  let tree: "metis" | "axl-aipu" | undefined;
+  let basis: string;
   if (params && Object.keys(params).length) {
-    return {
-      generation: "1.x",
-      basis: `parameters without ${GEN16_PARAMS.join(" or ")}`,
-    };
+    tree = aipu.length ? "axl-aipu" : "metis";
+    basis = aipu.length
+      ? `parameter ${aipu.join(", ")}`
+      : `parameters without ${AIPU_PARAMS.join(" or ")}`;
+  } else if (v) {
+    const recent = v[0] > 1 || v[1] > 4 || (v[1] === 4 && v[2] >= 16);
+    tree = recent ? "axl-aipu" : "metis";
+    basis = "";
+  } else {
+    return { generation: "unknown", basis: "no version and no parameters in sysfs" };
   }
-  return { generation: "unknown", basis: "no version and no parameters in sysfs" };
+  const by = (what: string) => basis ? `version ${facts.version}, ${basis}` : what;
+  if (tree === "metis") return { generation: "1.x", basis: by(`version ${facts.version}`) };
+  if (!v) return { generation: "axl-aipu", basis };
+  const generation = v[0] > 1 || v[1] >= 6 ? "1.6.x" : v[1] === 5 ? "1.5.x" : "1.4.x";
+  return { generation, basis: by(`version ${facts.version}`) };
 }
 
 /**
@@ -87,13 +103,13 @@ function generationOf(facts: MetisDriverFacts): { generation: MetisGeneration; b
  * ```ts
  * import { parseMetisDriver } from "./driver.ts";
  * const d = parseMetisDriver({
- *   version: "1.6.2\n",
+ *   version: "1.4.17\n",
  *   parameters: { enable_sg_host_dma: "0\n", dma_trace_entries: "4000\n" },
  * });
- * if (d.generation !== "1.6.x" || d.sgHostDma !== false) throw new Error(d.summary);
+ * if (d.generation !== "1.4.x" || !d.dmaTraceRing) throw new Error(d.summary);
  * ```
  */
-export function parseMetisDriver(facts: MetisDriverFacts): MetisDriver {
+export function parseMetisDriver(facts: MetisDriverFacts, simulated = false): MetisDriver {
   const version = facts.version?.trim() || undefined;
   const srcversion = facts.srcversion?.trim() || undefined;
   const params = facts.parameters;
@@ -102,16 +118,18 @@ export function parseMetisDriver(facts: MetisDriverFacts): MetisDriver {
     const v = params?.[name]?.trim();
     return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
   };
-  const entries = generation === "1.6.x" ? num("dma_trace_entries") : undefined;
-  const sgHost = generation === "1.6.x" ? num("enable_sg_host_dma") : undefined;
+  const ring = generation !== "1.x" && generation !== "unknown";
+  const entries = ring ? num("dma_trace_entries") : undefined;
+  const sgHost = ring ? num("enable_sg_host_dma") : undefined;
   const out: MetisDriver = {
     ...(version ? { version } : {}),
     ...(srcversion && !version ? { srcversion } : {}),
     generation,
     basis,
-    dmaTraceRing: generation === "1.6.x",
+    dmaTraceRing: ring,
     ...(entries !== undefined ? { dmaTraceEntries: entries } : {}),
     ...(sgHost !== undefined ? { sgHostDma: sgHost !== 0 } : {}),
+    ...(simulated ? { simulated } : {}),
     summary: "",
   };
   out.summary = summarize(out);
@@ -119,23 +137,29 @@ export function parseMetisDriver(facts: MetisDriverFacts): MetisDriver {
 }
 
 function summarize(d: MetisDriver): string {
-  const name = `metis.ko ${d.version ?? (d.srcversion ? `srcversion ${d.srcversion}` : "")}`
+  const who = d.simulated ? "axl.ko's metis-sim presenting metis.ko" : "metis.ko";
+  const name = `${who} ${d.version ?? (d.srcversion ? `srcversion ${d.srcversion}` : "")}`
     .trim();
+  const descriptors = d.sgHostDma === undefined
+    ? "in card memory or host memory (enable_sg_host_dma unread)"
+    : d.sgHostDma
+    ? "in host memory (enable_sg_host_dma=1)"
+    : "in card memory (enable_sg_host_dma=0)";
+  const trace = `a DMA trace in debugfs (dma-trace${
+    d.dmaTraceEntries !== undefined ? `, ${d.dmaTraceEntries} entries` : ""
+  }) beside dma-statistics`;
   switch (d.generation) {
     case "1.6.x":
-      return `${name}: the 1.6.x driver (axl-aipu-*.c, by ${d.basis}): a DMA trace ring in ` +
-        `debugfs${
-          d.dmaTraceEntries !== undefined ? ` (${d.dmaTraceEntries} entries)` : ""
-        }, eDMA descriptors built ${
-          d.sgHostDma === undefined
-            ? "in card memory or host memory (enable_sg_host_dma unread)"
-            : d.sgHostDma
-            ? "in host memory (enable_sg_host_dma=1)"
-            : "in card memory (enable_sg_host_dma=0)"
-        }`;
+    case "1.5.x":
+    case "1.4.x":
+      return `${name}: the ${d.generation} driver (axl-aipu-*.c, by ${d.basis}): ${trace}, ` +
+        `eDMA descriptors built ${descriptors}`;
+    case "axl-aipu":
+      return `${name}: an axl-aipu-*.c driver, 1.4.16 or later (by ${d.basis}; no version ` +
+        `to say which): ${trace}, eDMA descriptors built ${descriptors}`;
     case "1.x":
-      return `${name}: the 1.x driver (metis-*.c, by ${d.basis}): no DMA trace ring, ` +
-        "eDMA descriptors written to card memory";
+      return `${name}: the 1.x driver (metis-*.c, by ${d.basis}): no DMA trace (dma-statistics ` +
+        "only), eDMA descriptors written to card memory";
     default:
       return `${name}: driver generation unknown (${d.basis})`;
   }
@@ -193,4 +217,33 @@ export function readMetisDriver(
     srcversion: sys.readText(`${dir}/srcversion`),
     ...(parameters ? { parameters } : {}),
   });
+}
+
+/**
+ * Reads what axl.ko's simulated node `node` (`/dev/axl-metis-…`) presents of metis.ko: the
+ * release chosen with `metis_generation=`, shown under `/sys/class/misc/<node>/metis/version`
+ * and `/sys/class/misc/<node>/metis_parameters/`, where metis.ko shows them under
+ * `/sys/module/metis`. Undefined when the node shows neither (an axl.ko without them).
+ *
+ * @example
+ * ```ts ignore
+ * import { readSimMetisDriver } from "./driver.ts";
+ * console.log(readSimMetisDriver("/dev/axl-metis-0-0-2")?.summary);
+ * ```
+ */
+export function readSimMetisDriver(
+  node: string,
+  sys: SysReader = liveSys,
+): MetisDriver | undefined {
+  const dir = `/sys/class/misc/${node.replace(/^\/dev\//, "")}`;
+  const version = sys.readText(`${dir}/metis/version`);
+  const names = sys.list(`${dir}/metis_parameters`);
+  if (version === undefined && names === undefined) return undefined;
+  const parameters = names === undefined ? undefined : Object.fromEntries(
+    names.map((n) => [n, sys.readText(`${dir}/metis_parameters/${n}`) ?? ""]),
+  );
+  return parseMetisDriver({
+    ...(version !== undefined ? { version } : {}),
+    ...(parameters ? { parameters } : {}),
+  }, true);
 }

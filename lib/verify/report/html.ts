@@ -8,6 +8,7 @@ import type { VerifyResult } from "../schema.ts";
 import { appendixId, citedSection } from "./doc_sections.ts";
 import { chainHtml } from "./chain_html.ts";
 import { pipelineHtml } from "./pipeline_html.ts";
+import { cardWitnessHtml } from "./card_witness_html.ts";
 
 /**
  * Escapes text for HTML element content and attribute values.
@@ -280,6 +281,7 @@ ${a.reason ? `<p class="reason"><b>${escapeHtml(a.status)}:</b> ${escapeHtml(a.r
 <table><tr><th></th><th>invariant</th><th>status</th><th>why</th></tr>${invRows}</table>
 ${a.chain ? chainHtml(a.chain, escapeHtml, a.status) : ""}
 ${pipelineHtml(a.pipeline, badge, escapeHtml)}
+${cardWitnessHtml(a.card_witness, escapeHtml)}
 <h2>Diagnosis</h2>${diag}
 ${notesHtml(a.notes)}
 <h2>Latency</h2><p>${escapeHtml(latText)}</p>

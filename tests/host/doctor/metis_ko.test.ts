@@ -104,7 +104,7 @@ Deno.test("checkMetisKo() names Axelera's driver, its functions, nodes, link and
   assert.match(r[0]!.message, /^metis\.ko 1\.4\.2 is loaded \(Axelera's driver, not axl's/);
   assert.match(
     r[0]!.message,
-    /the 1\.x driver \(metis-\*\.c, by version 1\.4\.2\): no DMA trace ring/,
+    /the 1\.x driver \(metis-\*\.c, by version 1\.4\.2, parameters without enable_sg_host_dma or dma_trace_entries\): no DMA trace \(dma-statistics only\)/,
   );
   assert.match(
     r[1]!.message,
@@ -124,19 +124,24 @@ Deno.test("checkMetisKo() says which metis.ko generation is loaded, by parameter
   const gen16 = checkMetisKo(jetsonWithMetis({ version: "1.6.2", params: PARAMS_1_6 }));
   assert.match(
     gen16[0]!.message,
-    /metis\.ko 1\.6\.2 is loaded .*the 1\.6\.x driver \(axl-aipu-\*\.c, by parameter enable_sg_host_dma, dma_trace_entries\): a DMA trace ring in debugfs \(4000 entries\), eDMA descriptors built in card memory \(enable_sg_host_dma=0\)/,
+    /metis\.ko 1\.6\.2 is loaded .*the 1\.6\.x driver \(axl-aipu-\*\.c, by version 1\.6\.2, parameter enable_sg_host_dma, dma_trace_entries\): a DMA trace in debugfs \(dma-trace, 4000 entries\) beside dma-statistics, eDMA descriptors built in card memory \(enable_sg_host_dma=0\)/,
   );
   // no MODULE_VERSION: the parameters still tell, and srcversion names the build
   const hostDma = findMetisKo(
     jetsonWithMetis({ version: null, params: { ...PARAMS_1_6, enable_sg_host_dma: "1" } }).sys,
   )!;
   assert.equal(hostDma.version, "4F3A2B1C0D9E8F7A6B5C4D3");
-  assert.equal(hostDma.driver?.generation, "1.6.x");
+  // 1.4.16 declares 1.6.2's parameters: without a version only the source tree is known
+  assert.equal(hostDma.driver?.generation, "axl-aipu");
   assert.equal(hostDma.driver?.sgHostDma, true);
   assert.match(hostDma.driver!.summary, /in host memory \(enable_sg_host_dma=1\)/);
   const old = findMetisKo(jetsonWithMetis({ version: null }).sys)!;
   assert.equal(old.driver?.generation, "1.x");
   assert.equal(old.driver?.dmaTraceRing, false);
+  // 1.4.17 (Voyager 1.6.1's pin) with 1.4.16's parameters: the 1.4.x driver, with dma-trace
+  const pinned = findMetisKo(jetsonWithMetis({ version: "1.4.17", params: PARAMS_1_6 }).sys)!;
+  assert.deepEqual([pinned.driver?.generation, pinned.driver?.dmaTraceRing], ["1.4.x", true]);
+  assert.match(pinned.driver!.summary, /^metis\.ko 1\.4\.17: the 1\.4\.x driver \(axl-aipu-\*\.c/);
   assert.match(old.driver!.basis, /parameters without enable_sg_host_dma or dma_trace_entries/);
 });
 
@@ -170,7 +175,10 @@ Deno.test("checkMetisKo() says nothing of GET_USER_PA for the versions without i
   // The 1.6.x generation with no version: it may have it.
   const unknown = userPa({ version: null, params: PARAMS_1_6 })!;
   assert.equal(unknown.status, "warn");
-  assert.match(unknown.message, /^metis\.ko \(no version; the 1\.6\.x generation by its parameter/);
+  assert.match(
+    unknown.message,
+    /^metis\.ko \(no version; an axl-aipu-\*\.c driver, 1\.4\.16 or later, by its parameter/,
+  );
   assert.match(unknown.message, /may serve GET_USER_PA/);
 });
 
