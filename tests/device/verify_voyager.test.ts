@@ -5,7 +5,9 @@
 // own pool and attaches that: it must FAIL, and the `chain` section must say where the chain
 // broke. Its twin attaches the camera's own buffers: it must PASS. Both run in the x86_64 6.12
 // guest (the probes reach the buffer's inode through BTF names) and in the arm64 5.15 guest,
-// the Jetson's kernel (through struct offsets measured from its tree: $AXL_KERNEL_OFFSETS).
+// the Jetson's kernel (through struct offsets measured from its tree: $AXL_KERNEL_OFFSETS). There
+// the camera's buffers come from the rig's nvmap stand-in when it is loaded (AXL_EXPECT_NVMAP_SIM=1:
+// exported as nvmap_dmabuf, as a Jetson's camera buffers are), else from the frame heap.
 // Artifacts go to $AXL_RESULTS/voyager-<mode>/ when the rig provides it.
 import assert from "node:assert/strict";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
@@ -21,6 +23,23 @@ const results = Deno.env.get("AXL_RESULTS") ??
  * 55 s (direct) of guest time, with 1,972 and 1,601 samples.
  */
 const FRAMES = 40;
+/**
+ * The camera buffers' heap, and the exporter bufinfo names for it: in the arm64 guest, the
+ * Jetson's stand-in, the rig's nvmap-sim when it is loaded; else (and on x86_64, as before) the
+ * frame heap.
+ */
+const CAMERA_HEAP = Deno.build.arch === "aarch64" && Deno.env.get("AXL_EXPECT_NVMAP_SIM") === "1"
+  ? "nvmap-sim"
+  : defaultFrameHeap();
+const CAMERA_EXPORTER = CAMERA_HEAP === "nvmap-sim" ? "nvmap_dmabuf" : CAMERA_HEAP;
+/**
+ * I4's threshold in the arm64 guest: there most of perf's samples of a 40-frame run fall in Deno's
+ * start-up, where glibc's `__memcpy_generic` has held up to 1.02 % (verify_metis_user.test.ts
+ * says how it was measured); the direct twin's copies came to 0.65–0.71 % in all, on 1,146–1,601
+ * samples, too close to the default 1 % and its 1,000-sample floor. 2 % (500 samples) is what the
+ * user-script test uses there; the x86_64 guest keeps the default.
+ */
+const THRESHOLD = Deno.build.arch === "aarch64" ? ["--threshold", "2"] : [];
 const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
 const CLIENT = new URL("./verify/_voyager_client.ts", import.meta.url).pathname;
 
@@ -46,6 +65,7 @@ async function verifyClient(
       pci,
       "--frames",
       String(FRAMES),
+      ...THRESHOLD,
       "--artifacts",
       dir,
       "--",
@@ -60,6 +80,7 @@ async function verifyClient(
       String(FRAMES),
       vivid.path,
       node,
+      CAMERA_HEAP,
     ],
     // V8's perf map comes with its code log, written to the working directory (to stdout
     // where that is read-only): a directory of its own keeps it out of the repo and the output
@@ -101,9 +122,11 @@ Deno.test({
   assert.ok(chain, "result.json has a chain section");
   assert.equal(chain.status, "broken", chain.summary);
   assert.equal(chain.camera.buffers.length, 4, "vivid filled the client's 4 queued buffers");
-  // the camera's buffers come from the frame heap: system on x86_64, linux,cma on arm64
-  const heap = defaultFrameHeap();
-  assert.ok(chain.camera.buffers.every((b) => b.exporter === heap), `exported by ${heap}`);
+  // the frame heap's (system on x86_64, linux,cma on arm64), or nvmap-sim's (nvmap_dmabuf)
+  assert.ok(
+    chain.camera.buffers.every((b) => b.exporter === CAMERA_EXPORTER),
+    `exported by ${CAMERA_EXPORTER}`,
+  );
   assert.equal(chain.card.device, pci);
   assert.equal(chain.card.buffers.length, 4, "the card imported the 4 pool buffers");
   assert.ok(chain.card.buffers.every((b) => /^voyager-pool-/.test(b.name)));
