@@ -6,8 +6,9 @@
 // attaches each camera buffer once and keeps it (the shape importers of nvmap buffers take):
 // fewer maps than frames, judged by the buffers' inodes, which the probes reach through BTF names
 // on 6.12 and through struct offsets measured from the kernel's tree on the arm64 5.15 guest
-// ($AXL_KERNEL_OFFSETS). Artifacts go to $AXL_RESULTS/verify-metis-user[-held]/ when the rig
-// provides it.
+// ($AXL_KERNEL_OFFSETS). In the arm64 guest the held client's camera buffers come from the rig's
+// nvmap stand-in when it is loaded (AXL_EXPECT_NVMAP_SIM=1), as a Jetson's come from nvmap.
+// Artifacts go to $AXL_RESULTS/verify-metis-user[-held]/ when the rig provides it.
 import assert from "node:assert/strict";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
 import { metisTarget, vividCapture } from "./verify/_metis_target.ts";
@@ -27,6 +28,10 @@ const FRAMES = 40;
  * start-up; the copy control (verify.test.ts) keeps the default 1 %.
  */
 const THRESHOLD = "2";
+/** The held client's camera heap: nvmap-sim in the arm64 guest when loaded, else the default. */
+const HELD_HEAP = Deno.build.arch === "aarch64" && Deno.env.get("AXL_EXPECT_NVMAP_SIM") === "1"
+  ? ["nvmap-sim"]
+  : [];
 const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
 const CLIENT = new URL("./verify/_metis_user_client.ts", import.meta.url).pathname;
 
@@ -61,7 +66,7 @@ async function verifyUserScript(shape: "per-frame" | "held"): Promise<VerifyResu
       String(FRAMES),
       node,
       vivid.path,
-      ...(shape === "held" ? ["held"] : []),
+      ...(shape === "held" ? ["held", ...HELD_HEAP] : []),
     ],
     stdin: "null",
     stdout: "piped",

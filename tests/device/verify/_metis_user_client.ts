@@ -1,7 +1,8 @@
 // A user's own zero-copy client, as a new user would write it from the README: frames from the
 // camera (V4l2Producer), each frame's own buffer attached to the Metis node, copied to card
-// memory, detached. `axl verify -- deno run … _metis_user_client.ts FRAMES NODE CAMERA [held]`
-// judges it from outside (tests/device/verify_metis_user.test.ts).
+// memory, detached. `axl verify -- deno run … _metis_user_client.ts FRAMES NODE CAMERA [held
+// [HEAP]]` judges it from outside (tests/device/verify_metis_user.test.ts). HEAP is the camera
+// buffers' DMA heap (default: the CMA heap if any, else system).
 //
 // With `held`, the client takes the shape importers of nvmap buffers take: it attaches each
 // camera buffer once, the first time a frame arrives in it (one open node per buffer, since a
@@ -9,17 +10,23 @@
 // attachment it holds, and detaches them all at the end: one map per buffer, however many frames.
 import { type DmaBuf, MetisDevice, V4l2Producer } from "../../../mod.ts";
 
-const [frames, node, camera, shape] = [
+const [frames, node, camera, shape, heap] = [
   Number(Deno.args[0]),
   Deno.args[1],
   Deno.args[2],
   Deno.args[3] ?? "per-frame",
+  Deno.args[4],
 ];
 if (!(frames > 0) || !node || !camera || (shape !== "per-frame" && shape !== "held")) {
-  console.error("usage: _metis_user_client.ts FRAMES METIS_NODE CAMERA [held]");
+  console.error("usage: _metis_user_client.ts FRAMES METIS_NODE CAMERA [held [HEAP]]");
   Deno.exit(2);
 }
-using cam = V4l2Producer.open({ device: camera, width: 640, height: 480 });
+using cam = V4l2Producer.open({
+  device: camera,
+  width: 640,
+  height: 480,
+  ...(heap ? { heap } : {}),
+});
 if (shape === "per-frame") {
   using card = MetisDevice.open(node);
   for (let i = 0; i < frames; i++) {
