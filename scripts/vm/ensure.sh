@@ -266,6 +266,21 @@ if ((module)); then
 	axl_ko=$(vm_module_build "$src" "$cache/module-$(echo "$src" | sha256sum | cut -c1-8)" "$kver" \
 		"${module_make[@]}")
 fi
+# The struct offsets verify's kprobe events follow to a buffer's inode on kernels without BTF
+# argument names (scripts/kernel-offsets.sh), measured from the tree axl.ko is built against.
+offsets=
+if ((module)); then
+	offsets=$cache/kernel-offsets
+	key=$(vm_hash "$repo/scripts/kernel-offsets.sh" "$repo/scripts/kernel-offsets/dmabuf_offsets.c" \
+		"$repo/scripts/kernel-offsets/Kbuild")-$kver
+	if ! vm_fresh "$offsets" "$key"; then
+		vm_log "measuring the dma-buf struct offsets of $kver"
+		"$repo/scripts/kernel-offsets.sh" "${module_make[1]}" "${module_make[@]:2}" >"$offsets.tmp" ||
+			vm_die "measuring the struct offsets against ${module_make[1]} failed (see above)"
+		mv "$offsets.tmp" "$offsets"
+		vm_stamp "$offsets" "$key"
+	fi
+fi
 vkms_ko=
 if ((vkms)); then
 	[[ $arch == x86_64 ]] || vm_die "--vkms is for x86_64: the arm64 kits build no vkms"
@@ -274,4 +289,5 @@ fi
 vm_unlock
 
 printf '%s=%s\n' KVER "$kver" KERNEL "$kernel" BIOS "$bios" INITRAMFS "$initramfs" \
-	INITRAMFS_DENO "$initramfs_deno" DENO "$deno_bin" AXL_KO "$axl_ko" VKMS_KO "$vkms_ko" ROOT "$root" DTB "$dtb"
+	INITRAMFS_DENO "$initramfs_deno" DENO "$deno_bin" AXL_KO "$axl_ko" VKMS_KO "$vkms_ko" ROOT "$root" DTB "$dtb" \
+	KERNEL_OFFSETS "$offsets"

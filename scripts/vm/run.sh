@@ -14,6 +14,8 @@
 # host paths. The command finds:
 #   $AXL_RESULTS   a writable directory copied back to --results DIR
 #   $AXL_KVER      the guest kernel release
+#   $AXL_KERNEL_OFFSETS  the struct offsets of the guest kernel that verify's kprobe
+#                  events follow to a buffer's inode (scripts/kernel-offsets.sh; with axl.ko)
 #   deno           the pinned Deno on PATH (a copy in guest RAM), DENO_DIR = the
 #                  host's Deno cache behind a tmpfs overlay (writes stay in the guest)
 #   /sys/kernel/tracing and /sys/kernel/debug mounted
@@ -224,6 +226,9 @@ fi
 		echo "$deno_dir" >"$ctl/deno-dir"
 	fi
 	[[ $arch == aarch64 ]] && printf 'export %s=%q\n' AXL_DEVICE_TESTS "$repo/build/aarch64/device-tests"
+	# verify's kprobe events read a buffer's inode through these where the kernel has no BTF
+	# argument names (the arm64 5.15 guest); scripts/kernel-offsets.sh measured them.
+	[[ -n ${rig[KERNEL_OFFSETS]:-} ]] && printf 'export %s=%q\n' AXL_KERNEL_OFFSETS /run/axl/ctl/kernel-offsets
 	for kv in "${envs[@]}"; do printf 'export %s=%q\n' "${kv%%=*}" "${kv#*=}"; done
 } >"$ctl/env"
 ((vgem)) && echo vgem >>"$ctl/modules"
@@ -234,6 +239,7 @@ if [[ -n ${rig[AXL_KO]} ]]; then
 	# the guest saves its kallsyms after axl.ko is in, for naming the vCPUs' PCs
 	((vcpu_dump_after)) && : >"$ctl/kallsyms.want"
 fi
+[[ -n ${rig[KERNEL_OFFSETS]:-} ]] && cp "${rig[KERNEL_OFFSETS]}" "$ctl/kernel-offsets"
 if [[ -n ${rig[VKMS_KO]:-} ]]; then
 	cp "${rig[VKMS_KO]}" "$ctl/vkms.ko"
 	printf '%s\n' drm_shmem_helper drm_kms_helper >>"$ctl/modules"

@@ -2,7 +2,13 @@
 // to the Metis node (tests/device/verify/_metis_user_client.ts): zero-copy by construction.
 // Judged from the kprobes on the node's PCI function (--evidence generic), never our axl:*
 // tracepoints. I3 judges coverage: every frame's buffer mapped by the card; maps of the same
-// buffers beyond one per frame (a probe, a retry) are a note, never a FAIL. Artifacts go to $AXL_RESULTS/verify-metis-user/ when the rig provides it.
+// buffers beyond one per frame (a probe, a retry) are a note, never a FAIL. Its held twin
+// attaches each camera buffer once and keeps it (the shape importers of nvmap buffers take):
+// fewer maps than frames, judged by the buffers' inodes, which the probes reach through BTF names
+// on 6.12 and through struct offsets measured from the kernel's tree on the arm64 5.15 guest
+// ($AXL_KERNEL_OFFSETS). In the arm64 guest the held client's camera buffers come from the rig's
+// nvmap stand-in when it is loaded (AXL_EXPECT_NVMAP_SIM=1), as a Jetson's come from nvmap.
+// Artifacts go to $AXL_RESULTS/verify-metis-user[-held]/ when the rig provides it.
 import assert from "node:assert/strict";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
 import { metisTarget, vividCapture } from "./verify/_metis_target.ts";
@@ -22,13 +28,18 @@ const FRAMES = 40;
  * start-up; the copy control (verify.test.ts) keeps the default 1 %.
  */
 const THRESHOLD = "2";
+/** The held client's camera heap: nvmap-sim in the arm64 guest when loaded, else the default. */
+const HELD_HEAP = Deno.build.arch === "aarch64" && Deno.env.get("AXL_EXPECT_NVMAP_SIM") === "1"
+  ? ["nvmap-sim"]
+  : [];
 const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
 const CLIENT = new URL("./verify/_metis_user_client.ts", import.meta.url).pathname;
 
-Deno.test("axl verify -- a user's script attaching each camera frame to the Metis node: I3 PASS on coverage", async () => {
+/** Runs `axl verify … -- deno run CLIENT FRAMES NODE CAMERA [held]`; result.json. */
+async function verifyUserScript(shape: "per-frame" | "held"): Promise<VerifyResult> {
   const vivid = vividCapture();
   const { node, pci } = metisTarget();
-  const dir = `${results}/verify-metis-user`;
+  const dir = `${results}/verify-metis-user${shape === "held" ? "-held" : ""}`;
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -55,15 +66,20 @@ Deno.test("axl verify -- a user's script attaching each camera frame to the Meti
       String(FRAMES),
       node,
       vivid.path,
+      ...(shape === "held" ? ["held", ...HELD_HEAP] : []),
     ],
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
   }).output();
   const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-  console.log(`verify metis user script (exit ${out.code}):\n${text}`);
-  const r = JSON.parse(await Deno.readTextFile(`${dir}/result.json`)) as VerifyResult;
-  const a = r.axl;
+  console.log(`verify metis user script, ${shape} (exit ${out.code}):\n${text}`);
+  return JSON.parse(await Deno.readTextFile(`${dir}/result.json`)) as VerifyResult;
+}
+
+Deno.test("axl verify -- a user's script attaching each camera frame to the Metis node: I3 PASS on coverage", async () => {
+  const { pci } = metisTarget();
+  const a = (await verifyUserScript("per-frame")).axl;
   assert.equal(a.workload.exit_code, 0, a.workload.stderr_tail);
   assert.equal(a.evidence?.source, "kprobes");
   assert.equal(a.evidence?.importer, pci);
@@ -77,6 +93,24 @@ Deno.test("axl verify -- a user's script attaching each camera frame to the Meti
     assert.ok(a.notes.some((n) => n.startsWith(`I3: ${pci} mapped the frame buffers`)));
   }
   // The frames were shared: a heap exported them, vivid and the card attached them.
+  assert.equal(a.invariants.I1.status, "PASS", a.invariants.I1.summary);
+  assert.equal(a.invariants.I2.status, "PASS", a.invariants.I2.summary);
+  assert.notEqual(a.invariants.I4.status, "FAIL", a.invariants.I4.summary);
+});
+
+Deno.test("axl verify -- a user's script holding one attachment per camera buffer: I3 PASS, held", async () => {
+  const { pci } = metisTarget();
+  const a = (await verifyUserScript("held")).axl;
+  assert.equal(a.workload.exit_code, 0, a.workload.stderr_tail);
+  assert.equal(a.evidence?.source, "kprobes");
+  assert.equal(a.evidence?.importer, pci);
+  const i3 = a.invariants.I3;
+  assert.equal(i3.status, "PASS", i3.summary);
+  assert.equal(i3.evidence.shape, "held", i3.summary);
+  const buffers = i3.evidence.held_buffers as number[];
+  assert.equal(buffers.length, 4, "the camera's 4 queued buffers, each mapped once");
+  assert.equal(i3.evidence.imports, 4, i3.summary);
+  assert.match(i3.summary, new RegExp(`^${pci} held a mapping of each of the 4 buffers`));
   assert.equal(a.invariants.I1.status, "PASS", a.invariants.I1.summary);
   assert.equal(a.invariants.I2.status, "PASS", a.invariants.I2.summary);
   assert.notEqual(a.invariants.I4.status, "FAIL", a.invariants.I4.summary);

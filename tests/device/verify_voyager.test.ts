@@ -3,10 +3,15 @@
 // (kprobes on the dma-buf functions, bufinfo, map refs, perf; never our axl:* tracepoints).
 // The transform client converts every camera frame on the CPU into a system-heap buffer of its
 // own pool and attaches that: it must FAIL, and the `chain` section must say where the chain
-// broke. Its twin attaches the camera's own buffers: it must PASS.
+// broke. Its twin attaches the camera's own buffers: it must PASS. Both run in the x86_64 6.12
+// guest (the probes reach the buffer's inode through BTF names) and in the arm64 5.15 guest,
+// the Jetson's kernel (through struct offsets measured from its tree: $AXL_KERNEL_OFFSETS). There
+// the camera's buffers come from the rig's nvmap stand-in when it is loaded (AXL_EXPECT_NVMAP_SIM=1:
+// exported as nvmap_dmabuf, as a Jetson's camera buffers are), else from the frame heap.
 // Artifacts go to $AXL_RESULTS/voyager-<mode>/ when the rig provides it.
 import assert from "node:assert/strict";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
+import { defaultFrameHeap } from "../../lib/core/heap.ts";
 import { metisTarget, vividCapture } from "./verify/_metis_target.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
@@ -14,13 +19,27 @@ const results = Deno.env.get("AXL_RESULTS") ??
 /**
  * Frames per run. Under TCG the client's per-pixel loop costs most of a second a frame, so the
  * transform run is kept short; the twin still gives I4 several times the 1,000 perf samples it
- * needs (120 frames gave 18,499).
+ * needs (120 frames gave 18,499). In the arm64 guest the same 40 frames took 76 s (transform) and
+ * 55 s (direct) of guest time, with 1,972 and 1,601 samples.
  */
 const FRAMES = 40;
-// The arm64 guest runs the same Metis node and vivid, but its emulated CPU is slower still;
-// the chain is architecture-independent, so these runs are made in the x86_64 guest only and
-// reported as ignored on arm64.
-const ON_X86_64 = Deno.build.arch === "x86_64";
+/**
+ * The camera buffers' heap, and the exporter bufinfo names for it: in the arm64 guest, the
+ * Jetson's stand-in, the rig's nvmap-sim when it is loaded; else (and on x86_64, as before) the
+ * frame heap.
+ */
+const CAMERA_HEAP = Deno.build.arch === "aarch64" && Deno.env.get("AXL_EXPECT_NVMAP_SIM") === "1"
+  ? "nvmap-sim"
+  : defaultFrameHeap();
+const CAMERA_EXPORTER = CAMERA_HEAP === "nvmap-sim" ? "nvmap_dmabuf" : CAMERA_HEAP;
+/**
+ * I4's threshold in the arm64 guest: there most of perf's samples of a 40-frame run fall in Deno's
+ * start-up, where glibc's `__memcpy_generic` has held up to 1.02 % (verify_metis_user.test.ts
+ * says how it was measured); the direct twin's copies came to 0.65–0.71 % in all, on 1,146–1,601
+ * samples, too close to the default 1 % and its 1,000-sample floor. 2 % (500 samples) is what the
+ * user-script test uses there; the x86_64 guest keeps the default.
+ */
+const THRESHOLD = Deno.build.arch === "aarch64" ? ["--threshold", "2"] : [];
 const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
 const CLIENT = new URL("./verify/_voyager_client.ts", import.meta.url).pathname;
 
@@ -46,6 +65,7 @@ async function verifyClient(
       pci,
       "--frames",
       String(FRAMES),
+      ...THRESHOLD,
       "--artifacts",
       dir,
       "--",
@@ -60,6 +80,7 @@ async function verifyClient(
       String(FRAMES),
       vivid.path,
       node,
+      CAMERA_HEAP,
     ],
     // V8's perf map comes with its code log, written to the working directory (to stdout
     // where that is read-only): a directory of its own keeps it out of the repo and the output
@@ -79,7 +100,6 @@ async function verifyClient(
 Deno.test({
   name:
     "verify -- a Voyager-shaped client (CPU transform into its own system-heap pool): FAIL, the chain names the break",
-  ignore: !ON_X86_64,
 }, async () => {
   const { pci } = metisTarget();
   const { code, result, stdout } = await verifyClient("transform");
@@ -102,7 +122,11 @@ Deno.test({
   assert.ok(chain, "result.json has a chain section");
   assert.equal(chain.status, "broken", chain.summary);
   assert.equal(chain.camera.buffers.length, 4, "vivid filled the client's 4 queued buffers");
-  assert.ok(chain.camera.buffers.every((b) => b.exporter === "system"));
+  // the frame heap's (system on x86_64, linux,cma on arm64), or nvmap-sim's (nvmap_dmabuf)
+  assert.ok(
+    chain.camera.buffers.every((b) => b.exporter === CAMERA_EXPORTER),
+    `exported by ${CAMERA_EXPORTER}`,
+  );
   assert.equal(chain.card.device, pci);
   assert.equal(chain.card.buffers.length, 4, "the card imported the 4 pool buffers");
   assert.ok(chain.card.buffers.every((b) => /^voyager-pool-/.test(b.name)));
@@ -120,7 +144,6 @@ Deno.test({
 
 Deno.test({
   name: "verify -- the twin attaching the camera's own buffers: PASS, the chain is whole",
-  ignore: !ON_X86_64,
 }, async () => {
   const { code, result, stdout } = await verifyClient("direct");
   const a = result.axl;

@@ -2,12 +2,18 @@
  * kprobe events on the kernel's own dma-buf functions: evidence of who attaches, maps,
  * unmaps and detaches a dma-buf that needs no tracepoint of the importing driver (Axelera's
  * `metis.ko` has none). Each event records the importing device's name as bufinfo prints it
- * (`dev_name()`), the buffer and attachment pointers, the DMA direction and, where the kernel
- * can resolve names through BTF (`CONFIG_PROBE_EVENTS_BTF_ARGS`, 6.6+), the buffer's inode.
+ * (`dev_name()`), the buffer and attachment pointers, the DMA direction and the buffer's inode
+ * where it can be reached: by field names through BTF (`CONFIG_PROBE_EVENTS_BTF_ARGS`, 6.6+),
+ * else through the struct offsets measured from the kernel's own build tree
+ * (`scripts/kernel-offsets.sh`, read from `$AXL_KERNEL_OFFSETS`): `+OFFS(...)` fetch-args
+ * from the argument to `dma_buf->file->f_inode->i_ino`. Those offsets depend on the kernel's
+ * configuration, so they are never assumed: without BTF or a measurement for the running
+ * release, the events carry no inode and say why.
  *
  * Fetch-args that work on every kernel read only stable layout: `struct dma_buf_attachment`
  * starts with `dmabuf` then `dev`, `struct device` starts with its kobject, whose first
- * member is the name. Only 64-bit kernels are handled (pointers are 8 bytes).
+ * member is the name (the measured offsets replace these when present). Only 64-bit kernels
+ * are handled (pointers are 8 bytes).
  *
  * The probed functions are the inner ones every caller goes through: the `_unlocked`
  * variants of 6.2+ call `dma_buf_map_attachment()`/`dma_buf_unmap_attachment()`, and
@@ -39,6 +45,117 @@ export interface ProbeKernel {
   btfArgs: boolean;
   /** `x86_64` or `aarch64`: the argument registers when `$argN` does not work. */
   arch: string;
+  /** Struct offsets measured for this kernel, used for the inode when BTF names are absent. */
+  offsets?: KernelOffsets;
+}
+
+/**
+ * The struct offsets of one kernel release, as `scripts/kernel-offsets.sh` measures them from
+ * the build tree (`offsetof()` compiled against its headers).
+ */
+export interface KernelOffsets {
+  /** `uname -r` of the kernel the tree builds modules for. */
+  release: string;
+  /** `offsetof(struct dma_buf_attachment, dmabuf)`. */
+  attachmentDmabuf: number;
+  /** `offsetof(struct dma_buf_attachment, dev)`. */
+  attachmentDev: number;
+  /** `offsetof(struct device, kobj.name)`. */
+  deviceName: number;
+  /** `offsetof(struct dma_buf, file)`. */
+  dmabufFile: number;
+  /** `offsetof(struct file, f_inode)`. */
+  fileInode: number;
+  /** `offsetof(struct inode, i_ino)`. */
+  inodeIno: number;
+  /** Where they were read from. */
+  source: string;
+}
+
+const OFFSET_KEYS: Readonly<Record<string, keyof KernelOffsets>> = {
+  "dma_buf_attachment.dmabuf": "attachmentDmabuf",
+  "dma_buf_attachment.dev": "attachmentDev",
+  "device.kobj.name": "deviceName",
+  "dma_buf.file": "dmabufFile",
+  "file.f_inode": "fileInode",
+  "inode.i_ino": "inodeIno",
+};
+
+/**
+ * Parses the output of `scripts/kernel-offsets.sh` (`key=value` lines, `#` comments).
+ *
+ * @example
+ * ```ts
+ * import { parseKernelOffsets } from "./kprobe_events.ts";
+ * const o = parseKernelOffsets("release=5.15.0\ndma_buf_attachment.dmabuf=0\n" +
+ *   "dma_buf_attachment.dev=8\ndevice.kobj.name=0\ndma_buf.file=8\nfile.f_inode=32\n" +
+ *   "inode.i_ino=56\n", "offsets.txt");
+ * if ("unavailable" in o || o.inodeIno !== 56) throw new Error();
+ * ```
+ */
+export function parseKernelOffsets(
+  text: string,
+  source: string,
+): KernelOffsets | { unavailable: string } {
+  const values = new Map<string, string>();
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (!line || line.startsWith("#")) continue;
+    const eq = line.indexOf("=");
+    if (eq <= 0) return { unavailable: `${source}: '${line}' is no key=value line` };
+    values.set(line.slice(0, eq), line.slice(eq + 1));
+  }
+  const release = values.get("release");
+  if (!release) return { unavailable: `${source} names no kernel release` };
+  const out: Record<string, unknown> = { release, source };
+  for (const [key, field] of Object.entries(OFFSET_KEYS)) {
+    const v = values.get(key);
+    if (v === undefined || !/^\d+$/.test(v)) {
+      return { unavailable: `${source} has no offset ${key}` };
+    }
+    out[field] = Number(v);
+  }
+  return out as unknown as KernelOffsets;
+}
+
+/**
+ * The measured struct offsets of the running kernel: the file `$AXL_KERNEL_OFFSETS` names,
+ * else `/etc/axl/kernel-offsets/<release>`; or why there are none. A file measured for
+ * another release is refused: the layout follows the kernel's configuration.
+ *
+ * @example
+ * ```ts ignore
+ * import { loadKernelOffsets } from "./kprobe_events.ts";
+ * console.log(loadKernelOffsets(Deno.osRelease()));
+ * ```
+ */
+export function loadKernelOffsets(
+  release: string,
+  path: string | undefined = Deno.env.get("AXL_KERNEL_OFFSETS"),
+): KernelOffsets | { unavailable: string } {
+  const file = path || `/etc/axl/kernel-offsets/${release}`;
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(file);
+  } catch (e) {
+    if (!path && e instanceof Deno.errors.NotFound) {
+      return {
+        unavailable: `no struct offsets were measured for ${release}: run ` +
+          `scripts/kernel-offsets.sh /lib/modules/${release}/build > FILE and set ` +
+          `AXL_KERNEL_OFFSETS=FILE (or write it to ${file})`,
+      };
+    }
+    return { unavailable: `cannot read the struct offsets in ${file}: ${(e as Error).message}` };
+  }
+  const o = parseKernelOffsets(text, file);
+  if ("unavailable" in o) return o;
+  if (o.release !== release) {
+    return {
+      unavailable: `the struct offsets in ${file} were measured for ${o.release}, ` +
+        `not the running ${release}: measure them again with scripts/kernel-offsets.sh`,
+    };
+  }
+  return o;
 }
 
 /** One event to define: its kprobe_events line with and without the BTF inode. */
@@ -79,9 +196,14 @@ export function dmabufProbeDefinitions(
     return { unavailable: `no $argN fetch-args and no register names known for ${k.arch}` };
   }
   const arg = (n: number) => k.argAccess ? `$arg${n}` : regs![n - 1]!;
+  const o = k.offsets;
   // dev_name(): the kobject name, the first member of struct device.
-  const devOf = (dev: string) => `dev=+0(+0(${dev})):string`;
-  const devOfAttach = (att: string) => devOf(`+8(${att})`);
+  const devOf = (dev: string) => `dev=+0(+${o?.deviceName ?? 0}(${dev})):string`;
+  const devOfAttach = (att: string) => devOf(`+${o?.attachmentDev ?? 8}(${att})`);
+  const bufOfAttach = (att: string) => `+${o?.attachmentDmabuf ?? 0}(${att})`;
+  // The inode by measured offsets: dma_buf->file->f_inode->i_ino.
+  const inoOfBuf = (buf: string) =>
+    o ? `+${o.inodeIno}(+${o.fileInode}(+${o.dmabufFile}(${buf}))):u64` : undefined;
   const pick = (...names: string[]) => names.find((f) => k.functions.has(f));
   const attach = pick("dma_buf_dynamic_attach", "dma_buf_attach");
   const map = pick("dma_buf_map_attachment");
@@ -98,34 +220,40 @@ export function dmabufProbeDefinitions(
       unavailable: `cannot probe ${missing.join(", ")} (not in the kernel's function list)`,
     };
   }
-  const line = (kind: DmabufProbeKind, fn: string, args: string[], ino?: string) => ({
-    kind,
-    function: fn,
-    plain: `p:${group}/${DMABUF_PROBE_EVENTS[kind]} ${fn} ${args.join(" ")}`,
-    ...(k.btfArgs && ino
-      ? { withInode: `p:${group}/${DMABUF_PROBE_EVENTS[kind]} ${fn} ${args.join(" ")} ino=${ino}` }
-      : {}),
-  });
+  const line = (
+    kind: DmabufProbeKind,
+    fn: string,
+    args: string[],
+    btfIno: string,
+    buf: string,
+  ) => {
+    const ino = k.btfArgs ? btfIno : inoOfBuf(buf);
+    const head = `p:${group}/${DMABUF_PROBE_EVENTS[kind]} ${fn} ${args.join(" ")}`;
+    return { kind, function: fn, plain: head, ...(ino ? { withInode: `${head} ino=${ino}` } : {}) };
+  };
   const a1 = arg(1), a2 = arg(2), a3 = arg(3);
   return [
-    line("attach", attach!, [`buf=${a1}:x64`, devOf(a2)], "dmabuf->file->f_inode->i_ino"),
+    line("attach", attach!, [`buf=${a1}:x64`, devOf(a2)], "dmabuf->file->f_inode->i_ino", a1),
     line(
       "map",
       map!,
-      [`att=${a1}:x64`, `buf=+0(${a1}):x64`, devOfAttach(a1), `dir=${a2}:s32`],
+      [`att=${a1}:x64`, `buf=${bufOfAttach(a1)}:x64`, devOfAttach(a1), `dir=${a2}:s32`],
       "attach->dmabuf->file->f_inode->i_ino",
+      bufOfAttach(a1),
     ),
     line(
       "unmap",
       unmap!,
-      [`att=${a1}:x64`, `buf=+0(${a1}):x64`, devOfAttach(a1), `dir=${a3}:s32`],
+      [`att=${a1}:x64`, `buf=${bufOfAttach(a1)}:x64`, devOfAttach(a1), `dir=${a3}:s32`],
       "attach->dmabuf->file->f_inode->i_ino",
+      bufOfAttach(a1),
     ),
     line(
       "detach",
       detach!,
       [`buf=${a1}:x64`, `att=${a2}:x64`, devOfAttach(a2)],
       "dmabuf->file->f_inode->i_ino",
+      a1,
     ),
   ];
 }
@@ -139,7 +267,11 @@ export function dmabufProbeDefinitions(
  * console.log(probeKernel("/sys/kernel/tracing"));
  * ```
  */
-export function probeKernel(tracefs: string): ProbeKernel | { unavailable: string } {
+export function probeKernel(
+  tracefs: string,
+  offsets: () => KernelOffsets | { unavailable: string } = () =>
+    loadKernelOffsets(Deno.osRelease()),
+): (ProbeKernel & { offsetsUnavailable?: string }) | { unavailable: string } {
   try {
     Deno.statSync(`${tracefs}/kprobe_events`);
   } catch {
@@ -160,11 +292,16 @@ export function probeKernel(tracefs: string): ProbeKernel | { unavailable: strin
     for (const m of text.matchAll(/(?:^|\s)(dma_buf_\w+)(?=\s|$)/gm)) functions.add(m[1]!);
     if (functions.size > 0) break;
   }
+  const btfArgs = /->field/.test(readme);
+  // Without BTF names the inode is reachable only through offsets measured for this release.
+  const measured = btfArgs ? undefined : offsets();
   return {
     functions,
     argAccess: readme.includes("$arg<N>"),
-    btfArgs: /->field/.test(readme),
+    btfArgs,
     arch: Deno.build.arch,
+    ...(measured && !("unavailable" in measured) ? { offsets: measured } : {}),
+    ...(measured && "unavailable" in measured ? { offsetsUnavailable: measured.unavailable } : {}),
   };
 }
 
@@ -177,6 +314,10 @@ export interface InstalledProbes {
   definitions: string[];
   /** Whether the events fetch the inode. */
   inode: boolean;
+  /** How they reach it: field names through BTF, or offsets measured from the kernel tree. */
+  inodeFrom?: "btf" | "offsets";
+  /** The offsets file, when `inodeFrom` is `offsets`. */
+  offsets?: string;
   /** Why the inode is not fetched, when it is not. */
   inodeUnavailable?: string;
 }
@@ -222,10 +363,16 @@ export function installDmabufProbes(
   const defs = dmabufProbeDefinitions(group, kernel);
   if (!Array.isArray(defs)) return defs;
   const path = `${tracefs}/kprobe_events`;
-  const out: InstalledProbes = { group, events: [], definitions: [], inode: kernel.btfArgs };
-  if (!kernel.btfArgs) {
+  const inode = kernel.btfArgs || kernel.offsets !== undefined;
+  const out: InstalledProbes = { group, events: [], definitions: [], inode };
+  if (kernel.btfArgs) out.inodeFrom = "btf";
+  else if (kernel.offsets) {
+    out.inodeFrom = "offsets";
+    out.offsets = kernel.offsets.source;
+  } else {
     out.inodeUnavailable = "the kernel cannot name probe arguments through BTF " +
-      "(CONFIG_PROBE_EVENTS_BTF_ARGS, Linux 6.6+)";
+      "(CONFIG_PROBE_EVENTS_BTF_ARGS, Linux 6.6+)" +
+      (kernel.offsetsUnavailable ? ` and ${kernel.offsetsUnavailable}` : "");
   }
   const remove = () => removeDmabufProbes(tracefs, group);
   journalGroup(tracefs, group);
@@ -238,8 +385,10 @@ export function installDmabufProbes(
         append(path, text);
       } catch (e) {
         if (!out.inode) throw e;
-        // The kernel refused the BTF arguments: no inode in any event, for the same fields.
+        // The kernel refused the inode's fetch-args: no inode in any event, for the same fields.
         out.inode = false;
+        delete out.inodeFrom;
+        delete out.offsets;
         out.inodeUnavailable = `the kernel refused '${text}': ${(e as Error).message}`;
         remove();
         journalGroup(tracefs, group);

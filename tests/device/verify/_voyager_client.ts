@@ -1,7 +1,10 @@
 // A camera → Metis client shaped like Axelera's own (the Voyager SDK's axinferencenet), for
 // `axl verify -- COMMAND` in the rig. Usage:
 //
-//   deno run --allow-all _voyager_client.ts MODE FRAMES CAMERA NODE
+//   deno run --allow-all _voyager_client.ts MODE FRAMES CAMERA NODE [HEAP]
+//
+// HEAP is the DMA heap of the camera's buffers (default: the CMA heap if any, else system; the
+// rig's nvmap stand-in is `nvmap-sim`).
 //
 // MODE `transform` does what Voyager's pre-processing does: per frame it maps the camera's
 // buffer on the CPU, converts its NV12 pixels to normalised RGB in a per-pixel loop (no
@@ -15,9 +18,9 @@ import { MetisDevice } from "../../../lib/core/metis/device.ts";
 import { V4l2Producer } from "../../../lib/frames/producers/v4l2_producer.ts";
 import type { Frame } from "../../../lib/frames/frame.ts";
 
-const [mode, framesArg, camera, node] = Deno.args;
+const [mode, framesArg, camera, node, cameraHeap] = Deno.args;
 if ((mode !== "transform" && mode !== "direct") || !framesArg || !camera || !node) {
-  console.error("usage: _voyager_client.ts transform|direct FRAMES CAMERA METIS_NODE");
+  console.error("usage: _voyager_client.ts transform|direct FRAMES CAMERA METIS_NODE [HEAP]");
   Deno.exit(2);
 }
 const frames = Number(framesArg);
@@ -53,7 +56,12 @@ function clamp(x: number): number {
   return x < 0 ? 0 : x > 255 ? 255 : x;
 }
 
-using camera_ = V4l2Producer.open({ device: camera, width: 640, height: 480 });
+using camera_ = V4l2Producer.open({
+  device: camera,
+  width: 640,
+  height: 480,
+  ...(cameraHeap ? { heap: cameraHeap } : {}),
+});
 using card = MetisDevice.open(node);
 const heap = Heap.open("system");
 const pool: DmaBuf[] = [];

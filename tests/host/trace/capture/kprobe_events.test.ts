@@ -5,6 +5,8 @@ import assert from "node:assert/strict";
 import {
   dmabufProbeDefinitions,
   installDmabufProbes,
+  loadKernelOffsets,
+  parseKernelOffsets,
   type ProbeKernel,
   removeDmabufProbes,
 } from "../../../../lib/trace/capture/kprobe_events.ts";
@@ -120,6 +122,117 @@ Deno.test("installDmabufProbes() writes the BTF lines and removes the groups of 
     assert.deepEqual([...Deno.readDirSync(`${root}/state`)], [], "and gone once removed");
   } finally {
     Deno.env.delete("AXL_STATE_DIR");
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+/** scripts/kernel-offsets.sh's output for the arm64 5.15 kit kernel of the VM rig. */
+const OFFSETS_515 =
+  `# axl kernel offsets: measured by scripts/kernel-offsets.sh from the build tree of this release
+release=5.15.215-axl-jetson-vm
+dma_buf_attachment.dmabuf=0
+dma_buf_attachment.dev=8
+device.kobj.name=0
+dma_buf.file=8
+file.f_inode=32
+inode.i_ino=56
+`;
+
+Deno.test("dmabufProbeDefinitions() without BTF follows the measured offsets to the inode", () => {
+  const offsets = parseKernelOffsets(OFFSETS_515, "offsets.txt");
+  assert.ok(!("unavailable" in offsets));
+  const defs = dmabufProbeDefinitions("g", {
+    functions: FUNCS_612,
+    argAccess: true,
+    btfArgs: false,
+    arch: "aarch64",
+    offsets,
+  });
+  assert.ok(Array.isArray(defs));
+  assert.deepEqual(defs.map((d) => d.withInode), [
+    "p:g/axl_kp_attach dma_buf_dynamic_attach buf=$arg1:x64 dev=+0(+0($arg2)):string " +
+    "ino=+56(+32(+8($arg1))):u64",
+    "p:g/axl_kp_map dma_buf_map_attachment att=$arg1:x64 buf=+0($arg1):x64 " +
+    "dev=+0(+0(+8($arg1))):string dir=$arg2:s32 ino=+56(+32(+8(+0($arg1)))):u64",
+    "p:g/axl_kp_unmap dma_buf_unmap_attachment att=$arg1:x64 buf=+0($arg1):x64 " +
+    "dev=+0(+0(+8($arg1))):string dir=$arg3:s32 ino=+56(+32(+8(+0($arg1)))):u64",
+    "p:g/axl_kp_detach dma_buf_detach buf=$arg1:x64 att=$arg2:x64 " +
+    "dev=+0(+0(+8($arg2))):string ino=+56(+32(+8($arg1))):u64",
+  ]);
+  // With BTF names the kernel's own field names win, whatever was measured.
+  const btf = dmabufProbeDefinitions("g", { ...k612, offsets });
+  assert.ok(Array.isArray(btf));
+  assert.match(btf[1]!.withInode!, / ino=attach->dmabuf->file->f_inode->i_ino$/);
+});
+
+Deno.test("parseKernelOffsets() and loadKernelOffsets() refuse what does not fit the running kernel", async () => {
+  assert.deepEqual(parseKernelOffsets("release=5.15\ndma_buf.file=8\n", "f"), {
+    unavailable: "f has no offset dma_buf_attachment.dmabuf",
+  });
+  assert.deepEqual(parseKernelOffsets("dma_buf.file=8\n", "f"), {
+    unavailable: "f names no kernel release",
+  });
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = `${dir}/offsets`;
+    await Deno.writeTextFile(file, OFFSETS_515);
+    const ok = loadKernelOffsets("5.15.215-axl-jetson-vm", file);
+    assert.ok(!("unavailable" in ok));
+    assert.equal(ok.inodeIno, 56);
+    assert.equal(ok.source, file);
+    assert.deepEqual(loadKernelOffsets("5.15.148-tegra", file), {
+      unavailable: `the struct offsets in ${file} were measured for 5.15.215-axl-jetson-vm, ` +
+        "not the running 5.15.148-tegra: measure them again with scripts/kernel-offsets.sh",
+    });
+    const missing = loadKernelOffsets("5.15.148-tegra", `${dir}/none`);
+    assert.ok("unavailable" in missing);
+    assert.match(missing.unavailable, /^cannot read the struct offsets in .*\/none/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("installDmabufProbes() without BTF names takes the inode from the offsets, or says why not", async () => {
+  const root = await Deno.makeTempDir();
+  Deno.env.set("AXL_STATE_DIR", `${root}/state`);
+  const offsetsFile = `${root}/offsets`;
+  try {
+    await Deno.writeTextFile(`${root}/kprobe_events`, "");
+    await Deno.writeTextFile(`${root}/README`, "$arg<N>, <argname>\n");
+    await Deno.writeTextFile(`${root}/available_filter_functions`, [...FUNCS_612].join("\n"));
+    const release = Deno.osRelease();
+    await Deno.writeTextFile(
+      offsetsFile,
+      OFFSETS_515.replace(/^release=.*$/m, `release=${release}`),
+    );
+    Deno.env.set("AXL_KERNEL_OFFSETS", offsetsFile);
+    const p = installDmabufProbes(root, "axl_kp_offsets");
+    assert.ok(!("unavailable" in p));
+    assert.equal(p.inode, true);
+    assert.equal(p.inodeFrom, "offsets");
+    assert.equal(p.offsets, offsetsFile);
+    assert.ok(
+      p.definitions.every((l) => / ino=\+56\(\+32\(\+8\(/.test(l)),
+      p.definitions.join("\n"),
+    );
+    removeDmabufProbes(root, "axl_kp_offsets");
+
+    await Deno.writeTextFile(
+      offsetsFile,
+      OFFSETS_515.replace(/^release=.*$/m, "release=0.0-other"),
+    );
+    const q = installDmabufProbes(root, "axl_kp_stale");
+    assert.ok(!("unavailable" in q));
+    assert.equal(q.inode, false);
+    assert.ok(q.definitions.every((l) => !/ ino=/.test(l)));
+    assert.match(
+      q.inodeUnavailable!,
+      /BTF .* and the struct offsets in .* were measured for 0\.0-other/,
+    );
+    removeDmabufProbes(root, "axl_kp_stale");
+  } finally {
+    Deno.env.delete("AXL_STATE_DIR");
+    Deno.env.delete("AXL_KERNEL_OFFSETS");
     await Deno.remove(root, { recursive: true });
   }
 });

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The struct offsets verify's dma-buf kprobe events follow from a probed function's argument to
+ * the buffer's inode and the importing device's name, as this kernel tree lays the structs out.
+ * Compiled to assembly only (`make M=... dmabuf_offsets.s`), never linked or loaded: each
+ * OFFSET() leaves a `->NAME VALUE` string in the output, the way the kernel's own asm-offsets
+ * are made. scripts/kernel-offsets.sh reads them.
+ */
+#include <linux/device.h>
+#include <linux/dma-buf.h>
+#include <linux/fs.h>
+#include <linux/kbuild.h>
+
+void axl_dmabuf_offsets(void);
+
+void axl_dmabuf_offsets(void)
+{
+	DEFINE(AXL_POINTER_SIZE, sizeof(void *));
+	OFFSET(AXL_DMA_BUF_ATTACHMENT_DMABUF, dma_buf_attachment, dmabuf);
+	OFFSET(AXL_DMA_BUF_ATTACHMENT_DEV, dma_buf_attachment, dev);
+	OFFSET(AXL_DEVICE_KOBJ_NAME, device, kobj.name);
+	OFFSET(AXL_DMA_BUF_FILE, dma_buf, file);
+	OFFSET(AXL_FILE_F_INODE, file, f_inode);
+	OFFSET(AXL_INODE_I_INO, inode, i_ino);
+}
