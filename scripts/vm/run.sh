@@ -38,6 +38,9 @@
 #                         /dev/dma_heap/linux,cma) or reserved (QEMU's own tree:
 #                         the kernel's default area, /dev/dma_heap/reserved)
 #   --no-module           do not build or load axl.ko
+#   --no-nvmap-sim        do not build or load nvmap_sim.ko, the rig's nvmap stand-in
+#                         (/dev/dma_heap/nvmap-sim, tests/rig/nvmap_sim/README.md;
+#                         loaded by default, with AXL_EXPECT_NVMAP_SIM=1)
 #   --module-param K=V    pass a parameter to axl.ko (repeatable)
 #   --modprobe 'NAME [K=V...]'  load a Debian module first (repeatable)
 #   --vivid               load vivid with allocators=1 (dma-contig, so it attaches
@@ -99,6 +102,7 @@ while (($#)); do
 	--debug-kernel) debug_kernel=1 ;;
 	--cma-heap) need "$@" && cma_heap=$2 && shift ;;
 	--no-module) ensure_args+=(--no-module) ;;
+	--no-nvmap-sim) ensure_args+=(--no-nvmap-sim) ;;
 	--no-install) ensure_args+=(--no-install) ;;
 	--module-param) need "$@" && module_params+=("$2") && shift ;;
 	--modprobe) need "$@" && modules+=("$2") && shift ;;
@@ -233,6 +237,10 @@ if [[ -n ${rig[AXL_KO]} ]]; then
 	vm_axl_params "${module_params[@]}" >"$ctl/axl.params"
 	# the guest saves its kallsyms after axl.ko is in, for naming the vCPUs' PCs
 	((vcpu_dump_after)) && : >"$ctl/kallsyms.want"
+fi
+if [[ -n ${rig[NVMAP_SIM_KO]:-} ]]; then
+	cp "${rig[NVMAP_SIM_KO]}" "$ctl/nvmap_sim.ko"
+	echo 'export AXL_EXPECT_NVMAP_SIM=1' >>"$ctl/env"
 fi
 if [[ -n ${rig[VKMS_KO]:-} ]]; then
 	cp "${rig[VKMS_KO]}" "$ctl/vkms.ko"
