@@ -16,6 +16,8 @@
  *    from this or another attachment of that device, return a copy of the
  *    stashed table; unmap only drops a pin; the IOMMU unmap happens when the
  *    buffer is released;
+ *  - buffers up to 1 MiB are physically contiguous when the page allocator has
+ *    such a run (else page by page), as nvmap's carveout and CMA buffers are;
  *  - cache_sgt_mapping is set, so the dma-buf core also maps an attachment
  *    once and unmaps it at detach;
  *  - begin/end_cpu_access sync every stashed mapping (the mappings skip the
@@ -360,6 +362,34 @@ static const struct dma_buf_ops nvmap_sim_dmabuf_ops = {
 	.vunmap = nvmap_sim_vunmap,
 };
 
+/*
+ * One physically contiguous run for the whole buffer when the page allocator
+ * has it (up to NVMAP_SIM_MAX_ORDER): a contiguous importer (vivid's
+ * dma-contig, in the rig) can then attach it. Split into order-0 pages, so the
+ * buffer is handled alike either way. false when there is no such run.
+ */
+#define NVMAP_SIM_MAX_ORDER 8
+
+static bool pages_contiguous(struct nvmap_handle *h)
+{
+	unsigned int order = get_order((size_t)h->npages << PAGE_SHIFT), i;
+	struct page *page;
+
+	if (order > NVMAP_SIM_MAX_ORDER)
+		return false;
+	page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN, order);
+	if (!page)
+		return false;
+	split_page(page, order);
+	for (i = 0; i < (1U << order); i++) {
+		if (i < h->npages)
+			h->pages[i] = page + i;
+		else
+			__free_page(page + i);
+	}
+	return true;
+}
+
 static struct nvmap_handle *handle_alloc(size_t len)
 {
 	struct nvmap_handle *h;
@@ -374,6 +404,8 @@ static struct nvmap_handle *handle_alloc(size_t len)
 	h->pages = kvcalloc(h->npages, sizeof(*h->pages), GFP_KERNEL);
 	if (!h->pages)
 		goto err_free;
+	if (pages_contiguous(h))
+		return h;
 	for (i = 0; i < h->npages; i++) {
 		h->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
 		if (!h->pages[i])
