@@ -1,0 +1,120 @@
+// `axl verify -- COMMAND` over Jetson-shaped camera frames: a user's script on the Metis ABI whose
+// camera (vivid, scripts/vm/run.sh --vivid) captures into buffers of the rig's nvmap stand-in
+// (/dev/dma_heap/nvmap-sim: exported as nvmap_dmabuf, nvmap's tracepoints, one IOMMU map per
+// buffer and device). Judged from the kprobes
+// (--evidence generic) with nvmap's own events beside them: the run records them (hash-ptr
+// cleared for its buffer), joins their dmabuf= pointers to inodes through the probes' buf=/ino=,
+// and names in the chain section every CPU touch of a camera buffer by the workload.
+// Artifacts go to $AXL_RESULTS/verify-nvmap-{direct,read}/ when the rig provides it.
+import assert from "node:assert/strict";
+import type { VerifyResult } from "../../lib/verify/schema.ts";
+import { metisTarget, vividCapture } from "./verify/_metis_target.ts";
+
+const results = Deno.env.get("AXL_RESULTS") ??
+  await Deno.makeTempDir({ prefix: "axl-verify-nvmap-" });
+/**
+ * 24 frames: a 40-frame run of this client gave I4 11,965–13,882 perf samples in the x86 guest,
+ * ten times the 1,000 it needs at the threshold.
+ */
+const FRAMES = 24;
+/** I4's threshold for a Deno client (see verify_metis_user.test.ts). */
+const THRESHOLD = "2";
+const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
+const CLIENT = new URL("./verify/_nvmap_client.ts", import.meta.url).pathname;
+const HEAP = "/dev/dma_heap/nvmap-sim";
+
+async function verify(name: string, mode: string): Promise<VerifyResult> {
+  const { node, pci } = metisTarget();
+  const dir = `${results}/verify-nvmap-${name}`;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--no-check",
+      "--allow-all",
+      CLI,
+      "verify",
+      "--evidence",
+      "generic",
+      "--importer",
+      pci,
+      "--frames",
+      String(FRAMES),
+      "--threshold",
+      THRESHOLD,
+      "--artifacts",
+      dir,
+      "--",
+      Deno.execPath(),
+      "run",
+      "--no-check",
+      "--allow-all",
+      CLIENT,
+      String(FRAMES),
+      node,
+      vividCapture().path,
+      mode,
+    ],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  console.log(`verify nvmap-sim ${name} (exit ${out.code}):\n${text}`);
+  const r = JSON.parse(await Deno.readTextFile(`${dir}/result.json`)) as VerifyResult;
+  assert.equal(r.axl.workload.exit_code, 0, r.axl.workload.stderr_tail);
+  return r;
+}
+
+function present(): boolean {
+  try {
+    Deno.statSync(HEAP);
+    return true;
+  } catch {
+    assert.ok(
+      !Deno.env.get("AXL_EXPECT_NVMAP_SIM"),
+      `${HEAP} absent, but the rig loads nvmap_sim.ko`,
+    );
+    return false;
+  }
+}
+
+Deno.test({
+  name:
+    "axl verify -- a script on nvmap-sim frames: PASS, with nvmap's events joined to the frames",
+  ignore: !present(),
+  fn: async () => {
+    const { pci } = metisTarget();
+    const a = (await verify("direct", "direct")).axl;
+    assert.equal(a.status, "PASS", JSON.stringify(a.invariants));
+    assert.equal(a.evidence?.source, "kprobes");
+    // I2 names nvmap's exporter
+    assert.deepEqual(a.invariants.I2.evidence.exporters, ["nvmap_dmabuf"]);
+    const n = a.evidence?.nvmap;
+    assert.ok(n, "the evidence section names nvmap's events");
+    assert.equal(n.pointers, "raw", "hash-ptr was cleared for the run");
+    const card = n.devices[pci];
+    assert.ok(card, `nvmap saw ${pci} attach: ${JSON.stringify(n.devices)}`);
+    assert.ok(card.attaches >= FRAMES, `an attach per frame: ${card.attaches}`);
+    assert.ok(card.inodes.length > 0 && n.withInode === n.buffers, JSON.stringify(n));
+    // The camera filled the frames; the client never read one.
+    const reads = (a.chain?.cpu_touches ?? []).filter((t) => t.kind === "begin_cpu_access");
+    assert.equal(reads.length, 0, JSON.stringify(a.chain?.cpu_touches));
+  },
+});
+
+Deno.test({
+  name:
+    "axl verify -- a script that reads each nvmap-sim frame on the CPU: the chain names the touch",
+  ignore: !present(),
+  fn: async () => {
+    const a = (await verify("read", "read")).axl;
+    const touches = a.chain?.cpu_touches ?? [];
+    const reads = touches.filter((t) => t.kind === "begin_cpu_access" && t.in_chain);
+    assert.ok(
+      reads.reduce((s, t) => s + t.count, 0) >= FRAMES,
+      `a CPU read of a camera buffer per frame: ${JSON.stringify(touches)}`,
+    );
+    assert.ok(touches.some((t) => t.kind === "mmap" && t.in_chain), JSON.stringify(touches));
+    assert.ok(a.workload.pids.includes(reads[0]!.pid), "by the workload's process");
+  },
+});
