@@ -5,7 +5,7 @@
 // (--evidence generic) with nvmap's own events beside them: the run records them (hash-ptr
 // cleared for its buffer), joins their dmabuf= pointers to inodes through the probes' buf=/ino=,
 // and names in the chain section every CPU touch of a camera buffer by the workload.
-// Artifacts go to $AXL_RESULTS/verify-nvmap-{direct,read}/ when the rig provides it.
+// Artifacts go to $AXL_RESULTS/verify-nvmap-read/ when the rig provides it.
 import assert from "node:assert/strict";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
 import { metisTarget, vividCapture } from "./verify/_metis_target.ts";
@@ -22,6 +22,11 @@ const THRESHOLD = "2";
 const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
 const CLIENT = new URL("./verify/_nvmap_client.ts", import.meta.url).pathname;
 const HEAP = "/dev/dma_heap/nvmap-sim";
+/**
+ * x86_64 only for now: on the arm64 5.15 guest the probes carry no inode yet (no BTF argument
+ * names; issue 36 item 3 adds them), so nothing joins nvmap's pointers there. Reported as ignored.
+ */
+const ON_X86_64 = Deno.build.arch === "x86_64";
 
 async function verify(name: string, mode: string): Promise<VerifyResult> {
   const { node, pci } = metisTarget();
@@ -80,11 +85,11 @@ function present(): boolean {
 
 Deno.test({
   name:
-    "axl verify -- a script on nvmap-sim frames: PASS, with nvmap's events joined to the frames",
-  ignore: !present(),
+    "axl verify -- a script reading each nvmap-sim camera frame: PASS, nvmap's events joined, the CPU touch named",
+  ignore: !ON_X86_64 || !present(),
   fn: async () => {
     const { pci } = metisTarget();
-    const a = (await verify("direct", "direct")).axl;
+    const a = (await verify("read", "read")).axl;
     assert.equal(a.status, "PASS", JSON.stringify(a.invariants));
     assert.equal(a.evidence?.source, "kprobes");
     // I2 names nvmap's exporter
@@ -96,18 +101,7 @@ Deno.test({
     assert.ok(card, `nvmap saw ${pci} attach: ${JSON.stringify(n.devices)}`);
     assert.ok(card.attaches >= FRAMES, `an attach per frame: ${card.attaches}`);
     assert.ok(card.inodes.length > 0 && n.withInode === n.buffers, JSON.stringify(n));
-    // The camera filled the frames; the client never read one.
-    const reads = (a.chain?.cpu_touches ?? []).filter((t) => t.kind === "begin_cpu_access");
-    assert.equal(reads.length, 0, JSON.stringify(a.chain?.cpu_touches));
-  },
-});
-
-Deno.test({
-  name:
-    "axl verify -- a script that reads each nvmap-sim frame on the CPU: the chain names the touch",
-  ignore: !present(),
-  fn: async () => {
-    const a = (await verify("read", "read")).axl;
+    // The client's reads (its own task: vivid fills from a kernel worker, left out).
     const touches = a.chain?.cpu_touches ?? [];
     const reads = touches.filter((t) => t.kind === "begin_cpu_access" && t.in_chain);
     assert.ok(
@@ -115,6 +109,6 @@ Deno.test({
       `a CPU read of a camera buffer per frame: ${JSON.stringify(touches)}`,
     );
     assert.ok(touches.some((t) => t.kind === "mmap" && t.in_chain), JSON.stringify(touches));
-    assert.ok(a.workload.pids.includes(reads[0]!.pid), "by the workload's process");
+    assert.ok(reads.every((t) => a.workload.pids.includes(t.pid)), "by the workload's process");
   },
 });
