@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
 import { metisTarget, vividCapture } from "./verify/_metis_target.ts";
+import { tracefsState } from "./verify/_tracefs_state.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-verify-nvmap-" });
@@ -89,7 +90,10 @@ Deno.test({
   ignore: !ON_X86_64 || !present(),
   fn: async () => {
     const { pci } = metisTarget();
+    const found = tracefsState();
     const a = (await verify("read", "read")).axl;
+    // hash-ptr and nvmap's event enables included (tests/device/verify/_tracefs_state.ts)
+    assert.deepEqual(tracefsState(), found, "tracefs left as found");
     assert.equal(a.status, "PASS", JSON.stringify(a.invariants));
     assert.equal(a.evidence?.source, "kprobes");
     // I2 names nvmap's exporter
