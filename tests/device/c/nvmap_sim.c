@@ -318,12 +318,58 @@ static int test_events(void)
 	return KSFT_PASS;
 }
 
+/* Each event's fields and print format, as nvmap's header declares them. */
+static int test_formats(void)
+{
+	static const struct {
+		const char *event, *fields[3], *fmt;
+	} want[] = {
+#define DEV_EVENT(e) { e, { "field:struct dma_buf * dbuf;", "field:__data_loc char[] name;" }, \
+		       "print fmt: \"dmabuf=%p, device=%s\", REC->dbuf, __get_str(name)" }
+#define BUF_EVENT(e) { e, { "field:struct dma_buf * dbuf;" }, "print fmt: \"dmabuf=%p\", REC->dbuf" }
+#define CPU_EVENT(e) { e, { "field:struct dma_buf * dbuf;", "field:size_t start;", \
+			    "field:size_t len;" }, \
+		       "print fmt: \"dmabuf=%p, start=%zd len=%zd\", REC->dbuf, REC->start, REC->len" }
+#define MAKE_EVENT(e) { e, { "field:const char * cli;", "field:struct nvmap_handle * h;", \
+			     "field:struct dma_buf * dbuf;" }, \
+			"print fmt: \"cli=%s handle=%p dmabuf=%p\", REC->cli, REC->h, REC->dbuf" }
+		DEV_EVENT("nvmap_dmabuf_attach"), DEV_EVENT("nvmap_dmabuf_detach"),
+		DEV_EVENT("nvmap_dmabuf_map_dma_buf"), DEV_EVENT("nvmap_dmabuf_unmap_dma_buf"),
+		BUF_EVENT("nvmap_dmabuf_mmap"), BUF_EVENT("nvmap_dmabuf_vmap"),
+		BUF_EVENT("nvmap_dmabuf_vunmap"),
+		CPU_EVENT("nvmap_dmabuf_begin_cpu_access"), CPU_EVENT("nvmap_dmabuf_end_cpu_access"),
+		MAKE_EVENT("nvmap_make_dmabuf"), MAKE_EVENT("nvmap_dmabuf_release"),
+	};
+	char path[256], buf[4096];
+
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		ssize_t n;
+		int fd;
+
+		snprintf(path, sizeof(path), "/sys/kernel/tracing/events/nvmap/%s/format",
+			 want[i].event);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		FAIL_IF(fd < 0, "%s: %s", path, strerror(errno));
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		FAIL_IF(n <= 0, "%s: empty", path);
+		buf[n] = 0;
+		for (size_t f = 0; f < ARRAY_SIZE(want[i].fields) && want[i].fields[f]; f++)
+			FAIL_IF(!strstr(buf, want[i].fields[f]), "%s lacks '%s':\n%s",
+				want[i].event, want[i].fields[f], buf);
+		FAIL_IF(!strstr(buf, want[i].fmt), "%s lacks '%s':\n%s", want[i].event,
+			want[i].fmt, buf);
+	}
+	return KSFT_PASS;
+}
+
 int main(void)
 {
 	static const struct axl_case cases[] = {
 		{ "nvmap-sim allocates through the dma-heap uapi and exports nvmap_dmabuf", test_uapi },
 		{ "two maps by one device are one IOMMU map, unmapped at release", test_stash },
 		{ "nvmap events fire with nvmap's text", test_events },
+		{ "nvmap events have nvmap's fields and print formats", test_formats },
 	};
 	int ret;
 
