@@ -24,8 +24,9 @@ const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
 const CLIENT = new URL("./verify/_nvmap_client.ts", import.meta.url).pathname;
 const HEAP = "/dev/dma_heap/nvmap-sim";
 /**
- * x86_64 only for now: on the arm64 5.15 guest the probes carry no inode yet (no BTF argument
- * names; issue 36 item 3 adds them), so nothing joins nvmap's pointers there. Reported as ignored.
+ * x86_64 only for now: on the arm64 5.15 guest the probes carry no inode (no BTF argument names;
+ * docs/verify.md, "Evidence from whoever imports"), so nothing joins nvmap's pointers there.
+ * Reported as ignored.
  */
 const ON_X86_64 = Deno.build.arch === "x86_64";
 
