@@ -17,7 +17,8 @@ import type { BufinfoSummary, InodeObservation } from "../trace/parse/bufinfo_su
 import type { DmaBufMapRef } from "../trace/parse/dmabuf_maps.ts";
 import type { PerfSummary } from "../trace/parse/perf_script.ts";
 import type { DmabufProbeFacts } from "./evidence/dmabuf_probes.ts";
-import type { Chain, ChainBuffer, ChainProcess } from "./chain_schema.ts";
+import type { NvmapFacts } from "./evidence/nvmap_events.ts";
+import type { Chain, ChainBuffer, ChainCpuTouch, ChainProcess } from "./chain_schema.ts";
 import { round } from "./_invariant.ts";
 
 /** Everything the chain is read from. */
@@ -38,6 +39,8 @@ export interface ChainInput {
   perf?: PerfSummary;
   /** Symbols at or above this self share (percent) are listed (default 1). */
   hotThresholdPercent?: number;
+  /** nvmap's events folded, when the capture had them: their CPU touches join the section. */
+  nvmap?: NvmapFacts;
 }
 
 /** Symbols listed at most in `hot`. */
@@ -89,10 +92,35 @@ export function analyzeChain(input: ChainInput): Chain {
     shared,
     between,
     hot: between.some((p) => p.camera.length > 0) ? hotSymbols(input) : [],
+    ...(input.nvmap
+      ? { cpu_touches: cpuTouches(input.nvmap, input.workload.pids, new Set([...camera, ...card])) }
+      : {}),
   };
   chain.status = statusOf(chain);
   chain.summary = summarize(chain);
   return chain;
+}
+
+/** The workload's CPU touches of nvmap buffers, those of the chain's buffers first. */
+function cpuTouches(
+  nvmap: NvmapFacts,
+  pids: readonly number[],
+  chain: Set<number>,
+): ChainCpuTouch[] {
+  const mine = new Set(pids);
+  return nvmap.cpuTouches()
+    .filter((t) => t.pid !== undefined && mine.has(t.pid))
+    .map((t) => ({
+      pid: t.pid!,
+      kind: t.kind,
+      ...(t.inode !== undefined ? { inode: t.inode } : {}),
+      in_chain: t.inode !== undefined && chain.has(t.inode),
+      count: t.count,
+    }))
+    .sort((a, b) =>
+      Number(b.in_chain) - Number(a.in_chain) || a.pid - b.pid || (a.inode ?? 0) - (b.inode ?? 0) ||
+      a.kind.localeCompare(b.kind)
+    );
 }
 
 function sorted(s: Set<number>): number[] {

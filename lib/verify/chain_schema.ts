@@ -43,6 +43,27 @@ export const ChainHotSymbolSchema = z.object({
   copy_routine: z.string().optional(),
 });
 
+/**
+ * A CPU access to an nvmap buffer by one of the workload's tasks, from nvmap's own events
+ * (`nvmap_dmabuf_begin_cpu_access`, `_mmap`, `_vmap`).
+ */
+export const ChainCpuTouchSchema = z.object({
+  /** The task's id as the trace printed it (the process's for a single-threaded one). */
+  pid: z.number().int(),
+  /** `begin_cpu_access`, `mmap` or `vmap`. */
+  kind: z.enum(["begin_cpu_access", "mmap", "vmap"]),
+  /** The buffer's inode, when a probe event joined nvmap's pointer to it. */
+  inode: z.number().int().optional(),
+  /**
+   * Whether the buffer is in the chain: one of the camera's buffers or one the card imported
+   * (with no camera device in the run, nvmap's buffers the card imported are the frames).
+   */
+  in_chain: z.boolean(),
+  count: z.number().int(),
+});
+/** A CPU touch of an nvmap buffer. */
+export type ChainCpuTouch = z.infer<typeof ChainCpuTouchSchema>;
+
 /** The chain section. */
 export const ChainSchema = z.object({
   /**
@@ -79,6 +100,8 @@ export const ChainSchema = z.object({
   between: z.array(ChainProcessSchema),
   /** Top self symbols of the workload's processes (perf), when a process stood in between. */
   hot: z.array(ChainHotSymbolSchema),
+  /** CPU touches of nvmap buffers by the workload's tasks (only with nvmap's events). */
+  cpu_touches: z.array(ChainCpuTouchSchema).optional(),
 });
 /** The chain section. */
 export type Chain = z.infer<typeof ChainSchema>;

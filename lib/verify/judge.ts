@@ -43,6 +43,8 @@ import type { TraceFacts } from "./trace_facts.ts";
 import { round } from "./_invariant.ts";
 import type { V4l2DeviceRef } from "./v4l2_devices.ts";
 import { judgeImporterAccounting } from "./evidence/importer_accounting.ts";
+import type { NvmapFacts } from "./evidence/nvmap_events.ts";
+import type { NvmapEvidence } from "./schema.ts";
 import {
   type EvidenceMode,
   type FrameEvidence,
@@ -357,6 +359,24 @@ function evidenceSection(
         inode: p.inode,
         events: input.trace.dmabuf?.events ?? 0,
       },
+    ...(input.trace.nvmap ? { nvmap: nvmapEvidence(input.trace.nvmap) } : {}),
+  };
+}
+
+/** What nvmap's events said: per device, and how many of their buffers joined an inode. */
+function nvmapEvidence(n: NvmapFacts): NvmapEvidence {
+  return {
+    events: n.events,
+    pointers: n.hashed ? "hashed" : "raw",
+    devices: Object.fromEntries(
+      [...n.devices.values()].map((u) => [u.device, {
+        attaches: u.attaches,
+        maps: u.maps,
+        buffers: u.buffers.size,
+        inodes: [...n.inodesOf(u.device)].sort((a, b) => a - b),
+      }]),
+    ),
+    ...n.joined(),
   };
 }
 
@@ -367,6 +387,7 @@ function chainSection(input: JudgeInput, ev: FrameEvidence): Chain {
     importer: ev.importer.name,
     bufinfo: input.bufinfo,
     ...(input.trace.dmabuf ? { probes: input.trace.dmabuf } : {}),
+    ...(input.trace.nvmap ? { nvmap: input.trace.nvmap } : {}),
     mapRefs: w.mapRefs ?? [],
     cameraDevices: (w.v4l2Devices ?? []).map((d) => d.device),
     workload: { kind: w.kind, description: w.description, pids: w.pids },

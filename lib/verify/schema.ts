@@ -60,6 +60,31 @@ export type Diagnosis = z.infer<typeof DiagnosisSchema>;
 
 const num = z.number().finite();
 
+/**
+ * nvmap's dma-buf events of a run: how many, whether their `dmabuf=%p` pointers printed raw
+ * (tracefs `hash-ptr` cleared: they join the probes' `buf=`) or hashed, and per device the
+ * attaches, the exporter's map calls (nvmap maps a buffer once per device: never a frame
+ * count), the buffers and the inodes they joined.
+ */
+export const NvmapEvidenceSchema = z.object({
+  events: z.number().int(),
+  pointers: z.enum(["raw", "hashed"]),
+  devices: z.record(
+    z.string(),
+    z.object({
+      attaches: z.number().int(),
+      maps: z.number().int(),
+      buffers: z.number().int(),
+      inodes: z.array(z.number().int()),
+    }),
+  ),
+  /** Distinct buffers the events named, and how many joined an inode. */
+  buffers: z.number().int(),
+  withInode: z.number().int(),
+});
+/** The `nvmap` part of the evidence section. */
+export type NvmapEvidence = z.infer<typeof NvmapEvidenceSchema>;
+
 /** One frame in the result (times in µs relative to the first event, for humans). */
 export const FrameSchema = z.object({
   index: z.number().int(),
@@ -244,6 +269,8 @@ export const VerifyResultSchema = z.object({
         inode: z.boolean(),
         events: z.number().int(),
       }),
+      /** nvmap's dma-buf events (a Jetson's nvmap, the rig's nvmap-sim), when present. */
+      nvmap: NvmapEvidenceSchema.optional(),
     }).optional(),
     /**
      * Why the run has its status, in one sentence: where the chain broke when the pipeline or

@@ -27,6 +27,7 @@ import {
 import { FRAME_LIST_LIMIT, FRAME_WINDOW, FrameJoin, type FrameJoinOptions } from "./frames.ts";
 import type { AxlBufferEvent, AxlJobEvent, FenceLife } from "./trace_events.ts";
 import { DmabufProbeFacts } from "./evidence/dmabuf_probes.ts";
+import { notePointerInode, NvmapFacts } from "./evidence/nvmap_events.ts";
 
 export type { AxlBufferEvent, AxlJobEvent, FenceLife } from "./trace_events.ts";
 
@@ -53,6 +54,11 @@ export interface TraceFacts {
   fences: Map<string, FenceLife>;
   /** The dma-buf kprobe events per importing device, when the trace has any. */
   dmabuf?: DmabufProbeFacts;
+  /**
+   * nvmap's dma-buf events (a Jetson's nvmap or the rig's nvmap-sim), when the trace has any;
+   * pointers joined to inodes through the probe events' `buf=`/`ino=` pairs.
+   */
+  nvmap?: NvmapFacts;
   /** dma_fence_wait_start + dma_fence_wait_end lines (the original design's fence_wait_lines). */
   fenceWaitLines: number;
   /** function_graph calls (entries and leaves) per function. */
@@ -243,7 +249,28 @@ function foldEvent(
       facts.fenceWaitLines++;
       return;
   }
-  if (DmabufProbeFacts.isProbeEvent(name)) (facts.dmabuf ??= new DmabufProbeFacts()).add(name, f);
+  if (DmabufProbeFacts.isProbeEvent(name)) {
+    (facts.dmabuf ??= new DmabufProbeFacts()).add(name, f);
+    const buf = f.field("buf");
+    const ino = f.int("ino");
+    if (buf !== undefined && !Number.isNaN(ino)) notePointerInode(pointersOf(facts), buf, ino);
+    return;
+  }
+  if (NvmapFacts.isNvmapEvent(name)) {
+    (facts.nvmap ??= new NvmapFacts(pointersOf(facts))).add(name, pid, f);
+  }
+}
+
+/**
+ * The probe events' pointer → inode pairs of a fold, kept beside its facts (not in them: a
+ * trace without nvmap events has no use for them) for the nvmap events to join through.
+ */
+const POINTER_INODES = new WeakMap<TraceFacts, Map<string, number>>();
+
+function pointersOf(facts: TraceFacts): Map<string, number> {
+  let m = POINTER_INODES.get(facts);
+  if (!m) POINTER_INODES.set(facts, m = new Map());
+  return m;
 }
 
 /**
@@ -368,7 +395,9 @@ async function readWithCJoin(
       },
       // Events the fold only counts: C counts them after the first.
       countOnly: (name, number) => {
-        if (JOINED.has(name) || DmabufProbeFacts.isProbeEvent(name)) return false;
+        if (
+          JOINED.has(name) || DmabufProbeFacts.isProbeEvent(name) || NvmapFacts.isNvmapEvent(name)
+        ) return false;
         names.set(number, name);
         return true;
       },

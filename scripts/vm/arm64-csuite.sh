@@ -83,6 +83,7 @@ mkdir -p "$root"/{bin,proc,sys,dev,tmp,results,tests}
 cp "${rig[ROOT]}/bin/busybox" "$root/bin/busybox"
 cp "$here/arm64/init" "$root/init"
 cp "${rig[AXL_KO]}" "$root/axl.ko"
+[[ -z ${rig[NVMAP_SIM_KO]:-} ]] || cp "${rig[NVMAP_SIM_KO]}" "$root/nvmap_sim.ko"
 cp "$tests"/* "$root/tests/"
 vm_axl_params "${params[@]}" >"$root/axl.params"
 echo 600 >"$root/timeout"

@@ -2,11 +2,13 @@
 # Makes sure everything the VM rig needs is on this host and built, then prints
 # what run.sh needs as KEY=VALUE lines on stdout (progress goes to stderr).
 #
-#   scripts/vm/ensure.sh [--rt] [--no-module] [--no-install] [--deno] [--vkms]
+#   scripts/vm/ensure.sh [--rt] [--no-module] [--no-nvmap-sim] [--no-install] [--deno] [--vkms]
 #   scripts/vm/ensure.sh --arch aarch64 --kernel-kit DIR --mem SIZE --smp N [...]
 #
 #   --rt          Debian's PREEMPT_RT flavour (-rt-amd64) of the same 6.12
 #   --no-module   do not build kernel/ (axl.ko)
+#   --no-nvmap-sim  do not build tests/rig/nvmap_sim/ (nvmap_sim.ko, the rig's nvmap
+#                 stand-in: /dev/dma_heap/nvmap-sim)
 #   --no-install  never call apt-get; fail naming the missing packages instead
 #   --deno        also build the initramfs variant that carries the pinned deno
 #   --vkms        also build vkms.ko (x86_64) out of tree from linux-source-6.12 of
@@ -31,12 +33,13 @@ source "$here/lib.sh"
 # shellcheck source=scripts/vm/vkms.sh
 source "$here/vkms.sh"
 
-rt=0 vkms=0 module=1 deno=0 vm_no_install=0 arch=x86_64 kit='' mem='' smp=''
+rt=0 vkms=0 module=1 nvmap_sim=1 deno=0 vm_no_install=0 arch=x86_64 kit='' mem='' smp=''
 need() { (($# > 1)) || vm_die "ensure.sh: option $1 needs a value"; }
 while (($#)); do
 	case $1 in
 	--rt) rt=1 ;;
 	--no-module) module=0 ;;
+	--no-nvmap-sim) nvmap_sim=0 ;;
 	--no-install) vm_no_install=1 ;;
 	--deno) deno=1 ;;
 	--vkms) vkms=1 ;;
@@ -98,7 +101,7 @@ kernel_x86_64() {
 	local tools=(qemu-system-x86 qemu-system-data busybox-static cpio zstd xz-utils kmod linux-perf bc
 		gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
 		gcc pkg-config libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev tmux socat)
-	((module || vkms)) && tools+=(make gcc)
+	((module || nvmap_sim || vkms)) && tools+=(make gcc)
 	vm_apt_install "${tools[@]}"
 
 	flavour=$(vm_flavour "$rt")
@@ -191,7 +194,7 @@ kernel_aarch64() {
 		vm_arm64_dtb "$dtb" "$AXL_VM_ARM64_CMA_MIB" "${vm_arm64_machine[@]}" -m "$mem" -smp "$smp"
 		vm_stamp "$dtb" "$key"
 	fi
-	if ((module)); then
+	if ((module || nvmap_sim)); then
 		kdir=$(vm_kit_tree "$kit") || vm_die "cannot unpack $kit/headers.tar.xz (see above)"
 		module_make=(-C "$kdir" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 	fi
@@ -281,6 +284,13 @@ if ((module)); then
 		vm_stamp "$offsets" "$key"
 	fi
 fi
+# The rig's nvmap stand-in (tests/rig/nvmap_sim/README.md), built like axl.ko.
+nvmap_sim_ko=
+if ((nvmap_sim)); then
+	src=$repo/tests/rig/nvmap_sim
+	nvmap_sim_ko=$(vm_module_build_named nvmap_sim "$src" "$cache/nvmap-sim-$(echo "$src" | sha256sum | cut -c1-8)" \
+		"$kver" "${module_make[@]}")
+fi
 vkms_ko=
 if ((vkms)); then
 	[[ $arch == x86_64 ]] || vm_die "--vkms is for x86_64: the arm64 kits build no vkms"
@@ -289,5 +299,5 @@ fi
 vm_unlock
 
 printf '%s=%s\n' KVER "$kver" KERNEL "$kernel" BIOS "$bios" INITRAMFS "$initramfs" \
-	INITRAMFS_DENO "$initramfs_deno" DENO "$deno_bin" AXL_KO "$axl_ko" VKMS_KO "$vkms_ko" ROOT "$root" DTB "$dtb" \
+	INITRAMFS_DENO "$initramfs_deno" DENO "$deno_bin" AXL_KO "$axl_ko" NVMAP_SIM_KO "$nvmap_sim_ko" VKMS_KO "$vkms_ko" ROOT "$root" DTB "$dtb" \
 	KERNEL_OFFSETS "$offsets"

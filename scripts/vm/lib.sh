@@ -236,9 +236,13 @@ vm_arm64_apt() {
 # Rebuilt only when KEY (the kernel's identity) or SRC's sources change; tar
 # keeps mtimes, so make only rebuilds what changed. MAKE_ARGS go to make
 # (-C <kernel tree> and any ARCH=/CROSS_COMPILE=). Prints BUILD/axl.ko.
-vm_module_build() {
-	local src=$1 build=$2 key=$3
-	shift 3
+vm_module_build() { vm_module_build_named axl "$@"; }
+
+# vm_module_build_named NAME SRC BUILD KEY MAKE_ARGS... — the same for the
+# module NAME.ko (the rig's nvmap_sim.ko). Prints BUILD/NAME.ko.
+vm_module_build_named() {
+	local name=$1 src=$2 build=$3 key=$4
+	shift 4
 	[[ -e $src/Kbuild || -e $src/Makefile ]] ||
 		vm_die "$src has no Kbuild or Makefile yet: write it, or pass --no-module"
 	mkdir -p "$build"
@@ -248,19 +252,19 @@ vm_module_build() {
 			! -name '*.mod*' ! -name 'modules.order' ! -name 'Module.symvers' -print0 |
 			LC_ALL=C sort -z | xargs -0 cat
 	) | sha256sum | cut -c1-16)
-	if ! vm_fresh "$build/axl.ko" "$key"; then
-		vm_log "building axl.ko in $build"
-		rm -f "$build/axl.ko.key"
+	if ! vm_fresh "$build/$name.ko" "$key"; then
+		vm_log "building $name.ko in $build"
+		rm -f "$build/$name.ko.key"
 		# Sources deleted from the tree must not linger in the copy.
 		(cd "$build" && find . -type f \( -name '*.[ch]' -o -name Kbuild -o -name Makefile \) -print0) |
 			while IFS= read -r -d '' f; do [[ -e $src/$f ]] || rm -f "$build/$f"; done
 		(cd "$src" && tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' .) |
 			(cd "$build" && tar -xf -)
-		make "$@" M="$build" modules >&2 || vm_die "building axl.ko from $src failed (see above)"
-		[[ -s $build/axl.ko ]] || vm_die "the module build in $src produced no axl.ko"
-		vm_stamp "$build/axl.ko" "$key"
+		make "$@" M="$build" modules >&2 || vm_die "building $name.ko from $src failed (see above)"
+		[[ -s $build/$name.ko ]] || vm_die "the module build in $src produced no $name.ko"
+		vm_stamp "$build/$name.ko" "$key"
 	fi
-	echo "$build/axl.ko"
+	echo "$build/$name.ko"
 }
 
 # vm_hash FILE... — one sha256 over the contents of all files, in order.

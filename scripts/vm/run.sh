@@ -40,6 +40,9 @@
 #                         /dev/dma_heap/linux,cma) or reserved (QEMU's own tree:
 #                         the kernel's default area, /dev/dma_heap/reserved)
 #   --no-module           do not build or load axl.ko
+#   --no-nvmap-sim        do not build or load nvmap_sim.ko, the rig's nvmap stand-in
+#                         (/dev/dma_heap/nvmap-sim, tests/rig/nvmap_sim/README.md;
+#                         loaded by default, with AXL_EXPECT_NVMAP_SIM=1)
 #   --module-param K=V    pass a parameter to axl.ko (repeatable)
 #   --modprobe 'NAME [K=V...]'  load a Debian module first (repeatable)
 #   --vivid               load vivid with allocators=1 (dma-contig, so it attaches
@@ -101,6 +104,7 @@ while (($#)); do
 	--debug-kernel) debug_kernel=1 ;;
 	--cma-heap) need "$@" && cma_heap=$2 && shift ;;
 	--no-module) ensure_args+=(--no-module) ;;
+	--no-nvmap-sim) ensure_args+=(--no-nvmap-sim) ;;
 	--no-install) ensure_args+=(--no-install) ;;
 	--module-param) need "$@" && module_params+=("$2") && shift ;;
 	--modprobe) need "$@" && modules+=("$2") && shift ;;
@@ -240,6 +244,10 @@ if [[ -n ${rig[AXL_KO]} ]]; then
 	((vcpu_dump_after)) && : >"$ctl/kallsyms.want"
 fi
 [[ -n ${rig[KERNEL_OFFSETS]:-} ]] && cp "${rig[KERNEL_OFFSETS]}" "$ctl/kernel-offsets"
+if [[ -n ${rig[NVMAP_SIM_KO]:-} ]]; then
+	cp "${rig[NVMAP_SIM_KO]}" "$ctl/nvmap_sim.ko"
+	echo 'export AXL_EXPECT_NVMAP_SIM=1' >>"$ctl/env"
+fi
 if [[ -n ${rig[VKMS_KO]:-} ]]; then
 	cp "${rig[VKMS_KO]}" "$ctl/vkms.ko"
 	printf '%s\n' drm_shmem_helper drm_kms_helper >>"$ctl/modules"

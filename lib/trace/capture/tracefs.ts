@@ -34,12 +34,26 @@ export const DMABUF_GRAPH_FUNCTIONS: readonly string[] = [
 /** The events a verification run needs. */
 export const VERIFY_EVENTS: readonly string[] = ["dma_fence:*", "axl:*"];
 
+/**
+ * Events a run records when the kernel has them, and does not miss when it has not:
+ * nvmap's dma-buf events (a Jetson's nvmap, or the rig's nvmap-sim). They name buffers by
+ * their `struct dma_buf` pointer (`dmabuf=%p`), so a session that enables them clears the
+ * `hash-ptr` option of its buffer (journalled and restored like every change), and the
+ * pointers print as the kprobes' `buf=` values do.
+ */
+export const OPTIONAL_VERIFY_EVENTS: readonly string[] = ["nvmap:*"];
+
 /** Options of {@linkcode TraceSession.open}. */
 export interface TraceSessionOptions {
   /** tracefs mount point; default the first of /sys/kernel/tracing, /sys/kernel/debug/tracing. */
   tracefs?: string;
   /** `system:event` or `system:*` specs; default {@linkcode VERIFY_EVENTS}. */
   events?: readonly string[];
+  /**
+   * Specs enabled only when the kernel has them (never in `missingEvents`); default
+   * {@linkcode OPTIONAL_VERIFY_EVENTS}.
+   */
+  optionalEvents?: readonly string[];
   /** Functions for function_graph; `false` disables it. Default {@linkcode DMABUF_GRAPH_FUNCTIONS}. */
   graphFunctions?: readonly string[] | false;
   /** Per-CPU buffer size in KiB (see {@linkcode sizeBufferKb}). */
@@ -325,6 +339,11 @@ export class TraceSession {
       info.graphFunctions = funcs;
     }
     this.#enableEvents(dir, o.events ?? VERIFY_EVENTS);
+    this.#enableEvents(dir, o.optionalEvents ?? OPTIONAL_VERIFY_EVENTS, true);
+    if (this.#info.events.some((e) => e.startsWith("nvmap:"))) {
+      // nvmap's events print the buffer's pointer with %p: unhashed, it joins the probes' buf=.
+      this.#setOption(dir, "hash-ptr", "0");
+    }
     write(`${dir}/trace`, "");
   }
 
@@ -449,7 +468,7 @@ export class TraceSession {
     write(path, funcs.join("\n") + "\n");
   }
 
-  #enableEvents(dir: string, specs: readonly string[]): void {
+  #enableEvents(dir: string, specs: readonly string[], optional = false): void {
     for (const spec of specs) {
       const m = /^([\w-]+):([\w*-]+)$/.exec(spec);
       if (!m) {
@@ -460,7 +479,7 @@ export class TraceSession {
       const [, system, event] = m as unknown as [string, string, string];
       const sysDir = `${dir}/events/${system}`;
       if (!pathExists(sysDir)) {
-        this.#info.missingEvents.push(spec);
+        if (!optional) this.#info.missingEvents.push(spec);
         continue;
       }
       const names: string[] = [];
@@ -473,7 +492,7 @@ export class TraceSession {
         names.push(event);
       }
       if (names.length === 0) {
-        this.#info.missingEvents.push(spec);
+        if (!optional) this.#info.missingEvents.push(spec);
         continue;
       }
       for (const n of names) {

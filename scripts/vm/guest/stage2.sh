@@ -10,6 +10,7 @@
 #   modules    one line per Debian module to modprobe: NAME [PARAM=VALUE...]
 #   axl.ko     our module (absent with --no-module); parameters in axl.params
 #   vkms.ko    out-of-tree vkms (run.sh --vkms), insmodded after the modules
+#   nvmap_sim.ko  the rig's nvmap stand-in (tests/rig/nvmap_sim), insmodded before axl.ko
 #   cmd        bash script to run (absent with --shell and no command)
 #   shell      present: interactive shell on the console afterwards
 # Results: the exit code goes to ctl/rc and what happened to ctl/message
@@ -78,6 +79,12 @@ fi
 if [[ -e $ctl/vkms.ko ]]; then
 	insmod "$ctl/vkms.ko" || finish 3 "insmod vkms.ko failed (see the kernel log above)"
 	log "loaded vkms.ko"
+fi
+
+# The rig's nvmap stand-in (/dev/dma_heap/nvmap-sim; run.sh --no-nvmap-sim leaves it out).
+if [[ -e $ctl/nvmap_sim.ko ]]; then
+	insmod "$ctl/nvmap_sim.ko" || finish 3 "insmod nvmap_sim.ko failed (see the kernel log above)"
+	log "loaded nvmap_sim.ko"
 fi
 
 if [[ -e $ctl/axl.ko ]]; then

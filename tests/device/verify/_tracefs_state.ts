@@ -12,6 +12,8 @@ const FILES = [
   "options/funcgraph-abstime",
   "options/funcgraph-proc",
   "options/funcgraph-tail",
+  // cleared for the run when nvmap's events are there (their dmabuf=%p)
+  "options/hash-ptr",
   // verify defines kprobe events on the dma-buf functions for the run only.
   "kprobe_events",
 ];
@@ -49,7 +51,7 @@ export function tracefsState(root = "/sys/kernel/tracing"): Record<string, strin
   }
   out.buffer_size_kb = expandedBufferSizeKb(out.buffer_size_kb!);
   out.instances = [...Deno.readDirSync(`${root}/instances`)].map((e) => e.name).sort().join(",");
-  for (const sys of ["dma_fence", "axl"]) {
+  for (const sys of ["dma_fence", "axl", "nvmap"]) {
     try {
       for (
         const e of [...Deno.readDirSync(`${root}/events/${sys}`)].sort((a, b) =>
