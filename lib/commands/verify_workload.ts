@@ -36,9 +36,8 @@ export interface ExternalRun {
  * import { verifyPlan } from "./verify.ts";
  * const args = { values: { frames: "30" }, positionals: [], rest: ["gst-launch-1.0", "-q"] };
  * const run = await externalRun(args, verifyPlan(args));
- * if (run?.workload.kind !== "command" || !run.headline.includes("gst-launch-1.0 -q")) {
- *   throw new Error();
- * }
+ * console.log(run?.workload.kind); // "command"
+ * console.log(run?.headline.includes("gst-launch-1.0 -q")); // true
  * ```
  */
 export async function externalRun(

@@ -45,7 +45,8 @@ export interface ArgusFrame {
  * ```ts
  * import { argusFrame } from "./argus.ts";
  * const f = argusFrame(new BigUint64Array([9n, 2048n, 0n, 3342336n, 7n, 1n, 2228224n, 2048n]));
- * if (f.slot !== 1 || f.sensorTimestampNs !== undefined) throw new Error();
+ * console.log(f.slot); // 1
+ * console.log(f.sensorTimestampNs); // undefined
  * ```
  */
 export function argusFrame(out: BigUint64Array): ArgusFrame {

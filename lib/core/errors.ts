@@ -78,7 +78,7 @@ const nameCache = new Map<number, string>();
  * @example
  * ```ts
  * import { errnoName } from "./errors.ts";
- * if (errnoName(-2) !== "ENOENT") throw new Error("unexpected");
+ * console.log(errnoName(-2)); // "ENOENT"
  * ```
  */
 export function errnoName(errno: number): string {

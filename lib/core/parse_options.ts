@@ -21,15 +21,15 @@ const validated = new Map<z.ZodType, WeakMap<object, { snap: unknown; data: unkn
  *
  * @example
  * ```ts
- * import { z } from "../_deps.ts";
+ * import { z } from "npm:zod@4.6.7";
  * import { parseOptions } from "./parse_options.ts";
  * const Size = z.object({ width: z.number().int().min(1) });
- * if (parseOptions(Size, { width: 64 }, "frame").width !== 64) throw new Error();
+ * console.log(parseOptions(Size, { width: 64 }, "frame").width); // 64
  * try {
  *   parseOptions(Size, { width: 0 }, "frame");
- *   throw new Error("accepted 0");
  * } catch (err) {
- *   if (!(err instanceof RangeError)) throw err;
+ *   console.log(err instanceof RangeError); // true
+ *   console.log((err as Error).message); // "frame: width: Too small: expected number to be >=1"
  * }
  * ```
  */

@@ -11,7 +11,8 @@
  * @example
  * ```ts
  * import { pathExists } from "./path_exists.ts";
- * if (!pathExists("/") || pathExists("/no/such/path")) throw new Error();
+ * console.log(pathExists("/")); // true
+ * console.log(pathExists("/no/such/path")); // false
  * ```
  */
 export function pathExists(path: string): boolean {

@@ -118,7 +118,8 @@ const FUNCS = 256, USED_OFFSET = 8, ENTRIES_OFFSET = 16, ENTRY_BYTES = 72, COUNT
  * import { SCAN_EVENT, TraceChunkScanner } from "./trace_scan.ts";
  * const s = new TraceChunkScanner();
  * const text = new TextEncoder().encode("  x-1 [000] ..... 1.000000: axl_job_submit: seqno=9\n");
- * if (s.scan(text, text.length) !== text.length || s.out[2] !== SCAN_EVENT) throw new Error();
+ * console.log(s.scan(text, text.length) === text.length); // true
+ * console.log(s.out[2] === SCAN_EVENT); // true
  * ```
  */
 export class TraceChunkScanner {

@@ -23,7 +23,9 @@ export interface KernelConfig {
  * ```ts
  * import { parseKernelConfig } from "./kconfig.ts";
  * const v = parseKernelConfig('CONFIG_CMA=y\n# CONFIG_IKCONFIG is not set\nCONFIG_X="a b"\n');
- * if (v.get("CMA") !== "y" || v.has("IKCONFIG") || v.get("X") !== "a b") throw new Error();
+ * console.log(v.get("CMA")); // "y"
+ * console.log(v.has("IKCONFIG")); // false
+ * console.log(v.get("X")); // "a b"
  * ```
  */
 export function parseKernelConfig(text: string): Map<string, string> {

@@ -17,7 +17,8 @@ const EVENT_SOURCES = "/sys/bus/event_source/devices";
  * @example
  * ```ts
  * import { isCpuPmu } from "./perf.ts";
- * if (!isCpuPmu("armv8_cortex_a78") || isCpuPmu("software")) throw new Error();
+ * console.log(isCpuPmu("armv8_cortex_a78")); // true
+ * console.log(isCpuPmu("software")); // false
  * ```
  */
 export function isCpuPmu(name: string): boolean {

@@ -24,7 +24,7 @@ import { checkTraceState } from "./trace_state.ts";
  * import { runDoctor } from "./run.ts";
  * const root = new URL("../../tests/fixtures/doctor/vm-6.12", import.meta.url).pathname;
  * const results = runDoctor(doctorContext({ root }));
- * if (results.find((r) => r.id === "dma-heap.cma")?.status !== "fail") throw new Error();
+ * console.log(results.find((r) => r.id === "dma-heap.cma")?.status); // "fail"
  * ```
  */
 export function runDoctor(ctx: DoctorContext): CheckResult[] {

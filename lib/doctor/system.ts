@@ -59,7 +59,7 @@ function tryOr<T>(fn: () => T, fallback: T): T {
  * ```ts
  * import { systemAt } from "./system.ts";
  * const release = systemAt("/").readText("/proc/sys/kernel/osrelease");
- * if (release === undefined) throw new Error("no /proc");
+ * console.log(release?.trim()); // the running kernel's release, e.g. "6.12.0"; undefined without /proc
  * ```
  */
 export function systemAt(root = "/"): SystemView {

@@ -25,7 +25,7 @@ import {
  * import { checkTraceState } from "./trace_state.ts";
  * const root = new URL("../../tests/fixtures/doctor/vm-6.12", import.meta.url).pathname;
  * const [r] = checkTraceState(doctorContext({ root }));
- * if (r?.status !== "ok") throw new Error(r?.message);
+ * console.log(r?.status); // "ok"
  * ```
  */
 export function checkTraceState(ctx: DoctorContext): CheckResult[] {

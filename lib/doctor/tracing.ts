@@ -24,7 +24,7 @@ export interface Mount {
  * ```ts
  * import { parseMounts } from "./tracing.ts";
  * const m = parseMounts("tracefs /sys/kernel/tracing tracefs rw,relatime 0 0\n");
- * if (m[0]?.type !== "tracefs") throw new Error();
+ * console.log(m[0]?.type); // "tracefs"
  * ```
  */
 export function parseMounts(text: string): Mount[] {

@@ -45,7 +45,8 @@ export interface AccountingVerdict extends Verdict {
  * import { judgeAccounting } from "./accounting.ts";
  * const counts = { imports: 3, releases: 3, submits: 3, completes: 3, unreleasedHandles: () => [] };
  * const v = judgeAccounting(counts, 4, [], false);
- * if (v.invariant.status !== "FAIL" || v.diagnoses[0]?.id !== "imports-ne-frames") throw new Error();
+ * console.log(v.invariant.status); // "FAIL"
+ * console.log(v.diagnoses[0]?.id); // "imports-ne-frames"
  * ```
  */
 export function judgeAccounting(

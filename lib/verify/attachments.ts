@@ -65,7 +65,8 @@ export interface AttachmentsVerdict extends Verdict {
  *     name: "", devices: ["vivid", "0000:00:03.0"], fences: [], line: 3 }],
  * }, 0);
  * const v = judgeAttachments(bufinfo, new Set([9]), []);
- * if (v.invariant.status !== "PASS" || v.multi[0]?.inode !== 9) throw new Error();
+ * console.log(v.invariant.status); // "PASS"
+ * console.log(v.multi[0]?.inode); // 9
  * ```
  */
 export function judgeAttachments(

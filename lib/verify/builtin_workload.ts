@@ -18,7 +18,8 @@ import { FRAME_LIST_LIMIT } from "./frames.ts";
  * ```ts
  * import { builtinWorkload } from "./builtin_workload.ts";
  * const w = builtinWorkload({ frames: 10, mode: "copy" });
- * if (w.kind !== "builtin-copy" || w.expectedFrames !== 10) throw new Error();
+ * console.log(w.kind); // "builtin-copy"
+ * console.log(w.expectedFrames); // 10
  * ```
  */
 export function builtinWorkload(options: WorkloadOptions = {}, label?: string): WorkloadSpec {

@@ -68,7 +68,8 @@ const HOT_SYMBOLS = 5;
  *   cameraDevices: ["vivid.0"],
  *   workload: { kind: "command", description: "/usr/bin/client --x", pids: [7] },
  * });
- * if (chain.status !== "broken" || chain.between[0]?.comm !== "client") throw new Error();
+ * console.log(chain.status); // "broken"
+ * console.log(chain.between[0]?.comm); // "client"
  * ```
  */
 export function analyzeChain(input: ChainInput): Chain {

@@ -38,7 +38,8 @@ export const SAMPLES_AT_THRESHOLD = 10;
  * @example
  * ```ts
  * import { minSamplesFor } from "./copies.ts";
- * if (minSamplesFor(1, 100) !== 1000 || minSamplesFor(50, 100) !== 100) throw new Error();
+ * console.log(minSamplesFor(1, 100)); // 1000
+ * console.log(minSamplesFor(50, 100)); // 100
  * ```
  */
 export function minSamplesFor(thresholdPercent: number, floor: number): number {
@@ -64,7 +65,8 @@ export interface UnsymbolizedShare {
  *   { symbol: "[unknown]", dso: "/usr/bin/app", period: 30, samples: 30, selfPercent: 30 },
  *   { symbol: "main", dso: "/usr/bin/app", period: 70, samples: 70, selfPercent: 70 },
  * ], 1);
- * if (s[0]?.dso !== "/usr/bin/app" || !s[0].couldHideCopy) throw new Error();
+ * console.log(s[0]?.dso); // "/usr/bin/app"
+ * console.log(s[0]?.couldHideCopy); // true
  * ```
  */
 export function unsymbolizedShares(
@@ -105,7 +107,8 @@ export interface CopiesVerdict extends Verdict {
  * ```ts
  * import { judgeCopies } from "./copies.ts";
  * const v = judgeCopies({ unavailable: "no perf" }, 1, 100);
- * if (v.invariant.status !== "SKIP" || v.perf.available) throw new Error();
+ * console.log(v.invariant.status); // "SKIP"
+ * console.log(v.perf.available); // false
  * ```
  */
 export function judgeCopies(

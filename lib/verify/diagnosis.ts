@@ -227,7 +227,8 @@ export type FailureModeId = keyof typeof FAILURE_MODES;
  * ```ts
  * import { diagnosis } from "./diagnosis.ts";
  * const d = diagnosis("memcpy-hot", "__memcpy_generic 12.5% self");
- * if (!d.symptom.includes("__memcpy_generic")) throw new Error();
+ * console.log(d.symptom);
+ * // "a CPU copy routine is above the self-share threshold: __memcpy_generic 12.5% self"
  * ```
  */
 export function diagnosis(id: FailureModeId, detail?: string): Diagnosis {

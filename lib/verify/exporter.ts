@@ -39,7 +39,8 @@ export interface ExporterEvidence {
  *   accepted: ["system"],
  *   attachments: "INCONCLUSIVE",
  * });
- * if (v.invariant.status !== "FAIL" || v.diagnoses[0]?.id !== "exporter-unknown") throw new Error();
+ * console.log(v.invariant.status); // "FAIL"
+ * console.log(v.diagnoses[0]?.id); // "exporter-unknown"
  * ```
  */
 export function judgeExporter(e: ExporterEvidence): Verdict {

@@ -34,7 +34,8 @@ export function metisWorkloadFrames(report: MetisWorkloadReport): WorkloadFrame[
  *   [Symbol.dispose]() {},
  * }, { frames: 1, mode: "zero-copy" });
  * const outcome = await w.start().done;
- * if (w.kind !== "builtin-metis-zero-copy" || outcome.frames?.[0]?.inode !== 7) throw new Error();
+ * console.log(w.kind); // "builtin-metis-zero-copy"
+ * console.log(outcome.frames?.[0]?.inode); // 7
  * ```
  */
 export function metisBuiltinWorkload(

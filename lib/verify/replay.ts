@@ -43,7 +43,7 @@ const SCANNER_CPU_MS_100MB = { c: 310, typescript: 580 } as const;
  * ```ts
  * import { parseSavedStats } from "./replay.ts";
  * const loss = parseSavedStats("### cpu0\nentries: 1\noverrun: 2\n### cpu1\nentries: 0\noverrun: 0\n");
- * if (loss.lost !== 2) throw new Error();
+ * console.log(loss.lost); // 2
  * ```
  */
 export function parseSavedStats(text: string, source = "per_cpu_stats.txt"): BufferLoss {

@@ -297,12 +297,13 @@ export type VerifyResult = z.infer<typeof VerifyResultSchema>;
  *
  * @example
  * ```ts
- * import { parseVerifyResult } from "./schema.ts";
+ * import { parseVerifyResult } from "./mod.ts";
  * try {
  *   parseVerifyResult({ pass: true });
- *   throw new Error("should not validate");
  * } catch (e) {
- *   if (!(e instanceof TypeError)) throw e;
+ *   console.log(e instanceof TypeError); // true
+ *   console.log((e as Error).message);
+ *   // "result.json is not a valid axl.verify/1 result: I1_attach_count_ge2: Invalid input: …"
  * }
  * ```
  */

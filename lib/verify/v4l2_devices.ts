@@ -23,7 +23,7 @@ export interface V4l2DeviceRef {
  * @example
  * ```ts
  * import { v4l2DevicesOf } from "./v4l2_devices.ts";
- * if (!Array.isArray(v4l2DevicesOf(Deno.pid))) throw new Error();
+ * console.log(v4l2DevicesOf(Deno.pid)); // [] unless this process holds a V4L2 device open
  * ```
  */
 export function v4l2DevicesOf(pid: number, procRoot = "/proc", sysRoot = "/sys"): V4l2DeviceRef[] {

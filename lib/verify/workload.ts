@@ -86,9 +86,9 @@ const KILL_AFTER_MS = 5000;
  * const running = w.start();
  * running.release?.();
  * const outcome = await running.done;
- * if (outcome.exitCode !== 3 || outcome.stderrTail !== "oops" || outcome.framesSubmitted !== 10) {
- *   throw new Error(JSON.stringify(outcome));
- * }
+ * console.log(outcome.exitCode); // 3
+ * console.log(outcome.stderrTail); // "oops"
+ * console.log(outcome.framesSubmitted); // 10
  * ```
  */
 export function commandWorkload(argv: string[], o: ExternalWorkloadOptions = {}): WorkloadSpec {
@@ -194,9 +194,9 @@ function alive(pid: number): boolean {
  * const reaped = sleeper.status; // reaping it makes it vanish from /proc
  * const outcome = await w.start().done;
  * await reaped;
- * if (w.kind !== "pid" || outcome.exitCode !== null || outcome.framesSubmitted !== null) {
- *   throw new Error();
- * }
+ * console.log(w.kind); // "pid"
+ * console.log(outcome.exitCode); // null
+ * console.log(outcome.framesSubmitted); // null
  * ```
  */
 export function pidWorkload(pid: number, o: PidWorkloadOptions = {}): WorkloadSpec {
@@ -248,7 +248,8 @@ export function pidWorkload(pid: number, o: PidWorkloadOptions = {}): WorkloadSp
  * const abort = new AbortController();
  * abort.abort();
  * const outcome = await stoppable(commandWorkload(["sleep", "30"]), abort.signal).start().done;
- * if (!outcome.stopped || outcome.exitSignal !== "SIGTERM") throw new Error();
+ * console.log(outcome.stopped); // true
+ * console.log(outcome.exitSignal); // "SIGTERM"
  * ```
  */
 export function stoppable(inner: WorkloadSpec, signal: AbortSignal): WorkloadSpec {

@@ -81,7 +81,8 @@ const MORE = /^\.\.\. (\d+) more entries/;
  *   "DMA Trace Buffer Status:\n  Enabled: yes\n  Total traces: 1\n  Overruns: 0\n" +
  *     "  Buffer size: 4096 entries\n  Current entries: 1\n\nRD, CH0, 10, 20, 20, 30, 4096\n",
  * );
- * if (t.entries[0]!.bytes !== 4096 || !t.enabled) throw new Error();
+ * console.log(t.entries[0]?.bytes); // 4096
+ * console.log(t.enabled); // true
  * ```
  */
 export function parseDmaTrace(text: string): DmaTrace {
@@ -144,7 +145,8 @@ export interface DmaStatBlock {
  *   "\nDMA Statistics\n\n========= RD Channel 0 ================\ncount : 0\n" +
  *     "request : 3\nerrors : 0\nbytes : 300\nmax sgt : 1\n",
  * );
- * if (s[0]!.requests !== 3 || s[0]!.mode !== "RD") throw new Error();
+ * console.log(s[0]!.requests); // 3
+ * console.log(s[0]!.mode); // "RD"
  * ```
  */
 export function parseDmaStatistics(text: string): DmaStatBlock[] {

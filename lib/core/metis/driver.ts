@@ -106,7 +106,8 @@ function generationOf(facts: MetisDriverFacts): { generation: MetisGeneration; b
  *   version: "1.4.17\n",
  *   parameters: { enable_sg_host_dma: "0\n", dma_trace_entries: "4000\n" },
  * });
- * if (d.generation !== "1.4.x" || !d.dmaTraceRing) throw new Error(d.summary);
+ * console.log(d.generation); // "1.4.x"
+ * console.log(d.dmaTraceRing); // true
  * ```
  */
 export function parseMetisDriver(facts: MetisDriverFacts, simulated = false): MetisDriver {

@@ -22,10 +22,8 @@ export interface PerfEventChoice {
  * @example
  * ```ts
  * import { choosePerfEvent } from "./perf_record.ts";
- * if (choosePerfEvent("<not supported>,,cycles,0,100.00,,\n", 0).event !== "cpu-clock") {
- *   throw new Error();
- * }
- * if (choosePerfEvent("1234567,,cycles,800000,100.00,,\n", 0).event !== "cycles") throw new Error();
+ * console.log(choosePerfEvent("<not supported>,,cycles,0,100.00,,\n", 0).event); // "cpu-clock"
+ * console.log(choosePerfEvent("1234567,,cycles,800000,100.00,,\n", 0).event); // "cycles"
  * ```
  */
 export function choosePerfEvent(statOutput: string, exitCode: number): PerfEventChoice {

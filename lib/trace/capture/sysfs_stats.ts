@@ -42,7 +42,7 @@ export function sysfsStatsPresent(dir = SYSFS_BUFFERS): boolean {
  * @example
  * ```ts
  * import { readSysfsBuffer } from "./sysfs_stats.ts";
- * if (readSysfsBuffer(1, "/nonexistent") !== undefined) throw new Error();
+ * console.log(readSysfsBuffer(1, "/nonexistent")); // undefined
  * ```
  */
 export function readSysfsBuffer(inode: number, dir = SYSFS_BUFFERS): SysfsBuffer | undefined {

@@ -111,7 +111,7 @@ interface Change {
  * @example
  * ```ts
  * import { sizeBufferKb } from "./tracefs.ts";
- * if (sizeBufferKb({ frames: 300, graph: true }) < 1024) throw new Error();
+ * console.log(sizeBufferKb({ frames: 300, graph: true })); // 4500
  * ```
  */
 export function sizeBufferKb(

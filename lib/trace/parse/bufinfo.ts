@@ -62,7 +62,9 @@ const DEFAULT_COLUMNS = ["size", "flags", "mode", "count", "exp_name", "ino", "n
  *   "Total 1 objects, 1048576 bytes",
  * ].join("\n"));
  * const b = snap.buffers[0]!;
- * if (b.inode !== 14 || b.devices.length !== 2 || b.exporter !== "system") throw new Error();
+ * console.log(b.inode); // 14
+ * console.log(b.devices.length); // 2
+ * console.log(b.exporter); // "system"
  * ```
  */
 export function parseBufinfo(text: string, source = "bufinfo", firstLine = 1): BufinfoSnapshot {

@@ -50,7 +50,7 @@ export interface BufinfoSummary {
  * @example
  * ```ts
  * import { emptySummary } from "./bufinfo_summary.ts";
- * if (emptySummary().samples !== 0) throw new Error();
+ * console.log(emptySummary().samples); // 0
  * ```
  */
 export function emptySummary(): BufinfoSummary {
@@ -67,7 +67,7 @@ export function emptySummary(): BufinfoSummary {
  *   buffers: [{ size: 4096, flags: 2, mode: 7, count: 3, exporter: "system", inode: 9,
  *     name: "", devices: ["vgem", "0000:00:03.0"], fences: [], line: 3 }],
  * }, 0);
- * if (s.inodes.get(9)?.maxDevices !== 2) throw new Error();
+ * console.log(s.inodes.get(9)?.maxDevices); // 2
  * ```
  */
 export function addSample(
@@ -119,7 +119,7 @@ export function addSample(
  * ```ts
  * import { parseBufinfoSamples } from "./bufinfo_summary.ts";
  * const s = await parseBufinfoSamples(["### sample 0 7.75\n\nDma-buf Objects:\n"]);
- * if (s.samples !== 1) throw new Error();
+ * console.log(s.samples); // 1
  * ```
  */
 export async function parseBufinfoSamples(

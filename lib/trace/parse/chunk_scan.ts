@@ -175,7 +175,8 @@ function isRegularFile(source: LineSource): source is ByteReader & Required<Byte
  *   onCalls: (f, n) => calls.push(`${f}×${n}`),
  *   onEvent: (e) => e.name === "axl_job_submit",
  * });
- * if (kinds.join() !== "lost" || calls.join() !== "dma_buf_attach×1") throw new Error();
+ * console.log(kinds.join()); // "lost"
+ * console.log(calls.join()); // "dma_buf_attach×1"
  * ```
  */
 export async function scanFtraceChunks(

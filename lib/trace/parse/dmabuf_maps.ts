@@ -31,7 +31,8 @@ export interface DmaBufMapRef {
  * const refs = parseDmaBufMaps(
  *   "7f7c75305000-7f7c75405000 rw-s 00000000 00:0b 13                         /dmabuf:frame-3\n",
  * );
- * if (refs[0]?.inode !== 13 || refs[0].bytes !== 0x100000) throw new Error();
+ * console.log(refs[0]?.inode); // 13
+ * console.log(refs[0]?.bytes); // 1048576
  * ```
  */
 export function parseDmaBufMaps(text: string, source = "maps"): DmaBufMapRef[] {

@@ -22,7 +22,8 @@ export interface ParseErrorLocation {
  * ```ts
  * import { ParseError } from "./parse_error.ts";
  * const err = new ParseError("no CPU column", { source: "trace", line: 7, text: "junk" });
- * if (err.line !== 7 || !err.message.startsWith("trace:7:")) throw new Error("unexpected");
+ * console.log(err.line); // 7
+ * console.log(err.message); // 'trace:7: no CPU column: "junk"'
  * ```
  */
 export class ParseError extends Error {

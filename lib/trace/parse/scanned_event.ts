@@ -20,7 +20,7 @@
  *     return true;
  *   },
  * });
- * if (seqno !== 9) throw new Error();
+ * console.log(seqno); // 9
  * ```
  */
 export interface ScannedEvent {
@@ -44,9 +44,9 @@ export interface ScannedEvent {
  * @example
  * ```ts
  * import { fieldInt } from "./scanned_event.ts";
- * if (fieldInt("0xff") !== 255 || fieldInt("12") !== 12 || !Number.isNaN(fieldInt("x"))) {
- *   throw new Error();
- * }
+ * console.log(fieldInt("0xff")); // 255
+ * console.log(fieldInt("12")); // 12
+ * console.log(fieldInt("x")); // NaN
  * ```
  */
 export function fieldInt(v: string): number {

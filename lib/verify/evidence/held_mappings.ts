@@ -26,7 +26,7 @@ export type HeldMappings =
  * ```ts
  * import { heldMappings } from "./held_mappings.ts";
  * const r = heldMappings(undefined, new Set([4]), { unavailable: "no debugfs" }, 60);
- * if (r.held || !r.reason.includes("bufinfo")) throw new Error();
+ * console.log(r); // { held: false, reason: "bufinfo is unavailable (no debugfs)" }
  * ```
  */
 export function heldMappings(

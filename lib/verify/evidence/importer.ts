@@ -19,7 +19,9 @@ import type { ImporterRecord } from "./source.ts";
  * @example
  * ```ts
  * import { importerNameProblem } from "./importer.ts";
- * if (importerNameProblem("vivid.0") || !importerNameProblem("a b")) throw new Error();
+ * console.log(importerNameProblem("vivid.0")); // undefined: a usable name
+ * console.log(importerNameProblem("a b"));
+ * // "--importer must be a device name as bufinfo prints it (e.g. 0000:01:00.0, vgem), got 'a b'"
  * ```
  */
 export function importerNameProblem(name: string): string | undefined {
@@ -38,7 +40,8 @@ export function importerNameProblem(name: string): string | undefined {
  * import { systemAt } from "../../doctor/system.ts";
  * const empty = systemAt(Deno.makeTempDirSync());
  * const r = chooseImporter(empty, { explicit: "vgem" });
- * if (r.name !== "vgem" || r.axl) throw new Error();
+ * console.log(r.name); // "vgem"
+ * console.log(r.axl); // false
  * ```
  */
 export function chooseImporter(

@@ -79,7 +79,8 @@ export interface FrameEvidence {
  *   bufinfo: { unavailable: "no debugfs" },
  *   workloadInodes: new Set(),
  * });
- * if (e.source !== "none" || e.passedOver.length !== 3) throw new Error();
+ * console.log(e.source); // "none"
+ * console.log(e.passedOver.length); // 3
  * ```
  */
 export function selectEvidence(i: SourceInputs): FrameEvidence {

@@ -16,7 +16,7 @@ import { cardWitnessHtml } from "./card_witness_html.ts";
  * @example
  * ```ts
  * import { escapeHtml } from "./html.ts";
- * if (escapeHtml('<a href="x">') !== "&lt;a href=&quot;x&quot;&gt;") throw new Error();
+ * console.log(escapeHtml('<a href="x">')); // "&lt;a href=&quot;x&quot;&gt;"
  * ```
  */
 export function escapeHtml(text: string): string {
@@ -40,7 +40,8 @@ const COLORS: Record<string, string> = {
  * ```ts
  * import { latencyHistogramSvg } from "./html.ts";
  * const svg = latencyHistogramSvg([{ lo: 0, hi: 10, count: 3 }, { lo: 10, hi: 20, count: 1 }]);
- * if (!svg.startsWith("<svg") || (svg.match(/<rect class="bar"/g) ?? []).length !== 2) throw new Error();
+ * console.log(svg.startsWith("<svg")); // true
+ * console.log(svg.match(/<rect class="bar"/g)?.length); // 2: one bar per bucket
  * ```
  */
 export function latencyHistogramSvg(
@@ -87,7 +88,7 @@ export function latencyHistogramSvg(
  * ```ts
  * import { frameTimelineSvg } from "./html.ts";
  * const svg = frameTimelineSvg([{ index: 0, import_ns: 0, submit_ns: 10, signal_ns: 50, release_ns: 60 }]);
- * if ((svg.match(/<rect class="seg"/g) ?? []).length !== 3) throw new Error();
+ * console.log((svg.match(/<rect class="seg"/g) ?? []).length); // 3
  * ```
  */
 export function frameTimelineSvg(

@@ -31,7 +31,7 @@ const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
  * @example
  * ```ts
  * import { escapeXml } from "./junit.ts";
- * if (escapeXml('a<b & "c"\u0001') !== "a&lt;b &amp; &quot;c&quot;\uFFFD") throw new Error();
+ * console.log(escapeXml('a<b & "c"\u0001')); // "a&lt;b &amp; &quot;c&quot;\uFFFD"
  * ```
  */
 export function escapeXml(text: string): string {

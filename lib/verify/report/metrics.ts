@@ -23,7 +23,7 @@ export interface MetricsOptions {
  * @example
  * ```ts
  * import { labelValue } from "./metrics.ts";
- * if (labelValue('a"b\\c\nd') !== 'a\\"b\\\\c\\nd') throw new Error();
+ * console.log(labelValue('a"b\\c\nd')); // a\"b\\c\nd — quote, backslash and newline escaped
  * ```
  */
 export function labelValue(value: string): string {
