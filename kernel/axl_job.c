@@ -17,6 +17,16 @@
  * too, so a job waits for what its buffers' reservation objects held when
  * it was submitted: never for its own fence or a later one.
  *
+ * Implicit sync. SUBMIT publishes the job's fence in the result's
+ * reservation object as a writer's and in the input's as a reader's, so
+ * poll(), DMA_BUF_IOCTL_SYNC and other drivers wait for the job without
+ * user space's help. Both objects are locked together (one ww_acquire_ctx)
+ * under the engine's submit lock, the slots reserved and the dependencies
+ * collected under those locks, and the fence added after the job is
+ * queued: lock order device lock (read), submit lock, reservation locks.
+ * A buffer keeps the fence, and with it a module reference, until a later
+ * fence replaces it or the buffer is freed (see axl_engine_fence_init()).
+ *
  * The end of a job comes in two steps: axl_job_signal() in the engine's
  * signalling worker (result header, import idle, signal), then
  * axl_job_cleanup() on another workqueue (end of CPU access, unmap,
@@ -484,11 +494,110 @@ void axl_job_complete(struct axl_job *job, int status)
 }
 
 /*
+ * The reservation objects a job's fence is published in, locked together
+ * from before the job's dependencies are collected until its fence is in
+ * both. @in and @out hold references of their own: once queued, the job may
+ * end and drop its buffers before SUBMIT adds its fence.
+ */
+struct axl_job_resv {
+	struct ww_acquire_ctx ctx;
+	struct dma_buf *in;	/* the input: the job's fence as a reader's */
+	struct dma_buf *out;	/* the result: the job's fence as a writer's */
+};
+
+/* Unlock what axl_job_lock_resv() locked and drop its references. */
+static void axl_job_unlock_resv(struct axl_job_resv *r)
+{
+	if (r->in->resv != r->out->resv)
+		dma_resv_unlock(r->in->resv);
+	dma_resv_unlock(r->out->resv);
+	ww_acquire_fini(&r->ctx);
+	dma_buf_put(r->out);
+	dma_buf_put(r->in);
+}
+
+/*
+ * Lock the input's and the result's reservation objects (the usual
+ * wound-wait dance: on -EDEADLK drop what is held, sleep on the contended
+ * lock, and lock the other one again) and reserve the slots the job's
+ * fence takes. Caller holds the submit lock, which is never taken under a
+ * reservation lock. Two dma-bufs may share one reservation object. 0,
+ * -EINTR or -ENOMEM; on failure nothing is locked or held.
+ */
+static int axl_job_lock_resv(struct axl_job *job, struct axl_job_resv *r)
+{
+	struct dma_resv *held, *want;
+	bool shared;
+	int ret;
+
+	r->in = job->import->dmabuf;
+	r->out = job->result;
+	get_dma_buf(r->in);
+	get_dma_buf(r->out);
+	shared = r->in->resv == r->out->resv;
+
+	ww_acquire_init(&r->ctx, &reservation_ww_class);
+	held = r->out->resv;
+	want = r->in->resv;
+	ret = dma_resv_lock_interruptible(held, &r->ctx);
+	if (ret)
+		goto err_fini;
+	while (!shared) {
+		ret = dma_resv_lock_interruptible(want, &r->ctx);
+		if (ret != -EDEADLK)
+			break;
+		dma_resv_unlock(held);
+		ret = dma_resv_lock_slow_interruptible(want, &r->ctx);
+		if (ret)
+			goto err_fini;
+		swap(held, want);
+	}
+	if (ret)
+		goto err_unlock_held;
+	ww_acquire_done(&r->ctx);
+
+	if (shared) {
+		ret = axl_resv_reserve(r->out->resv, 1, 1);
+	} else {
+		ret = axl_resv_reserve(r->out->resv, 1, 0);
+		if (!ret)
+			ret = axl_resv_reserve(r->in->resv, 0, 1);
+	}
+	if (ret) {
+		/* both locked: undo it all */
+		axl_job_unlock_resv(r);
+		return ret;
+	}
+	return 0;
+
+err_unlock_held:
+	dma_resv_unlock(held);
+err_fini:
+	ww_acquire_fini(&r->ctx);
+	dma_buf_put(r->out);
+	dma_buf_put(r->in);
+	return ret == -ERESTARTSYS ? -EINTR : ret;
+}
+
+/*
+ * Publish a queued job's fence: a writer's on the result, a reader's on
+ * the input (the writer's first: before 5.19 it replaces every shared
+ * fence of its object, and the two objects may be one).
+ */
+static void axl_job_add_fences(struct axl_job_resv *r, struct dma_fence *fence)
+{
+	axl_resv_add(r->out->resv, fence, true);
+	axl_resv_add(r->in->resv, fence, false);
+}
+
+/*
  * Give the job its seqno and queue it, with the sync_file user space gets.
- * The sync_file is the last step that can fail: on failure the fence,
+ * The caller holds the submit lock and the job's reservation locks. The
+ * sync_file is the last step that can fail: on failure the fence,
  * initialised but never queued, is signalled with -ECANCELED and nobody
  * ever saw it, and the seqno is given back. On success the job may end at
- * any time; @args holds what user space is told.
+ * any time (the sync_file's reference keeps the fence); @args holds what
+ * user space is told.
  */
 static struct sync_file *axl_submit_publish(struct axl_job *job,
 					    struct axl_submit *args, int fd)
@@ -496,12 +605,10 @@ static struct sync_file *axl_submit_publish(struct axl_job *job,
 	struct dma_fence *fence = job->fence;
 	struct sync_file *sync;
 
-	axl_engine_submit_lock();
 	axl_engine_fence_init(job);
 
 	sync = sync_file_create(fence);
 	if (!sync) {
-		axl_engine_submit_unlock();
 		dma_fence_set_error(fence, -ECANCELED);
 		dma_fence_signal(fence);
 		dma_fence_put(fence);
@@ -513,7 +620,6 @@ static struct sync_file *axl_submit_publish(struct axl_job *job,
 
 	/* the job owns the fence's first reference, the sync_file another */
 	axl_engine_push(job);
-	axl_engine_submit_unlock();
 	return sync;
 }
 
@@ -543,13 +649,16 @@ static int axl_submit_check_input(const struct axl_import *imp)
  * or everyone's past max_queued_ms (axl_share.c); -EOPNOTSUPP when the input has no
  * kernel mapping in system memory; -EMFILE when no fd is free;
  * -ETIMEDOUT when the buffers' fences did not signal within the job's
- * timeout, -EINTR when a signal came first (see axl_job_begin_cpu()). On any
+ * timeout, -EINTR when a signal came first (see axl_job_begin_cpu()) or
+ * while the buffers' reservation objects were being locked; -ENOMEM. On any
  * error but -EFAULT from the final copy no job was queued and no seqno
  * consumed; after that -EFAULT the job runs and writes its result, but
  * user space has no fd for its fence.
  */
 int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 {
+	struct axl_job_resv resv;
+	struct dma_fence *fence;
 	struct axl_submit args;
 	struct sync_file *sync;
 	struct axl_user *user;
@@ -607,15 +716,27 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 	ret = axl_job_begin_cpu(job, left);
 	if (ret)
 		goto err_unmap_result;
-	ret = axl_job_get_deps(job);
-	if (ret)
-		goto err_end_cpu;
 
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {
 		ret = fd;
-		goto err_put_deps;
+		goto err_end_cpu;
 	}
+
+	/*
+	 * Lock order: submit lock, then the reservation locks (see
+	 * axl_job_lock_resv()). Held from collecting the dependencies to
+	 * adding the fence, so that no fence another driver adds in between
+	 * is replaced by this job's without the job waiting for it, and jobs
+	 * publish in seqno order.
+	 */
+	axl_engine_submit_lock();
+	ret = axl_job_lock_resv(job, &resv);
+	if (ret)
+		goto err_unlock_submit;
+	ret = axl_job_get_deps(job);
+	if (ret)
+		goto err_unlock_resv;
 
 	kref_get(&file->ref);
 	job->file = file;
@@ -623,12 +744,17 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 	job->model_id = args.model_id;
 	INIT_LIST_HEAD(&job->node);
 
+	fence = job->fence;
 	sync = axl_submit_publish(job, &args, fd);
 	if (!sync) {
 		/* the fence is gone; nothing of the job was published */
 		ret = -ENOMEM;
 		goto err_unprepare;
 	}
+	/* the job may have ended already: @fence lives in the sync_file */
+	axl_job_add_fences(&resv, fence);
+	axl_job_unlock_resv(&resv);
+	axl_engine_submit_unlock();
 	axl_dev_unlock();
 
 	/*
@@ -646,6 +772,8 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 
 err_unprepare:
 	/* before the device is let go: the unmap must not outlive it */
+	axl_job_unlock_resv(&resv);
+	axl_engine_submit_unlock();
 	put_unused_fd(fd);
 	axl_import_idle(job->import);
 	axl_share_release(file, user, timeout_ns);
@@ -653,8 +781,11 @@ err_unprepare:
 	axl_dev_unlock();
 	return ret;
 
-err_put_deps:
-	axl_job_put_deps(job);
+err_unlock_resv:
+	axl_job_unlock_resv(&resv);
+err_unlock_submit:
+	axl_engine_submit_unlock();
+	put_unused_fd(fd);
 err_end_cpu:
 	axl_job_end_cpu(job);
 err_unmap_result:

@@ -121,6 +121,9 @@ static void *loop_jobs(void *arg)
 		atomic_fetch_add(&rounds_jobs, 1);
 	}
 	close(dev);
+	/* the last job's fence stays in these until they are freed */
+	close(buf);
+	close(res);
 	return NULL;
 }
 
@@ -163,6 +166,8 @@ static void *loop_efault(void *arg)
 		atomic_fetch_add(&rounds_efault, 1);
 	}
 	close(dev);
+	close(buf);
+	munmap(ro, PAGE);
 	return NULL;
 }
 
@@ -186,6 +191,8 @@ static void *loop_close(void *arg)
 		atomic_fetch_add(&rounds_close, 1);
 		usleep(500);
 	}
+	close(buf);
+	close(res);
 	return NULL;
 }
 
@@ -286,6 +293,8 @@ static const char *loop_wake_rounds(struct wake_loop *w)
 		atomic_fetch_add(&w->done, 1);
 	}
 	close(dev);
+	close(buf);
+	close(res);
 	return NULL;
 }
 
@@ -514,6 +523,8 @@ static int case_submit_copy_stall(void)
 	close(args->fence_fd);
 	EXPECT_RET(axl_release(c.dev, imp.handle), 0);
 	close(c.dev);
+	close(buf);
+	close(res);
 	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 3000), "driver state left behind");
 	return KSFT_PASS;
 }

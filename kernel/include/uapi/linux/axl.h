@@ -43,6 +43,7 @@
 #define AXL_CAP_PCI         (1U << 2) /* the engine is a PCI function */
 #define AXL_CAP_FENCE_STAMP (1U << 3) /* fences carry a signal timestamp */
 #define AXL_CAP_IMPORT_PLANES (1U << 4) /* AXL_IOCTL_IMPORT_FD2 is supported */
+#define AXL_CAP_IMPLICIT_SYNC (1U << 5) /* SUBMIT adds the job's fence to its buffers */
 
 /**
  * struct axl_info - AXL_IOCTL_GET_INFO output
@@ -229,7 +230,11 @@ struct axl_import_fd2 {
  * @input_handle: in: handle returned by AXL_IOCTL_IMPORT_FD(2).
  * @result_fd:    in: dma-buf the engine writes a struct axl_result into;
  *                at least sizeof(struct axl_result) bytes. One job in
- *                flight at a time may write a buffer (-EBUSY otherwise).
+ *                flight at a time may write a buffer: SUBMIT first waits
+ *                for the fence of the job writing it (a writer's fence
+ *                there), and fails with -EBUSY while an import maps the
+ *                buffer for device writes or a concurrent SUBMIT claimed
+ *                it first.
  * @model_id:     in: model to run (metis-sim accepts any value).
  * @timeout_us:   in: job timeout, 0 = driver default,
  *                at most AXL_SUBMIT_MAX_TIMEOUT_US.
@@ -263,14 +268,24 @@ struct axl_import_fd2 {
  * added while SUBMIT runs is waited for by the job on the engine instead,
  * against its timeout.
  *
- * IMPLICIT SYNC IS ONE-WAY: the driver does NOT add the job's fence to the
- * buffers' reservation objects. Right after SUBMIT, poll(),
- * DMA_BUF_IOCTL_SYNC and DMA_BUF_IOCTL_EXPORT_SYNC_FILE on the result (and
- * any other driver using it) see nothing to wait for although the engine
- * has not written yet. User space waits on @fence_fd before it reads the
- * result, or hands it on: DMA_BUF_IOCTL_IMPORT_SYNC_FILE with
- * DMA_BUF_SYNC_WRITE on the result (and DMA_BUF_SYNC_READ on the input)
- * makes implicit-sync consumers wait for the job.
+ * IMPLICIT SYNC: the driver adds the job's fence to the buffers'
+ * reservation objects, as a writer's on the result buffer and as a
+ * reader's on the input (on Linux before 5.19: the result's exclusive
+ * fence and a shared fence of the input), before SUBMIT returns. So right
+ * after SUBMIT, poll() on the result, DMA_BUF_IOCTL_SYNC on it,
+ * DMA_BUF_IOCTL_EXPORT_SYNC_FILE (Linux 6.0 on) and any other driver that
+ * honours implicit sync wait for the job; a writer of the input (the next
+ * capture into it) waits for the job too, a reader does not. The job
+ * itself waits only for what the buffers held before it (AXL_CAP_IMPLICIT_SYNC
+ * in struct axl_info says the driver does this). Because SUBMIT waits for
+ * every fence of its input, a second job on an input submitted while the
+ * first still runs waits in SUBMIT for the first.
+ *
+ * The fence holds a reference to the module while it lives, and a buffer
+ * keeps the last fence it was given until a later fence replaces it or
+ * the buffer is freed: the module cannot be unloaded while any buffer that
+ * a job used since the last replacement is alive, even with every axl file
+ * and fence fd closed.
  */
 struct axl_submit {
 	__u32 input_handle;
