@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * Implicit sync for the engine's jobs, done by the shim. The axl driver does
- * not put a job's fence into its buffers' reservation objects, so right after
- * SUBMIT poll(), DMA_BUF_IOCTL_SYNC and DMA_BUF_IOCTL_EXPORT_SYNC_FILE on the
- * result see nothing to wait for. DMA_BUF_IOCTL_IMPORT_SYNC_FILE (Linux 6.0)
- * lets user space put it there: the fence as a writer of the result and as a
- * reader of the input. Older kernels answer -ENOTTY; that is learnt once per
- * process and not asked again.
+ * Implicit sync for the engine's jobs, where the driver does not do it. An
+ * axl driver that reports AXL_CAP_IMPLICIT_SYNC puts each job's fence into
+ * its buffers' reservation objects itself, on every kernel, and the shim
+ * then does nothing. An older driver does not, so right after SUBMIT
+ * poll(), DMA_BUF_IOCTL_SYNC and DMA_BUF_IOCTL_EXPORT_SYNC_FILE on the
+ * result would see nothing to wait for; for it, the shim falls back to
+ * DMA_BUF_IOCTL_IMPORT_SYNC_FILE (Linux 6.0): the fence as a writer of the
+ * result and as a reader of the input. Older kernels answer -ENOTTY; that
+ * is learnt once per process and not asked again.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 
+#include <linux/axl.h>
 #include <linux/dma-buf.h>
 
 #include "axl_shim.h"
@@ -39,6 +42,27 @@ static void learn(int state)
 	__atomic_store_n(&implicit_sync_kernel, state, __ATOMIC_RELAXED);
 }
 
+/*
+ * Whether the axl driver publishes jobs' fences itself: 0 not known yet, 1
+ * yes (AXL_CAP_IMPLICIT_SYNC), -1 no. Learnt from GET_INFO on the first
+ * device a submit asks for it; every /dev/axl of a process is one driver.
+ */
+static int implicit_sync_driver;
+
+static int driver_publishes(int32_t dev)
+{
+	int state = __atomic_load_n(&implicit_sync_driver, __ATOMIC_RELAXED);
+	struct axl_info info = { 0 };
+
+	if (state)
+		return state > 0;
+	if (axl_xioctl(dev, AXL_IOCTL_GET_INFO, &info) < 0)
+		return 0; /* ask again next time; fall back meanwhile */
+	state = info.caps & AXL_CAP_IMPLICIT_SYNC ? 1 : -1;
+	__atomic_store_n(&implicit_sync_driver, state, __ATOMIC_RELAXED);
+	return state > 0;
+}
+
 /* Adds the fence of the sync_file @fence_fd to @buf_fd's reservation. */
 static int import_fence(int32_t buf_fd, int32_t fence_fd, uint32_t access)
 {
@@ -53,18 +77,23 @@ static int import_fence(int32_t buf_fd, int32_t fence_fd, uint32_t access)
 }
 
 /*
- * Publishes a submitted job's fence @fence_fd: as a writer of @result_fd,
- * then as a reader of @input_fd (skipped when negative). Both buffers are
- * dma-bufs the driver has accepted, so -ENOTTY means the kernel lacks the
- * ioctl. Returns 1 when published, -ENOTTY when the kernel cannot (without
- * an ioctl once known), or the failed import's -errno with *@step set to
- * 1 (result) or 2 (input). The job and @fence_fd are not touched either way.
+ * Makes sure a job submitted on @dev has its fence @fence_fd published: the
+ * driver did it when it reports AXL_CAP_IMPLICIT_SYNC (no ioctl once that is
+ * known); else the fence is imported as a writer of @result_fd, then as a
+ * reader of @input_fd (skipped when negative). Both buffers are dma-bufs the
+ * driver has accepted, so -ENOTTY means the kernel lacks the ioctl. Returns
+ * 1 when published, -ENOTTY when nothing can publish it (without an ioctl
+ * once known), or the failed import's -errno with *@step set to 1 (result)
+ * or 2 (input). The job and @fence_fd are not touched either way.
  */
-int axl_publish_job_fence(int32_t fence_fd, int32_t input_fd, int32_t result_fd, int32_t *step)
+int axl_publish_job_fence(int32_t dev, int32_t fence_fd, int32_t input_fd, int32_t result_fd,
+			  int32_t *step)
 {
 	int ret;
 
 	*step = 0;
+	if (driver_publishes(dev))
+		return 1;
 	if (__atomic_load_n(&implicit_sync_kernel, __ATOMIC_RELAXED) == -ENOTTY)
 		return -ENOTTY;
 	*step = 1;
@@ -87,12 +116,15 @@ failed:
 }
 
 /*
- * What this process knows of the kernel: 1 it takes
- * DMA_BUF_IOCTL_IMPORT_SYNC_FILE, -ENOTTY it does not, 0 not known yet (no
- * job published and no axl_shim_implicit_sync_probe()).
+ * What this process knows: 1 jobs' fences are published (the driver does it,
+ * or the kernel takes DMA_BUF_IOCTL_IMPORT_SYNC_FILE), -ENOTTY an older
+ * driver on a kernel without the ioctl, 0 not known yet (no job submitted
+ * and no axl_shim_implicit_sync_probe()).
  */
 int32_t axl_shim_implicit_sync(void)
 {
+	if (__atomic_load_n(&implicit_sync_driver, __ATOMIC_RELAXED) > 0)
+		return 1;
 	return __atomic_load_n(&implicit_sync_kernel, __ATOMIC_RELAXED);
 }
 
