@@ -180,6 +180,11 @@ static int axl_job_map_result(struct axl_job *job, struct axl_file *file,
 		ret = -EINVAL;
 		goto err_put;
 	}
+	/* the engine writes the header: not into a read-only buffer */
+	if (!axl_dma_buf_writable(result)) {
+		ret = -EACCES;
+		goto err_put;
+	}
 	/* one job in flight at a time writes a result buffer: see axl_writers.c */
 	ret = axl_writer_claim(result, job, AXL_RESULT_DIR);
 	if (ret)
@@ -641,7 +646,7 @@ static int axl_submit_check_input(const struct axl_import *imp)
  * a timeout above AXL_SUBMIT_MAX_TIMEOUT_US, an input imported
  * AXL_IMPORT_FROM_DEVICE, a result buffer that is the input or smaller
  * than struct axl_result, or a result fd that is not a dma-buf; -EBADF for
- * a bad result fd; -ENOSPC when the result buffer would take the bytes
+ * a bad result fd; -EACCES for a read-only result buffer; -ENOSPC when the result buffer would take the bytes
  * pinned past max_user_pinned_mb or max_pinned_mb (see axl_pin.c); -ENOENT for an unknown handle; -ENODEV when the
  * engine's device is gone (also for imports it revoked); -EBUSY when the
  * file has max_jobs jobs in flight or the job's timeout would take the

@@ -124,7 +124,9 @@ struct axl_info {
  * device is gone. An import made AXL_IMPORT_FROM_DEVICE is mapped for
  * device writes only and cannot be a job's input. One mapping for device
  * writes per buffer: an import FROM_DEVICE or BIDIRECTIONAL fails with
- * -EBUSY while another such import, or a job in flight, writes the buffer.
+ * -EBUSY while another such import, or a job in flight, writes the buffer,
+ * and with -EACCES when the buffer is read-only (its dma-buf file was not
+ * opened for writing, e.g. a DMA heap allocation with fd_flags O_RDONLY).
  */
 struct axl_import_fd {
 	__s32 fd;
@@ -229,12 +231,13 @@ struct axl_import_fd2 {
  * struct axl_submit - AXL_IOCTL_SUBMIT argument
  * @input_handle: in: handle returned by AXL_IOCTL_IMPORT_FD(2).
  * @result_fd:    in: dma-buf the engine writes a struct axl_result into;
- *                at least sizeof(struct axl_result) bytes. One job in
- *                flight at a time may write a buffer: SUBMIT first waits
- *                for the fence of the job writing it (a writer's fence
- *                there), and fails with -EBUSY while an import maps the
- *                buffer for device writes or a concurrent SUBMIT claimed
- *                it first.
+ *                at least sizeof(struct axl_result) bytes, writable
+ *                (-EACCES for a read-only dma-buf). One job in flight at
+ *                a time may write a buffer: SUBMIT first waits for the
+ *                fence of the job writing it (a writer's fence there),
+ *                and fails with -EBUSY while an import maps the buffer
+ *                for device writes or a concurrent SUBMIT claimed it
+ *                first.
  * @model_id:     in: model to run (metis-sim accepts any value).
  * @timeout_us:   in: job timeout, 0 = driver default,
  *                at most AXL_SUBMIT_MAX_TIMEOUT_US.

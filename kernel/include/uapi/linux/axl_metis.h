@@ -13,7 +13,9 @@
  * What metis.ko does with these calls, and what our node mirrors:
  *  - DMA_ATTACH takes a dma-buf fd, attaches it to the card's PCI function,
  *    maps it DMA_BIDIRECTIONAL and keeps the whole scatterlist. One buffer
- *    per open file. Our node also counts the attached buffer's bytes, as
+ *    per open file. Our node refuses a read-only dma-buf (its file not
+ *    opened for writing) with -EACCES: READ transfers write into it. Our
+ *    node also counts the attached buffer's bytes, as
  *    /dev/axl counts an import's, against the attaching user's share
  *    (module parameter max_user_pinned_mb) and everyone's (max_pinned_mb):
  *    an attach past either fails with -ENOSPC, as an import does, and
