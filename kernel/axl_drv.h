@@ -339,6 +339,7 @@ void axl_share_release(struct axl_file *file, struct axl_user *user,
 int axl_writer_claim(struct dma_buf *buf, void *owner,
 		     enum dma_data_direction dir);
 void axl_writer_release(struct dma_buf *buf, enum dma_data_direction dir);
+bool axl_writer_busy(struct dma_buf *buf);
 void axl_file_put(struct axl_file *file);
 u32 axl_max_jobs(void);
 

@@ -18,14 +18,14 @@
  * it was submitted: never for its own fence or a later one.
  *
  * Implicit sync. SUBMIT publishes the job's fence in the result's
- * reservation object as a writer's and in the input's as a reader's, so
- * poll(), DMA_BUF_IOCTL_SYNC and other drivers wait for the job without
- * user space's help. Both objects are locked together (one ww_acquire_ctx)
- * under the engine's submit lock, the slots reserved and the dependencies
- * collected under those locks, and the fence added after the job is
- * queued: lock order device lock (read), submit lock, reservation locks.
- * A buffer keeps the fence, and with it a module reference, until a later
- * fence replaces it or the buffer is freed (see axl_engine_fence_init()).
+ * reservation object as a writer's, so poll(), DMA_BUF_IOCTL_SYNC and other
+ * drivers wait for the job without user space's help. The object is locked
+ * under the engine's submit lock, the slot reserved and the dependencies
+ * collected under that lock, and the fence added after the job is queued:
+ * lock order device lock (read), submit lock, reservation lock. The input
+ * gets no fence of the job (see struct axl_job_resv). A buffer keeps the
+ * fence, and with it a module reference, until a later fence replaces it
+ * or the buffer is freed (see axl_engine_fence_init()).
  *
  * The end of a job comes in two steps: axl_job_signal() in the engine's
  * signalling worker (result header, import idle, signal), then
@@ -282,7 +282,8 @@ static int axl_job_wait_idle(struct dma_buf *buf, long *left)
  * SUBMIT's wait for the fences of its buffers, before it takes the device
  * lock (a removal waits for that lock and must not wait for a stuck fence).
  * Unknown handles and bad fds are answered later, under the lock. 0,
- * -ETIMEDOUT or -EINTR; *@left is the budget, and what remains of it.
+ * -EBUSY, -ETIMEDOUT or -EINTR; *@left is the budget, and what remains of
+ * it.
  */
 static int axl_submit_wait_idle(struct axl_file *file,
 				const struct axl_submit *args, long *left)
@@ -304,9 +305,18 @@ static int axl_submit_wait_idle(struct axl_file *file,
 	result = dma_buf_get(args->result_fd);
 	if (IS_ERR(result))
 		goto out_put_input;
+	/*
+	 * A result buffer another job in flight writes holds that job's fence:
+	 * fail at once, as the claim would, rather than wait for the job.
+	 */
+	if (axl_writer_busy(result)) {
+		ret = -EBUSY;
+		goto out_put_result;
+	}
 	ret = axl_job_wait_idle(input, left);
 	if (!ret)
 		ret = axl_job_wait_idle(result, left);
+out_put_result:
 	dma_buf_put(result);
 out_put_input:
 	dma_buf_put(input);
@@ -499,105 +509,64 @@ void axl_job_complete(struct axl_job *job, int status)
 }
 
 /*
- * The reservation objects a job's fence is published in, locked together
- * from before the job's dependencies are collected until its fence is in
- * both. @in and @out hold references of their own: once queued, the job may
- * end and drop its buffers before SUBMIT adds its fence.
+ * The reservation object a job's fence is published in: the result's,
+ * locked from before the job's dependencies are collected until its fence
+ * is there. @out holds a reference of its own: once queued, the job may end
+ * and drop its buffers before SUBMIT adds its fence.
+ *
+ * The input gets no fence of the job. SUBMIT begins the engine's CPU
+ * access to the input DMA_TO_DEVICE (axl_drv.h says why), which waits for
+ * every fence, a reader's too: a reader's fence on the input would make a
+ * second job on the same frame wait in SUBMIT until the first ended, where
+ * two readers of one buffer need not wait for each other.
  */
 struct axl_job_resv {
-	struct ww_acquire_ctx ctx;
-	struct dma_buf *in;	/* the input: the job's fence as a reader's */
 	struct dma_buf *out;	/* the result: the job's fence as a writer's */
 };
 
-/* Unlock what axl_job_lock_resv() locked and drop its references. */
-static void axl_job_unlock_resv(struct axl_job_resv *r)
-{
-	if (r->in->resv != r->out->resv)
-		dma_resv_unlock(r->in->resv);
-	dma_resv_unlock(r->out->resv);
-	ww_acquire_fini(&r->ctx);
-	dma_buf_put(r->out);
-	dma_buf_put(r->in);
-}
-
 /*
- * Lock the input's and the result's reservation objects (the usual
- * wound-wait dance: on -EDEADLK drop what is held, sleep on the contended
- * lock, and lock the other one again) and reserve the slots the job's
+ * Lock the result's reservation object and reserve the slot the job's
  * fence takes. Caller holds the submit lock, which is never taken under a
- * reservation lock. Two dma-bufs may share one reservation object. 0,
- * -EINTR or -ENOMEM; on failure nothing is locked or held.
+ * reservation lock. 0, -EINTR or -ENOMEM; on failure nothing is locked or
+ * held.
  */
 static int axl_job_lock_resv(struct axl_job *job, struct axl_job_resv *r)
 {
-	struct dma_resv *held, *want;
-	bool shared;
 	int ret;
 
-	r->in = job->import->dmabuf;
 	r->out = job->result;
-	get_dma_buf(r->in);
 	get_dma_buf(r->out);
-	shared = r->in->resv == r->out->resv;
-
-	ww_acquire_init(&r->ctx, &reservation_ww_class);
-	held = r->out->resv;
-	want = r->in->resv;
-	ret = dma_resv_lock_interruptible(held, &r->ctx);
+	ret = dma_resv_lock_interruptible(r->out->resv, NULL);
 	if (ret)
-		goto err_fini;
-	while (!shared) {
-		ret = dma_resv_lock_interruptible(want, &r->ctx);
-		if (ret != -EDEADLK)
-			break;
-		dma_resv_unlock(held);
-		ret = dma_resv_lock_slow_interruptible(want, &r->ctx);
-		if (ret)
-			goto err_fini;
-		swap(held, want);
-	}
+		goto err_put;
+	ret = axl_resv_reserve(r->out->resv, 1, 0);
 	if (ret)
-		goto err_unlock_held;
-	ww_acquire_done(&r->ctx);
-
-	if (shared) {
-		ret = axl_resv_reserve(r->out->resv, 1, 1);
-	} else {
-		ret = axl_resv_reserve(r->out->resv, 1, 0);
-		if (!ret)
-			ret = axl_resv_reserve(r->in->resv, 0, 1);
-	}
-	if (ret) {
-		/* both locked: undo it all */
-		axl_job_unlock_resv(r);
-		return ret;
-	}
+		goto err_unlock;
 	return 0;
 
-err_unlock_held:
-	dma_resv_unlock(held);
-err_fini:
-	ww_acquire_fini(&r->ctx);
+err_unlock:
+	dma_resv_unlock(r->out->resv);
+err_put:
 	dma_buf_put(r->out);
-	dma_buf_put(r->in);
 	return ret == -ERESTARTSYS ? -EINTR : ret;
 }
 
-/*
- * Publish a queued job's fence: a writer's on the result, a reader's on
- * the input (the writer's first: before 5.19 it replaces every shared
- * fence of its object, and the two objects may be one).
- */
-static void axl_job_add_fences(struct axl_job_resv *r, struct dma_fence *fence)
+/* Unlock what axl_job_lock_resv() locked and drop its reference. */
+static void axl_job_unlock_resv(struct axl_job_resv *r)
+{
+	dma_resv_unlock(r->out->resv);
+	dma_buf_put(r->out);
+}
+
+/* Publish a queued job's fence: a writer's on the result. */
+static void axl_job_add_fence(struct axl_job_resv *r, struct dma_fence *fence)
 {
 	axl_resv_add(r->out->resv, fence, true);
-	axl_resv_add(r->in->resv, fence, false);
 }
 
 /*
  * Give the job its seqno and queue it, with the sync_file user space gets.
- * The caller holds the submit lock and the job's reservation locks. The
+ * The caller holds the submit lock and the result's reservation lock. The
  * sync_file is the last step that can fail: on failure the fence,
  * initialised but never queued, is signalled with -ECANCELED and nobody
  * ever saw it, and the seqno is given back. On success the job may end at
@@ -729,11 +698,11 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 	}
 
 	/*
-	 * Lock order: submit lock, then the reservation locks (see
+	 * Lock order: submit lock, then the result's reservation lock (see
 	 * axl_job_lock_resv()). Held from collecting the dependencies to
-	 * adding the fence, so that no fence another driver adds in between
-	 * is replaced by this job's without the job waiting for it, and jobs
-	 * publish in seqno order.
+	 * adding the fence, so that no fence another driver adds to the
+	 * result in between is replaced by this job's without the job waiting
+	 * for it, and jobs publish in seqno order.
 	 */
 	axl_engine_submit_lock();
 	ret = axl_job_lock_resv(job, &resv);
@@ -757,7 +726,7 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 		goto err_unprepare;
 	}
 	/* the job may have ended already: @fence lives in the sync_file */
-	axl_job_add_fences(&resv, fence);
+	axl_job_add_fence(&resv, fence);
 	axl_job_unlock_resv(&resv);
 	axl_engine_submit_unlock();
 	axl_dev_unlock();

@@ -52,13 +52,13 @@ int32_t axl_shim_dev_import2(int32_t dev, int32_t buf_fd, uint32_t width, uint32
 			     uint32_t pixfmt, uint32_t flags, uint64_t modifier, uint32_t nplanes,
 			     const uint64_t *planes, uint64_t *out);
 /*
- * Submit flag of the shim (never passed to the kernel): make sure the job's
- * fence is published for implicit sync. A driver with AXL_CAP_IMPLICIT_SYNC
- * did that in SUBMIT (learnt once per process with GET_INFO); for an older
- * one the shim imports it with DMA_BUF_IOCTL_IMPORT_SYNC_FILE, as a writer
- * of the result and a reader of the input. The submit's out-slots [3] and
- * [4] say how that went: [3] 1 published, 0 not asked, -ENOTTY nothing can
- * (an older driver, Linux < 6.0; learnt once per process), another
+ * Submit flag of the shim (never passed to the kernel): after SUBMIT,
+ * publish the job's fence for implicit sync with
+ * DMA_BUF_IOCTL_IMPORT_SYNC_FILE, as a writer of the result (unless the
+ * driver did, AXL_CAP_IMPLICIT_SYNC, learnt once per process with GET_INFO)
+ * and a reader of the input. The submit's out-slots [3] and [4] say how
+ * that went: [3] 1 published, 0 not asked, -ENOTTY the kernel lacks the
+ * ioctl (Linux < 6.0; learnt once per process), another
  * -errno: publishing failed, [4] telling where (1 the result, 2 the input).
  * The job runs and its fence fd is returned in every case.
  */
@@ -68,7 +68,7 @@ int32_t axl_shim_dev_submit(int32_t dev, uint32_t handle, int32_t input_fd, int3
 int32_t axl_shim_dev_release(int32_t dev, uint32_t handle);
 int32_t axl_shim_result_decode(uint64_t addr, uint64_t len, int64_t *nums, uint32_t *histogram);
 
-/* implicit_sync.c: whether jobs' fences are published (by the driver or the shim). */
+/* implicit_sync.c: whether the kernel takes DMA_BUF_IOCTL_IMPORT_SYNC_FILE. */
 int32_t axl_shim_implicit_sync(void);
 int32_t axl_shim_implicit_sync_probe(int32_t buf_fd);
 

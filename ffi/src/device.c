@@ -114,8 +114,8 @@ int32_t axl_shim_dev_import2(int32_t dev, int32_t buf_fd, uint32_t width, uint32
  * out: [0] fence_fd [1] seqno [2] submit_ns [3] implicit sync [4] its step,
  * as axl_shim.h says. With AXL_SHIM_SUBMIT_IMPLICIT_SYNC in @flags (a shim
  * flag, not passed to the kernel) the job's fence is then published into
- * @result_fd and @input_fd (the dma-buf of @handle; skipped when negative),
- * unless the driver did that itself (AXL_CAP_IMPLICIT_SYNC).
+ * @result_fd (unless the driver did that itself, AXL_CAP_IMPLICIT_SYNC) and
+ * @input_fd (the dma-buf of @handle; skipped when negative).
  * Publishing never fails the call: the job is queued and its fence returned.
  */
 int32_t axl_shim_dev_submit(int32_t dev, uint32_t handle, int32_t input_fd, int32_t result_fd,

@@ -2,15 +2,17 @@
 /*
  * Implicit sync for the engine's jobs, where the driver does not do it. An
  * axl driver that reports AXL_CAP_IMPLICIT_SYNC puts each job's fence into
- * its buffers' reservation objects itself, on every kernel, and the shim
- * then does nothing. An older driver does not, so right after SUBMIT
- * poll(), DMA_BUF_IOCTL_SYNC and DMA_BUF_IOCTL_EXPORT_SYNC_FILE on the
- * result would see nothing to wait for; for it, the shim falls back to
- * DMA_BUF_IOCTL_IMPORT_SYNC_FILE (Linux 6.0): the fence as a writer of the
- * result and as a reader of the input. Older kernels answer -ENOTTY; that
- * is learnt once per process and not asked again.
+ * its result buffer's reservation object itself (as a writer's), on every
+ * kernel, but not into the input's. An older driver does neither, so right
+ * after SUBMIT poll(), DMA_BUF_IOCTL_SYNC and DMA_BUF_IOCTL_EXPORT_SYNC_FILE
+ * on the result would see nothing to wait for. The shim adds what the driver
+ * did not with DMA_BUF_IOCTL_IMPORT_SYNC_FILE (Linux 6.0): the fence as a
+ * writer of the result (older drivers only) and as a reader of the input
+ * (so that the next capture into it waits for the job). Older kernels
+ * answer -ENOTTY; that is learnt once per process and not asked again.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 
@@ -77,29 +79,32 @@ static int import_fence(int32_t buf_fd, int32_t fence_fd, uint32_t access)
 }
 
 /*
- * Makes sure a job submitted on @dev has its fence @fence_fd published: the
- * driver did it when it reports AXL_CAP_IMPLICIT_SYNC (no ioctl once that is
- * known); else the fence is imported as a writer of @result_fd, then as a
- * reader of @input_fd (skipped when negative). Both buffers are dma-bufs the
- * driver has accepted, so -ENOTTY means the kernel lacks the ioctl. Returns
- * 1 when published, -ENOTTY when nothing can publish it (without an ioctl
- * once known), or the failed import's -errno with *@step set to 1 (result)
- * or 2 (input). The job and @fence_fd are not touched either way.
+ * Publishes a job submitted on @dev, whose fence is @fence_fd: as a writer
+ * of @result_fd, unless the driver did that (AXL_CAP_IMPLICIT_SYNC, learnt
+ * with one GET_INFO per process), then as a reader of @input_fd (skipped
+ * when negative). Both buffers are dma-bufs the driver has accepted, so
+ * -ENOTTY means the kernel lacks the ioctl. Returns 1 when published (by
+ * the driver and the shim together), -ENOTTY when the kernel cannot take
+ * the imports (without an ioctl once known; with a publishing driver the
+ * result's fence is there all the same), or the failed import's -errno
+ * with *@step set to 1 (result) or 2 (input). The job and @fence_fd are
+ * not touched either way.
  */
 int axl_publish_job_fence(int32_t dev, int32_t fence_fd, int32_t input_fd, int32_t result_fd,
 			  int32_t *step)
 {
+	bool driver = driver_publishes(dev);
 	int ret;
 
 	*step = 0;
-	if (driver_publishes(dev))
-		return 1;
 	if (__atomic_load_n(&implicit_sync_kernel, __ATOMIC_RELAXED) == -ENOTTY)
 		return -ENOTTY;
-	*step = 1;
-	ret = import_fence(result_fd, fence_fd, DMA_BUF_SYNC_WRITE);
-	if (ret < 0)
-		goto failed;
+	if (!driver) {
+		*step = 1;
+		ret = import_fence(result_fd, fence_fd, DMA_BUF_SYNC_WRITE);
+		if (ret < 0)
+			goto failed;
+	}
 	if (input_fd >= 0) {
 		*step = 2;
 		ret = import_fence(input_fd, fence_fd, DMA_BUF_SYNC_READ);
@@ -116,15 +121,13 @@ failed:
 }
 
 /*
- * What this process knows: 1 jobs' fences are published (the driver does it,
- * or the kernel takes DMA_BUF_IOCTL_IMPORT_SYNC_FILE), -ENOTTY an older
- * driver on a kernel without the ioctl, 0 not known yet (no job submitted
- * and no axl_shim_implicit_sync_probe()).
+ * What this process knows of the kernel: 1 it takes
+ * DMA_BUF_IOCTL_IMPORT_SYNC_FILE, -ENOTTY it does not, 0 not known yet (no
+ * job published and no axl_shim_implicit_sync_probe()). Whether the driver
+ * publishes result fences itself is in its caps (AXL_CAP_IMPLICIT_SYNC).
  */
 int32_t axl_shim_implicit_sync(void)
 {
-	if (__atomic_load_n(&implicit_sync_driver, __ATOMIC_RELAXED) > 0)
-		return 1;
 	return __atomic_load_n(&implicit_sync_kernel, __ATOMIC_RELAXED);
 }
 

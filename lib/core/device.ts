@@ -59,14 +59,15 @@ export interface DeviceInfo {
 /** Options of {@linkcode Device.open}. */
 export interface DeviceOpenOptions {
   /**
-   * The shim's fallback for a driver that does not publish jobs' fences itself (no
-   * `implicit-sync` in its caps; default true): after each submit the shim imports the
-   * fence into the result (as a writer) and the input (as a reader) with
-   * `DMA_BUF_IOCTL_IMPORT_SYNC_FILE`, so `poll()`, `DMA_BUF_IOCTL_SYNC` and other drivers
-   * wait for the engine; it costs two ioctls per job. A driver with `implicit-sync` publishes
-   * every job's fence whatever this says. Either way each fence stays in its buffer's
-   * reservation until a later fence replaces it or the buffer is freed, which keeps the axl
-   * module loaded meanwhile (see docs/implicit-sync.md).
+   * Publish each job's fence into its buffers for implicit sync (default true): after each
+   * submit the shim imports the fence into the input (as a reader: the next capture into it
+   * waits for the job) and, for a driver without `implicit-sync` in its caps, into the result
+   * (as a writer) with `DMA_BUF_IOCTL_IMPORT_SYNC_FILE` (Linux 6.0+), so `poll()`,
+   * `DMA_BUF_IOCTL_SYNC` and other drivers wait for the engine. A driver with `implicit-sync`
+   * puts the fence in the result itself whatever this says. It costs one ioctl per job (two
+   * with an older driver), and each fence stays in its buffer's reservation until a later
+   * fence replaces it or the buffer is freed, which keeps the axl module loaded meanwhile
+   * (see docs/implicit-sync.md).
    */
   implicitSync?: boolean;
 }
@@ -222,11 +223,8 @@ export class Device implements Disposable {
   readonly #jobs = new Set<Job>();
   /** Fds of the fences of jobs not closed yet. */
   readonly #fenceFds = new Set<number>();
-  /**
-   * The submit flags: the shim's AXL_SHIM_SUBMIT_IMPLICIT_SYNC (its fallback for a driver that
-   * does not publish fences), or 0 when turned off or not needed.
-   */
-  #submitFlags: number;
+  /** The submit flags: the shim's AXL_SHIM_SUBMIT_IMPLICIT_SYNC, or 0 when turned off. */
+  readonly #submitFlags: number;
   /** The driver publishes each job's fence itself (AXL_CAP_IMPLICIT_SYNC). */
   #driverPublishes = false;
 
@@ -240,8 +238,9 @@ export class Device implements Disposable {
   /**
    * Opens the device node (default: `AXL_DEVICE` or `/dev/axl`) and checks that the
    * driver speaks the ABI the shim was built for. `options.implicitSync: false` turns off
-   * the shim's publishing of jobs' fences into their buffers, which it does only for a
-   * driver that does not publish them itself (see {@linkcode DeviceOpenOptions}).
+   * the shim's publishing of jobs' fences into their buffers (see
+   * {@linkcode DeviceOpenOptions}); a driver with `implicit-sync` publishes the result's
+   * whatever it says.
    */
   static open(path?: string, options?: DeviceOpenOptions): Device {
     const implicitSync = options?.implicitSync ?? true;
@@ -269,11 +268,8 @@ export class Device implements Disposable {
           exitKind: "cannot-run",
         });
       }
-      if (info.caps.includes("implicit-sync")) {
-        // The driver publishes every job's fence: the shim's fallback has nothing to do.
-        dev.#driverPublishes = true;
-        dev.#submitFlags = 0;
-      }
+      // The driver publishes every job's fence in its result; the shim adds the input's.
+      dev.#driverPublishes = info.caps.includes("implicit-sync");
     } catch (err) {
       dev.close();
       throw err;
@@ -283,9 +279,10 @@ export class Device implements Disposable {
 
   /**
    * Whether this Device's jobs publish their fences into their buffers: `on` (always, with a
-   * driver that publishes them itself), else for an older driver: `off` (the shim's fallback
-   * turned off at open), `unavailable` (kernel before Linux 6.0), or `unknown` until the
-   * first submit in this process (or {@linkcode probeImplicitSync}) finds out.
+   * driver that publishes them in the result itself), else for an older driver: `off` (the
+   * shim's publishing turned off at open), `unavailable` (kernel before Linux 6.0), or
+   * `unknown` until the first submit in this process (or {@linkcode probeImplicitSync}) finds
+   * out.
    */
   get implicitSync(): ImplicitSync {
     return this.#driverPublishes ? "on" : implicitSyncState(this.#submitFlags !== 0);

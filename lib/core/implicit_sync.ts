@@ -1,12 +1,12 @@
 /**
  * Implicit sync for the engine's jobs. A driver that reports the `implicit-sync` capability
- * adds each job's fence to its buffers' reservation objects in SUBMIT, on every kernel: the
- * fence becomes a writer of the result and a reader of the input, so `poll()`,
- * `DMA_BUF_IOCTL_SYNC` and `DMA_BUF_IOCTL_EXPORT_SYNC_FILE` on the result wait for the engine,
- * as does any other driver that honours implicit sync. For an older driver the shim falls back
- * to doing it right after each submit with `DMA_BUF_IOCTL_IMPORT_SYNC_FILE` (Linux 6.0+). On
- * older kernels that ioctl does not exist (`ENOTTY`); the shim learns that once per process and
- * stops asking.
+ * adds each job's fence to its result buffer's reservation object in SUBMIT, on every kernel,
+ * as a writer's, so `poll()`, `DMA_BUF_IOCTL_SYNC` and `DMA_BUF_IOCTL_EXPORT_SYNC_FILE` on the
+ * result wait for the engine, as does any other driver that honours implicit sync. The shim
+ * adds the rest right after each submit with `DMA_BUF_IOCTL_IMPORT_SYNC_FILE` (Linux 6.0+): the
+ * fence as a reader of the input, and, for an older driver, as a writer of the result. On older
+ * kernels that ioctl does not exist (`ENOTTY`); the shim learns that once per process and stops
+ * asking.
  *
  * @module
  */
@@ -17,9 +17,9 @@ import { shim } from "./_shim.ts";
 
 /**
  * Whether jobs' fences are published into their buffers:
- * - `on`: the driver publishes them (`implicit-sync` in its caps), or the shim does (the
- *   kernel took one);
- * - `off`: an older driver, and the shim's fallback turned off for this Device
+ * - `on`: the driver publishes them in the result (`implicit-sync` in its caps), or the shim
+ *   does (the kernel took one);
+ * - `off`: an older driver, and the shim's publishing turned off for this Device
  *   (`Device.open(path, { implicitSync: false })`);
  * - `unavailable`: an older driver, and the kernel lacks `DMA_BUF_IOCTL_IMPORT_SYNC_FILE`
  *   (Linux < 6.0);
@@ -29,7 +29,7 @@ export type ImplicitSync = "on" | "off" | "unavailable" | "unknown";
 
 const ENOTTY = 25;
 
-/** What this process knows, for a Device of an older driver with the shim's fallback `enabled`. */
+/** What this process knows, for a Device of an older driver with the shim's publishing `enabled`. */
 export function implicitSyncState(enabled: boolean): ImplicitSync {
   if (!enabled) return "off";
   const state = shim().symbols.axl_shim_implicit_sync();

@@ -190,7 +190,7 @@ int main(void)
 {
 	const char *ko = axl_module_file();
 	char params[1024], first[512], device[64];
-	int dev, buf[2], res[2], fences[2], ret, kmsg;
+	int dev, buf, res[2], fences[2], ret, kmsg;
 	struct opener opener = { .nfds = 0 };
 	long latency;
 	struct axl_import_fd imp;
@@ -225,23 +225,15 @@ int main(void)
 	result(refused(ret) && !axl_info(dev, &info), "unload refused while /dev/axl is open");
 
 	/* 2: jobs in flight pin it too, and keep running */
-	/*
-	 * a result buffer per job in flight (one job at a time may write one),
-	 * and an input per job: SUBMIT waits for every fence of its input, and
-	 * a job's fence is a reader's there
-	 */
-	buf[0] = heap_alloc(PAGE);
-	buf[1] = heap_alloc(PAGE);
+	buf = heap_alloc(PAGE);
+	/* a result buffer per job in flight: one job at a time may write one */
 	res[0] = heap_alloc(PAGE);
 	res[1] = heap_alloc(PAGE);
 	latency = param_get("latency_us");
 	param_set("latency_us", 3000000);
-	ret = 0;
+	ret = axl_import(dev, buf, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &imp);
 	for (int i = 0; i < 2 && !ret; i++) {
-		ret = axl_import(dev, buf[i], 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE,
-				 &imp);
-		if (!ret)
-			ret = axl_submit(dev, imp.handle, res[i], 0, &sub);
+		ret = axl_submit(dev, imp.handle, res[i], 0, &sub);
 		fences[i] = sub.fence_fd;
 	}
 	if (ret) {
@@ -270,8 +262,7 @@ int main(void)
 	/* 4: with everything closed it unloads, leaving no attachment behind */
 	close(fences[0]);
 	close(fences[1]);
-	close(buf[0]);
-	close(buf[1]);
+	close(buf);
 	close(res[0]);
 	close(res[1]);
 	for (int t = 0; (ret = axl_module_unload()) && t < 200; t++)

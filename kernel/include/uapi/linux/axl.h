@@ -233,11 +233,8 @@ struct axl_import_fd2 {
  * @result_fd:    in: dma-buf the engine writes a struct axl_result into;
  *                at least sizeof(struct axl_result) bytes, writable
  *                (-EACCES for a read-only dma-buf). One job in flight at
- *                a time may write a buffer: SUBMIT first waits for the
- *                fence of the job writing it (a writer's fence there),
- *                and fails with -EBUSY while an import maps the buffer
- *                for device writes or a concurrent SUBMIT claimed it
- *                first.
+ *                a time may write a buffer (-EBUSY otherwise, at once,
+ *                although that job's fence is in the buffer).
  * @model_id:     in: model to run (metis-sim accepts any value).
  * @timeout_us:   in: job timeout, 0 = driver default,
  *                at most AXL_SUBMIT_MAX_TIMEOUT_US.
@@ -269,26 +266,28 @@ struct axl_import_fd2 {
  * begins here, in the caller's context. The wait is interruptible (-EINTR, no
  * job) and lasts at most the job's timeout (-ETIMEDOUT, no job). A fence
  * added while SUBMIT runs is waited for by the job on the engine instead,
- * against its timeout.
+ * against its timeout. A result buffer that a job in flight writes is not
+ * waited for: SUBMIT fails with -EBUSY first.
  *
- * IMPLICIT SYNC: the driver adds the job's fence to the buffers'
- * reservation objects, as a writer's on the result buffer and as a
- * reader's on the input (on Linux before 5.19: the result's exclusive
- * fence and a shared fence of the input), before SUBMIT returns. So right
- * after SUBMIT, poll() on the result, DMA_BUF_IOCTL_SYNC on it,
- * DMA_BUF_IOCTL_EXPORT_SYNC_FILE (Linux 6.0 on) and any other driver that
- * honours implicit sync wait for the job; a writer of the input (the next
- * capture into it) waits for the job too, a reader does not. The job
- * itself waits only for what the buffers held before it (AXL_CAP_IMPLICIT_SYNC
- * in struct axl_info says the driver does this). Because SUBMIT waits for
- * every fence of its input, a second job on an input submitted while the
- * first still runs waits in SUBMIT for the first.
+ * IMPLICIT SYNC: the driver adds the job's fence to the result buffer's
+ * reservation object as a writer's (on Linux before 5.19: its exclusive
+ * fence) before SUBMIT returns. So right after SUBMIT, poll() on the
+ * result, DMA_BUF_IOCTL_SYNC on it, DMA_BUF_IOCTL_EXPORT_SYNC_FILE (Linux
+ * 6.0 on) and any other driver that honours implicit sync wait for the
+ * job (AXL_CAP_IMPLICIT_SYNC in struct axl_info says the driver does this).
+ * The job itself waits only for what the buffers held before it. The input
+ * gets no fence of the job: SUBMIT waits for every fence of its input (see
+ * above), so a reader's fence there would make a second job on the same
+ * frame wait in SUBMIT for the first. A writer of the input (the next
+ * capture) is not held back by implicit sync; user space that needs that
+ * adds the fence itself (DMA_BUF_IOCTL_IMPORT_SYNC_FILE with
+ * DMA_BUF_SYNC_READ, Linux 6.0 on) or waits on @fence_fd.
  *
  * The fence holds a reference to the module while it lives, and a buffer
  * keeps the last fence it was given until a later fence replaces it or
- * the buffer is freed: the module cannot be unloaded while any buffer that
- * a job used since the last replacement is alive, even with every axl file
- * and fence fd closed.
+ * the buffer is freed: the module cannot be unloaded while any result
+ * buffer holding an axl fence is alive, even with every axl file and fence
+ * fd closed.
  */
 struct axl_submit {
 	__u32 input_handle;
