@@ -73,6 +73,7 @@
  * then maps or syncs the buffer for itself, which happens after the
  * cleanup in every user of this driver.
  */
+#include <linux/delay.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-fence.h>
 #include <linux/dma-mapping.h>
@@ -91,6 +92,15 @@
 static unsigned int max_jobs = 16;
 module_param(max_jobs, uint, 0444);
 MODULE_PARM_DESC(max_jobs, "Jobs one open file may have in flight at once (default: 16)");
+
+/*
+ * Test only: a window between SUBMIT's wait for its buffers' fences and the
+ * device lock, wide enough for a test to dup2() another buffer over the
+ * result fd in it (tests/device/c/axl_race.c). 0 (no delay) but in tests.
+ */
+static unsigned int submit_delay_ms;
+module_param(submit_delay_ms, uint, 0644);
+MODULE_PARM_DESC(submit_delay_ms, "Test only: SUBMIT sleeps this long after its fence wait (default: 0)");
 
 /**
  * axl_max_jobs() - the per-file job limit
@@ -156,8 +166,9 @@ static void axl_job_unmap_input(struct axl_job *job)
 }
 
 /*
- * The result buffer: attached and mapped for the engine, plus a kernel
- * mapping the engine stores the header through. The exporter syncs every
+ * The result buffer (@result: SUBMIT's reference, which the job takes over,
+ * or which is dropped on failure): attached and mapped for the engine, plus
+ * a kernel mapping the engine stores the header through. The exporter syncs every
  * mapped attachment in the direction of the CPU access (the system heap
  * does), and the CPU writes: a FROM_DEVICE mapping synced TO_DEVICE is an
  * error to DMA_API_DEBUG, and handing it to the device may invalidate the
@@ -166,14 +177,10 @@ static void axl_job_unmap_input(struct axl_job *job)
 #define AXL_RESULT_DIR DMA_BIDIRECTIONAL
 
 static int axl_job_map_result(struct axl_job *job, struct axl_file *file,
-			      int fd)
+			      struct dma_buf *result)
 {
-	struct dma_buf *result;
 	int ret;
 
-	result = dma_buf_get(fd);
-	if (IS_ERR(result))
-		return PTR_ERR(result);
 	/* the engine would overwrite the frame it reads */
 	if (result == job->import->dmabuf ||
 	    result->size < sizeof(struct axl_result)) {
@@ -281,14 +288,16 @@ static int axl_job_wait_idle(struct dma_buf *buf, long *left)
 /*
  * SUBMIT's wait for the fences of its buffers, before it takes the device
  * lock (a removal waits for that lock and must not wait for a stuck fence).
- * Unknown handles and bad fds are answered later, under the lock. 0,
- * -EBUSY, -ETIMEDOUT or -EINTR; *@left is the budget, and what remains of
- * it.
+ * @result is the buffer SUBMIT resolved its result fd to, once: the job
+ * writes that buffer whatever the fd names later. An unknown handle is
+ * answered later, under the lock. 0, -EBUSY, -ETIMEDOUT or -EINTR; *@left
+ * is the budget, and what remains of it.
  */
 static int axl_submit_wait_idle(struct axl_file *file,
-				const struct axl_submit *args, long *left)
+				const struct axl_submit *args,
+				struct dma_buf *result, long *left)
 {
-	struct dma_buf *input = NULL, *result;
+	struct dma_buf *input = NULL;
 	struct axl_import *imp;
 	int ret = 0;
 
@@ -302,22 +311,17 @@ static int axl_submit_wait_idle(struct axl_file *file,
 	mutex_unlock(&file->lock);
 	if (!input)
 		return 0;
-	result = dma_buf_get(args->result_fd);
-	if (IS_ERR(result))
-		goto out_put_input;
 	/*
 	 * A result buffer another job in flight writes holds that job's fence:
 	 * fail at once, as the claim would, rather than wait for the job.
 	 */
 	if (axl_writer_busy(result)) {
 		ret = -EBUSY;
-		goto out_put_result;
+		goto out_put_input;
 	}
 	ret = axl_job_wait_idle(input, left);
 	if (!ret)
 		ret = axl_job_wait_idle(result, left);
-out_put_result:
-	dma_buf_put(result);
 out_put_input:
 	dma_buf_put(input);
 	return ret;
@@ -631,6 +635,7 @@ static int axl_submit_check_input(const struct axl_import *imp)
  */
 int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 {
+	struct dma_buf *result = NULL;
 	struct axl_job_resv resv;
 	struct dma_fence *fence;
 	struct axl_submit args;
@@ -665,14 +670,26 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 
 	job->timeout_ns = timeout_ns;
 	left = max_t(long, nsecs_to_jiffies64(job->timeout_ns), 1);
-	ret = axl_submit_wait_idle(file, &args, &left);
-	if (ret)
+	/*
+	 * The result fd is resolved once: a dup2() over it while SUBMIT runs
+	 * cannot swap in another buffer (one that is busy, say, whose fences
+	 * SUBMIT would then wait for under the device lock).
+	 */
+	result = dma_buf_get(args.result_fd);
+	if (IS_ERR(result)) {
+		ret = PTR_ERR(result);
 		goto err_free_fence;
+	}
+	ret = axl_submit_wait_idle(file, &args, result, &left);
+	if (ret)
+		goto err_put_result;
+	if (READ_ONCE(submit_delay_ms))
+		msleep_interruptible(READ_ONCE(submit_delay_ms));
 
 	/* the device stays while the job is prepared and queued */
 	ret = axl_dev_lock();
 	if (ret)
-		goto err_free_fence;
+		goto err_put_result;
 	job->import = axl_import_get_busy(file, args.input_handle);
 	if (IS_ERR(job->import)) {
 		ret = PTR_ERR(job->import);
@@ -684,7 +701,9 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 	ret = axl_job_map_input(job);
 	if (ret)
 		goto err_put_import;
-	ret = axl_job_map_result(job, file, args.result_fd);
+	/* the job takes SUBMIT's reference to the result, or it is dropped */
+	ret = axl_job_map_result(job, file, result);
+	result = NULL;
 	if (ret)
 		goto err_unmap_input;
 	ret = axl_job_begin_cpu(job, left);
@@ -771,6 +790,9 @@ err_put_import:
 	axl_import_put(job->import);
 err_unlock_dev:
 	axl_dev_unlock();
+err_put_result:
+	if (result)
+		dma_buf_put(result);
 err_free_fence:
 	kfree(job->fence);
 err_free_job:

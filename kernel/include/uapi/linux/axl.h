@@ -260,6 +260,9 @@ struct axl_import_fd2 {
  * is copied out after the job is queued, so on -EFAULT the job runs and
  * writes its result, but no @fence_fd was installed.
  *
+ * SUBMIT resolves @result_fd once, when it begins: a dup2() over that fd
+ * while SUBMIT runs does not change the buffer the job writes.
+ *
  * SUBMIT WAITS for the fences the buffers' reservation objects hold (all
  * of them, on the input and on the result buffer), as DMA_BUF_IOCTL_SYNC
  * with DMA_BUF_SYNC_WRITE would: the engine is a CPU, and its access
