@@ -21,6 +21,10 @@
  *  - __assign_str() lost its source argument in 6.10 (see axl_trace.h);
  *  - the DMA_BUF symbol namespace (5.16), and MODULE_IMPORT_NS() taking a
  *    string from 6.13 (see the end of axl_main.c);
+ *  - one list of fences with a usage each (5.19: dma_resv_reserve_fences(),
+ *    dma_resv_add_fence()) was an exclusive fence beside a list of shared
+ *    ones (dma_resv_add_excl_fence(), dma_resv_reserve_shared() and
+ *    dma_resv_add_shared_fence());
  *  - hrtimer_setup() (6.13) replaces hrtimer_init() plus setting ->function,
  *    and hrtimer_init() is gone from 6.15 on.
  */
@@ -166,6 +170,53 @@ static inline long axl_resv_wait(struct dma_resv *obj, bool writers,
 				     true, timeout);
 #else
 	return dma_resv_wait_timeout(obj, !writers, true, timeout);
+#endif
+}
+
+/**
+ * axl_resv_reserve() - room for the fences about to be added to a buffer
+ * @obj:     a buffer's reservation object, locked.
+ * @writers: fences to be added by axl_resv_add() as a writer's (0 or 1).
+ * @readers: fences to be added as a reader's.
+ *
+ * From 5.19 every fence takes a slot of the one list. Before it, the
+ * exclusive fence (a writer's) has its own slot, which needs no
+ * reservation, and only the shared ones do.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static inline int axl_resv_reserve(struct dma_resv *obj, unsigned int writers,
+				   unsigned int readers)
+{
+#ifdef AXL_HAVE_DMA_RESV_RESERVE_FENCES
+	return dma_resv_reserve_fences(obj, writers + readers);
+#else
+	return readers ? dma_resv_reserve_shared(obj, readers) : 0;
+#endif
+}
+
+/**
+ * axl_resv_add() - publish a fence in a buffer's reservation object
+ * @obj:    the reservation object, locked, with a slot axl_resv_reserve()
+ *          reserved.
+ * @fence:  the fence; the object takes its own reference.
+ * @writer: the fence is a writer's (implicit-sync readers and writers wait
+ *          for it) or a reader's (only writers wait for it).
+ *
+ * Before 5.19 a writer's fence is the exclusive one, which replaces the
+ * shared fences too: add a writer's fence before a reader's to one object.
+ */
+static inline void axl_resv_add(struct dma_resv *obj, struct dma_fence *fence,
+				bool writer)
+{
+#ifdef AXL_HAVE_DMA_RESV_RESERVE_FENCES
+	dma_resv_add_fence(obj, fence, writer ? DMA_RESV_USAGE_WRITE :
+						DMA_RESV_USAGE_READ);
+#else
+	if (writer)
+		dma_resv_add_excl_fence(obj, fence);
+	else
+		dma_resv_add_shared_fence(obj, fence);
 #endif
 }
 

@@ -7,8 +7,10 @@
 #define _AXL_DRV_H
 
 #include <linux/atomic.h>
+#include <linux/dma-buf.h>
 #include <linux/dma-direction.h>
 #include <linux/dma-fence.h>
+#include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -153,6 +155,18 @@ struct axl_import {
 static inline enum dma_data_direction axl_map_dir(enum dma_data_direction dir)
 {
 	return dir == DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_BIDIRECTIONAL;
+}
+
+/*
+ * Whether the driver may write into @dmabuf: its file was opened for
+ * writing (a DMA heap hands out a read-only one for fd_flags O_RDONLY, and
+ * every fd of a dma-buf shares its one file). A SUBMIT result, an import
+ * for device writes and a Metis attachment are written into, and refuse a
+ * read-only buffer with -EACCES.
+ */
+static inline bool axl_dma_buf_writable(const struct dma_buf *dmabuf)
+{
+	return dmabuf->file->f_mode & FMODE_WRITE;
 }
 
 /**
@@ -325,6 +339,7 @@ void axl_share_release(struct axl_file *file, struct axl_user *user,
 int axl_writer_claim(struct dma_buf *buf, void *owner,
 		     enum dma_data_direction dir);
 void axl_writer_release(struct dma_buf *buf, enum dma_data_direction dir);
+bool axl_writer_busy(struct dma_buf *buf);
 void axl_file_put(struct axl_file *file);
 u32 axl_max_jobs(void);
 

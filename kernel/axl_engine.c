@@ -348,7 +348,9 @@ void axl_engine_submit_unlock(void)
  * reuses the seqno. Each fence holds a module reference: its ops are
  * called (SYNC_IOC_FILE_INFO, the dma_fence_destroy event) as long as it
  * lives, so the module cannot be unloaded while user space holds a fence
- * fd.
+ * fd, or while a buffer's reservation object holds the fence: SUBMIT
+ * publishes it there, and a reservation object drops a fence, signalled or
+ * not, only when a later fence replaces it or the buffer is freed.
  */
 void axl_engine_fence_init(struct axl_job *job)
 {

@@ -91,6 +91,11 @@ static int axl_import_map(struct axl_import *imp, int fd)
 		ret = -EINVAL;
 		goto err_put;
 	}
+	/* mapped for device writes: not a read-only buffer */
+	if (imp->dir != DMA_TO_DEVICE && !axl_dma_buf_writable(imp->dmabuf)) {
+		ret = -EACCES;
+		goto err_put;
+	}
 	ret = axl_pin_get(imp->file, imp->dmabuf);
 	if (ret)
 		goto err_put;
@@ -315,7 +320,8 @@ static void axl_import_fill_v1(const struct axl_import *imp, void *ctx)
  *
  * Return: 0; -EFAULT; -EINVAL for non-zero pad or reserved fields, a bad
  * direction, geometry or pixel format, a frame larger than the buffer, or
- * an fd that is not a dma-buf; -EBADF for a bad fd; -ENOSPC when the file
+ * an fd that is not a dma-buf; -EBADF for a bad fd; -EACCES for a read-only
+ * buffer imported for device writes; -ENOSPC when the file
  * holds max_imports handles or the buffer would take the bytes the caller's
  * user pins past max_user_pinned_mb, or everyone's past max_pinned_mb; -ENODEV when the engine's device is gone; or
  * what attaching or mapping returned.

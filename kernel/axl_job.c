@@ -17,6 +17,16 @@
  * too, so a job waits for what its buffers' reservation objects held when
  * it was submitted: never for its own fence or a later one.
  *
+ * Implicit sync. SUBMIT publishes the job's fence in the result's
+ * reservation object as a writer's, so poll(), DMA_BUF_IOCTL_SYNC and other
+ * drivers wait for the job without user space's help. The object is locked
+ * under the engine's submit lock, the slot reserved and the dependencies
+ * collected under that lock, and the fence added after the job is queued:
+ * lock order device lock (read), submit lock, reservation lock. The input
+ * gets no fence of the job (see struct axl_job_resv). A buffer keeps the
+ * fence, and with it a module reference, until a later fence replaces it
+ * or the buffer is freed (see axl_engine_fence_init()).
+ *
  * The end of a job comes in two steps: axl_job_signal() in the engine's
  * signalling worker (result header, import idle, signal), then
  * axl_job_cleanup() on another workqueue (end of CPU access, unmap,
@@ -63,6 +73,7 @@
  * then maps or syncs the buffer for itself, which happens after the
  * cleanup in every user of this driver.
  */
+#include <linux/delay.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-fence.h>
 #include <linux/dma-mapping.h>
@@ -81,6 +92,15 @@
 static unsigned int max_jobs = 16;
 module_param(max_jobs, uint, 0444);
 MODULE_PARM_DESC(max_jobs, "Jobs one open file may have in flight at once (default: 16)");
+
+/*
+ * Test only: a window between SUBMIT's wait for its buffers' fences and the
+ * device lock, wide enough for a test to dup2() another buffer over the
+ * result fd in it (tests/device/c/axl_race.c). 0 (no delay) but in tests.
+ */
+static unsigned int submit_delay_ms;
+module_param(submit_delay_ms, uint, 0644);
+MODULE_PARM_DESC(submit_delay_ms, "Test only: SUBMIT sleeps this long after its fence wait (default: 0)");
 
 /**
  * axl_max_jobs() - the per-file job limit
@@ -146,8 +166,9 @@ static void axl_job_unmap_input(struct axl_job *job)
 }
 
 /*
- * The result buffer: attached and mapped for the engine, plus a kernel
- * mapping the engine stores the header through. The exporter syncs every
+ * The result buffer (@result: SUBMIT's reference, which the job takes over,
+ * or which is dropped on failure): attached and mapped for the engine, plus
+ * a kernel mapping the engine stores the header through. The exporter syncs every
  * mapped attachment in the direction of the CPU access (the system heap
  * does), and the CPU writes: a FROM_DEVICE mapping synced TO_DEVICE is an
  * error to DMA_API_DEBUG, and handing it to the device may invalidate the
@@ -156,18 +177,19 @@ static void axl_job_unmap_input(struct axl_job *job)
 #define AXL_RESULT_DIR DMA_BIDIRECTIONAL
 
 static int axl_job_map_result(struct axl_job *job, struct axl_file *file,
-			      int fd)
+			      struct dma_buf *result)
 {
-	struct dma_buf *result;
 	int ret;
 
-	result = dma_buf_get(fd);
-	if (IS_ERR(result))
-		return PTR_ERR(result);
 	/* the engine would overwrite the frame it reads */
 	if (result == job->import->dmabuf ||
 	    result->size < sizeof(struct axl_result)) {
 		ret = -EINVAL;
+		goto err_put;
+	}
+	/* the engine writes the header: not into a read-only buffer */
+	if (!axl_dma_buf_writable(result)) {
+		ret = -EACCES;
 		goto err_put;
 	}
 	/* one job in flight at a time writes a result buffer: see axl_writers.c */
@@ -266,13 +288,16 @@ static int axl_job_wait_idle(struct dma_buf *buf, long *left)
 /*
  * SUBMIT's wait for the fences of its buffers, before it takes the device
  * lock (a removal waits for that lock and must not wait for a stuck fence).
- * Unknown handles and bad fds are answered later, under the lock. 0,
- * -ETIMEDOUT or -EINTR; *@left is the budget, and what remains of it.
+ * @result is the buffer SUBMIT resolved its result fd to, once: the job
+ * writes that buffer whatever the fd names later. An unknown handle is
+ * answered later, under the lock. 0, -EBUSY, -ETIMEDOUT or -EINTR; *@left
+ * is the budget, and what remains of it.
  */
 static int axl_submit_wait_idle(struct axl_file *file,
-				const struct axl_submit *args, long *left)
+				const struct axl_submit *args,
+				struct dma_buf *result, long *left)
 {
-	struct dma_buf *input = NULL, *result;
+	struct dma_buf *input = NULL;
 	struct axl_import *imp;
 	int ret = 0;
 
@@ -286,13 +311,17 @@ static int axl_submit_wait_idle(struct axl_file *file,
 	mutex_unlock(&file->lock);
 	if (!input)
 		return 0;
-	result = dma_buf_get(args->result_fd);
-	if (IS_ERR(result))
+	/*
+	 * A result buffer another job in flight writes holds that job's fence:
+	 * fail at once, as the claim would, rather than wait for the job.
+	 */
+	if (axl_writer_busy(result)) {
+		ret = -EBUSY;
 		goto out_put_input;
+	}
 	ret = axl_job_wait_idle(input, left);
 	if (!ret)
 		ret = axl_job_wait_idle(result, left);
-	dma_buf_put(result);
 out_put_input:
 	dma_buf_put(input);
 	return ret;
@@ -484,11 +513,69 @@ void axl_job_complete(struct axl_job *job, int status)
 }
 
 /*
+ * The reservation object a job's fence is published in: the result's,
+ * locked from before the job's dependencies are collected until its fence
+ * is there. @out holds a reference of its own: once queued, the job may end
+ * and drop its buffers before SUBMIT adds its fence.
+ *
+ * The input gets no fence of the job. SUBMIT begins the engine's CPU
+ * access to the input DMA_TO_DEVICE (axl_drv.h says why), which waits for
+ * every fence, a reader's too: a reader's fence on the input would make a
+ * second job on the same frame wait in SUBMIT until the first ended, where
+ * two readers of one buffer need not wait for each other.
+ */
+struct axl_job_resv {
+	struct dma_buf *out;	/* the result: the job's fence as a writer's */
+};
+
+/*
+ * Lock the result's reservation object and reserve the slot the job's
+ * fence takes. Caller holds the submit lock, which is never taken under a
+ * reservation lock. 0, -EINTR or -ENOMEM; on failure nothing is locked or
+ * held.
+ */
+static int axl_job_lock_resv(struct axl_job *job, struct axl_job_resv *r)
+{
+	int ret;
+
+	r->out = job->result;
+	get_dma_buf(r->out);
+	ret = dma_resv_lock_interruptible(r->out->resv, NULL);
+	if (ret)
+		goto err_put;
+	ret = axl_resv_reserve(r->out->resv, 1, 0);
+	if (ret)
+		goto err_unlock;
+	return 0;
+
+err_unlock:
+	dma_resv_unlock(r->out->resv);
+err_put:
+	dma_buf_put(r->out);
+	return ret == -ERESTARTSYS ? -EINTR : ret;
+}
+
+/* Unlock what axl_job_lock_resv() locked and drop its reference. */
+static void axl_job_unlock_resv(struct axl_job_resv *r)
+{
+	dma_resv_unlock(r->out->resv);
+	dma_buf_put(r->out);
+}
+
+/* Publish a queued job's fence: a writer's on the result. */
+static void axl_job_add_fence(struct axl_job_resv *r, struct dma_fence *fence)
+{
+	axl_resv_add(r->out->resv, fence, true);
+}
+
+/*
  * Give the job its seqno and queue it, with the sync_file user space gets.
- * The sync_file is the last step that can fail: on failure the fence,
+ * The caller holds the submit lock and the result's reservation lock. The
+ * sync_file is the last step that can fail: on failure the fence,
  * initialised but never queued, is signalled with -ECANCELED and nobody
  * ever saw it, and the seqno is given back. On success the job may end at
- * any time; @args holds what user space is told.
+ * any time (the sync_file's reference keeps the fence); @args holds what
+ * user space is told.
  */
 static struct sync_file *axl_submit_publish(struct axl_job *job,
 					    struct axl_submit *args, int fd)
@@ -496,12 +583,10 @@ static struct sync_file *axl_submit_publish(struct axl_job *job,
 	struct dma_fence *fence = job->fence;
 	struct sync_file *sync;
 
-	axl_engine_submit_lock();
 	axl_engine_fence_init(job);
 
 	sync = sync_file_create(fence);
 	if (!sync) {
-		axl_engine_submit_unlock();
 		dma_fence_set_error(fence, -ECANCELED);
 		dma_fence_signal(fence);
 		dma_fence_put(fence);
@@ -513,7 +598,6 @@ static struct sync_file *axl_submit_publish(struct axl_job *job,
 
 	/* the job owns the fence's first reference, the sync_file another */
 	axl_engine_push(job);
-	axl_engine_submit_unlock();
 	return sync;
 }
 
@@ -535,7 +619,7 @@ static int axl_submit_check_input(const struct axl_import *imp)
  * a timeout above AXL_SUBMIT_MAX_TIMEOUT_US, an input imported
  * AXL_IMPORT_FROM_DEVICE, a result buffer that is the input or smaller
  * than struct axl_result, or a result fd that is not a dma-buf; -EBADF for
- * a bad result fd; -ENOSPC when the result buffer would take the bytes
+ * a bad result fd; -EACCES for a read-only result buffer; -ENOSPC when the result buffer would take the bytes
  * pinned past max_user_pinned_mb or max_pinned_mb (see axl_pin.c); -ENOENT for an unknown handle; -ENODEV when the
  * engine's device is gone (also for imports it revoked); -EBUSY when the
  * file has max_jobs jobs in flight or the job's timeout would take the
@@ -543,13 +627,17 @@ static int axl_submit_check_input(const struct axl_import *imp)
  * or everyone's past max_queued_ms (axl_share.c); -EOPNOTSUPP when the input has no
  * kernel mapping in system memory; -EMFILE when no fd is free;
  * -ETIMEDOUT when the buffers' fences did not signal within the job's
- * timeout, -EINTR when a signal came first (see axl_job_begin_cpu()). On any
+ * timeout, -EINTR when a signal came first (see axl_job_begin_cpu()) or
+ * while the buffers' reservation objects were being locked; -ENOMEM. On any
  * error but -EFAULT from the final copy no job was queued and no seqno
  * consumed; after that -EFAULT the job runs and writes its result, but
  * user space has no fd for its fence.
  */
 int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 {
+	struct dma_buf *result = NULL;
+	struct axl_job_resv resv;
+	struct dma_fence *fence;
 	struct axl_submit args;
 	struct sync_file *sync;
 	struct axl_user *user;
@@ -582,14 +670,26 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 
 	job->timeout_ns = timeout_ns;
 	left = max_t(long, nsecs_to_jiffies64(job->timeout_ns), 1);
-	ret = axl_submit_wait_idle(file, &args, &left);
-	if (ret)
+	/*
+	 * The result fd is resolved once: a dup2() over it while SUBMIT runs
+	 * cannot swap in another buffer (one that is busy, say, whose fences
+	 * SUBMIT would then wait for under the device lock).
+	 */
+	result = dma_buf_get(args.result_fd);
+	if (IS_ERR(result)) {
+		ret = PTR_ERR(result);
 		goto err_free_fence;
+	}
+	ret = axl_submit_wait_idle(file, &args, result, &left);
+	if (ret)
+		goto err_put_result;
+	if (READ_ONCE(submit_delay_ms))
+		msleep_interruptible(READ_ONCE(submit_delay_ms));
 
 	/* the device stays while the job is prepared and queued */
 	ret = axl_dev_lock();
 	if (ret)
-		goto err_free_fence;
+		goto err_put_result;
 	job->import = axl_import_get_busy(file, args.input_handle);
 	if (IS_ERR(job->import)) {
 		ret = PTR_ERR(job->import);
@@ -601,21 +701,35 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 	ret = axl_job_map_input(job);
 	if (ret)
 		goto err_put_import;
-	ret = axl_job_map_result(job, file, args.result_fd);
+	/* the job takes SUBMIT's reference to the result, or it is dropped */
+	ret = axl_job_map_result(job, file, result);
+	result = NULL;
 	if (ret)
 		goto err_unmap_input;
 	ret = axl_job_begin_cpu(job, left);
 	if (ret)
 		goto err_unmap_result;
-	ret = axl_job_get_deps(job);
-	if (ret)
-		goto err_end_cpu;
 
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {
 		ret = fd;
-		goto err_put_deps;
+		goto err_end_cpu;
 	}
+
+	/*
+	 * Lock order: submit lock, then the result's reservation lock (see
+	 * axl_job_lock_resv()). Held from collecting the dependencies to
+	 * adding the fence, so that no fence another driver adds to the
+	 * result in between is replaced by this job's without the job waiting
+	 * for it, and jobs publish in seqno order.
+	 */
+	axl_engine_submit_lock();
+	ret = axl_job_lock_resv(job, &resv);
+	if (ret)
+		goto err_unlock_submit;
+	ret = axl_job_get_deps(job);
+	if (ret)
+		goto err_unlock_resv;
 
 	kref_get(&file->ref);
 	job->file = file;
@@ -623,12 +737,17 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 	job->model_id = args.model_id;
 	INIT_LIST_HEAD(&job->node);
 
+	fence = job->fence;
 	sync = axl_submit_publish(job, &args, fd);
 	if (!sync) {
 		/* the fence is gone; nothing of the job was published */
 		ret = -ENOMEM;
 		goto err_unprepare;
 	}
+	/* the job may have ended already: @fence lives in the sync_file */
+	axl_job_add_fence(&resv, fence);
+	axl_job_unlock_resv(&resv);
+	axl_engine_submit_unlock();
 	axl_dev_unlock();
 
 	/*
@@ -646,6 +765,8 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 
 err_unprepare:
 	/* before the device is let go: the unmap must not outlive it */
+	axl_job_unlock_resv(&resv);
+	axl_engine_submit_unlock();
 	put_unused_fd(fd);
 	axl_import_idle(job->import);
 	axl_share_release(file, user, timeout_ns);
@@ -653,8 +774,11 @@ err_unprepare:
 	axl_dev_unlock();
 	return ret;
 
-err_put_deps:
-	axl_job_put_deps(job);
+err_unlock_resv:
+	axl_job_unlock_resv(&resv);
+err_unlock_submit:
+	axl_engine_submit_unlock();
+	put_unused_fd(fd);
 err_end_cpu:
 	axl_job_end_cpu(job);
 err_unmap_result:
@@ -666,6 +790,9 @@ err_put_import:
 	axl_import_put(job->import);
 err_unlock_dev:
 	axl_dev_unlock();
+err_put_result:
+	if (result)
+		dma_buf_put(result);
 err_free_fence:
 	kfree(job->fence);
 err_free_job:

@@ -131,6 +131,11 @@ static int axl_metis_map(struct axl_metis_file *f, int fd)
 		ret = PTR_ERR(f->dmabuf);
 		goto err_clear;
 	}
+	/* READ transfers store the card's bytes in it: not a read-only buffer */
+	if (!axl_dma_buf_writable(f->dmabuf)) {
+		ret = -EACCES;
+		goto err_put;
+	}
 	/* mapped until detached: charged to the caller's user (axl_pin.c) */
 	f->pin = axl_pin_new(f->dmabuf);
 	if (IS_ERR(f->pin)) {

@@ -57,3 +57,24 @@ void axl_writer_release(struct dma_buf *buf, enum dma_data_direction dir)
 	if (dir != DMA_TO_DEVICE)
 		xa_erase(&axl_writers, (unsigned long)buf);
 }
+
+/**
+ * axl_writer_busy() - whether a buffer has a writer mapping now
+ * @buf: the dma-buf.
+ *
+ * As axl_writer_claim() would see it (a job that ended is waited for), but
+ * claims nothing: SUBMIT asks before it waits for the result's fences, so
+ * that a second job writing a buffer fails with -EBUSY at once instead of
+ * waiting for the first job's fence. Process context only.
+ *
+ * Return: true while an import or a job in flight maps @buf for writing.
+ */
+bool axl_writer_busy(struct dma_buf *buf)
+{
+	unsigned long key = (unsigned long)buf;
+
+	if (!xa_load(&axl_writers, key))
+		return false;
+	axl_engine_flush_cleanup();
+	return xa_load(&axl_writers, key) != NULL;
+}

@@ -52,11 +52,13 @@ int32_t axl_shim_dev_import2(int32_t dev, int32_t buf_fd, uint32_t width, uint32
 			     uint32_t pixfmt, uint32_t flags, uint64_t modifier, uint32_t nplanes,
 			     const uint64_t *planes, uint64_t *out);
 /*
- * Submit flag of the shim (never passed to the kernel): after SUBMIT, publish
- * the job's fence for implicit sync with DMA_BUF_IOCTL_IMPORT_SYNC_FILE, as a
- * writer of the result and a reader of the input. The submit's out-slots
- * [3] and [4] say how that went: [3] 1 published, 0 not asked, -ENOTTY the
- * kernel lacks the ioctl (Linux < 6.0; learnt once per process), another
+ * Submit flag of the shim (never passed to the kernel): after SUBMIT,
+ * publish the job's fence for implicit sync with
+ * DMA_BUF_IOCTL_IMPORT_SYNC_FILE, as a writer of the result (unless the
+ * driver did, AXL_CAP_IMPLICIT_SYNC, learnt once per process with GET_INFO)
+ * and a reader of the input. The submit's out-slots [3] and [4] say how
+ * that went: [3] 1 published, 0 not asked, -ENOTTY the kernel lacks the
+ * ioctl (Linux < 6.0; learnt once per process), another
  * -errno: publishing failed, [4] telling where (1 the result, 2 the input).
  * The job runs and its fence fd is returned in every case.
  */

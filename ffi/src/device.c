@@ -114,7 +114,8 @@ int32_t axl_shim_dev_import2(int32_t dev, int32_t buf_fd, uint32_t width, uint32
  * out: [0] fence_fd [1] seqno [2] submit_ns [3] implicit sync [4] its step,
  * as axl_shim.h says. With AXL_SHIM_SUBMIT_IMPLICIT_SYNC in @flags (a shim
  * flag, not passed to the kernel) the job's fence is then published into
- * @result_fd and @input_fd (the dma-buf of @handle; skipped when negative).
+ * @result_fd (unless the driver did that itself, AXL_CAP_IMPLICIT_SYNC) and
+ * @input_fd (the dma-buf of @handle; skipped when negative).
  * Publishing never fails the call: the job is queued and its fence returned.
  */
 int32_t axl_shim_dev_submit(int32_t dev, uint32_t handle, int32_t input_fd, int32_t result_fd,
@@ -141,7 +142,7 @@ int32_t axl_shim_dev_submit(int32_t dev, uint32_t handle, int32_t input_fd, int3
 	out[2] = req.submit_ns;
 	ret = 0;
 	if (flags & AXL_SHIM_SUBMIT_IMPLICIT_SYNC)
-		ret = axl_publish_job_fence(req.fence_fd, input_fd, result_fd, &step);
+		ret = axl_publish_job_fence(dev, req.fence_fd, input_fd, result_fd, &step);
 	out[3] = (uint64_t)(int64_t)ret;
 	out[4] = (uint64_t)step;
 	return 0;

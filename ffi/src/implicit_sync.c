@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
- * Implicit sync for the engine's jobs, done by the shim. The axl driver does
- * not put a job's fence into its buffers' reservation objects, so right after
- * SUBMIT poll(), DMA_BUF_IOCTL_SYNC and DMA_BUF_IOCTL_EXPORT_SYNC_FILE on the
- * result see nothing to wait for. DMA_BUF_IOCTL_IMPORT_SYNC_FILE (Linux 6.0)
- * lets user space put it there: the fence as a writer of the result and as a
- * reader of the input. Older kernels answer -ENOTTY; that is learnt once per
- * process and not asked again.
+ * Implicit sync for the engine's jobs, where the driver does not do it. An
+ * axl driver that reports AXL_CAP_IMPLICIT_SYNC puts each job's fence into
+ * its result buffer's reservation object itself (as a writer's), on every
+ * kernel, but not into the input's. An older driver does neither, so right
+ * after SUBMIT poll(), DMA_BUF_IOCTL_SYNC and DMA_BUF_IOCTL_EXPORT_SYNC_FILE
+ * on the result would see nothing to wait for. The shim adds what the driver
+ * did not with DMA_BUF_IOCTL_IMPORT_SYNC_FILE (Linux 6.0): the fence as a
+ * writer of the result (older drivers only) and as a reader of the input
+ * (so that the next capture into it waits for the job). Older kernels
+ * answer -ENOTTY; that is learnt once per process and not asked again.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 
+#include <linux/axl.h>
 #include <linux/dma-buf.h>
 
 #include "axl_shim.h"
@@ -39,6 +44,27 @@ static void learn(int state)
 	__atomic_store_n(&implicit_sync_kernel, state, __ATOMIC_RELAXED);
 }
 
+/*
+ * Whether the axl driver publishes jobs' fences itself: 0 not known yet, 1
+ * yes (AXL_CAP_IMPLICIT_SYNC), -1 no. Learnt from GET_INFO on the first
+ * device a submit asks for it; every /dev/axl of a process is one driver.
+ */
+static int implicit_sync_driver;
+
+static int driver_publishes(int32_t dev)
+{
+	int state = __atomic_load_n(&implicit_sync_driver, __ATOMIC_RELAXED);
+	struct axl_info info = { 0 };
+
+	if (state)
+		return state > 0;
+	if (axl_xioctl(dev, AXL_IOCTL_GET_INFO, &info) < 0)
+		return 0; /* ask again next time; fall back meanwhile */
+	state = info.caps & AXL_CAP_IMPLICIT_SYNC ? 1 : -1;
+	__atomic_store_n(&implicit_sync_driver, state, __ATOMIC_RELAXED);
+	return state > 0;
+}
+
 /* Adds the fence of the sync_file @fence_fd to @buf_fd's reservation. */
 static int import_fence(int32_t buf_fd, int32_t fence_fd, uint32_t access)
 {
@@ -53,24 +79,32 @@ static int import_fence(int32_t buf_fd, int32_t fence_fd, uint32_t access)
 }
 
 /*
- * Publishes a submitted job's fence @fence_fd: as a writer of @result_fd,
- * then as a reader of @input_fd (skipped when negative). Both buffers are
- * dma-bufs the driver has accepted, so -ENOTTY means the kernel lacks the
- * ioctl. Returns 1 when published, -ENOTTY when the kernel cannot (without
- * an ioctl once known), or the failed import's -errno with *@step set to
- * 1 (result) or 2 (input). The job and @fence_fd are not touched either way.
+ * Publishes a job submitted on @dev, whose fence is @fence_fd: as a writer
+ * of @result_fd, unless the driver did that (AXL_CAP_IMPLICIT_SYNC, learnt
+ * with one GET_INFO per process), then as a reader of @input_fd (skipped
+ * when negative). Both buffers are dma-bufs the driver has accepted, so
+ * -ENOTTY means the kernel lacks the ioctl. Returns 1 when published (by
+ * the driver and the shim together), -ENOTTY when the kernel cannot take
+ * the imports (without an ioctl once known; with a publishing driver the
+ * result's fence is there all the same), or the failed import's -errno
+ * with *@step set to 1 (result) or 2 (input). The job and @fence_fd are
+ * not touched either way.
  */
-int axl_publish_job_fence(int32_t fence_fd, int32_t input_fd, int32_t result_fd, int32_t *step)
+int axl_publish_job_fence(int32_t dev, int32_t fence_fd, int32_t input_fd, int32_t result_fd,
+			  int32_t *step)
 {
+	bool driver = driver_publishes(dev);
 	int ret;
 
 	*step = 0;
 	if (__atomic_load_n(&implicit_sync_kernel, __ATOMIC_RELAXED) == -ENOTTY)
 		return -ENOTTY;
-	*step = 1;
-	ret = import_fence(result_fd, fence_fd, DMA_BUF_SYNC_WRITE);
-	if (ret < 0)
-		goto failed;
+	if (!driver) {
+		*step = 1;
+		ret = import_fence(result_fd, fence_fd, DMA_BUF_SYNC_WRITE);
+		if (ret < 0)
+			goto failed;
+	}
 	if (input_fd >= 0) {
 		*step = 2;
 		ret = import_fence(input_fd, fence_fd, DMA_BUF_SYNC_READ);
@@ -89,7 +123,8 @@ failed:
 /*
  * What this process knows of the kernel: 1 it takes
  * DMA_BUF_IOCTL_IMPORT_SYNC_FILE, -ENOTTY it does not, 0 not known yet (no
- * job published and no axl_shim_implicit_sync_probe()).
+ * job published and no axl_shim_implicit_sync_probe()). Whether the driver
+ * publishes result fences itself is in its caps (AXL_CAP_IMPLICIT_SYNC).
  */
 int32_t axl_shim_implicit_sync(void)
 {

@@ -12,10 +12,13 @@
 int axl_xioctl(int fd, unsigned long req, void *arg);
 
 /*
- * implicit_sync.c: DMA_BUF_IOCTL_IMPORT_SYNC_FILE of a job's fence into its
- * result (write) and input (read, skipped when @input_fd < 0). Returns 1,
- * -ENOTTY (kernel lacks it) or -errno with *@step 1 (result) or 2 (input).
+ * implicit_sync.c: a job's fence published with DMA_BUF_IOCTL_IMPORT_SYNC_FILE
+ * into its result (write; not when the driver of @dev did it,
+ * AXL_CAP_IMPLICIT_SYNC) and input (read, skipped when @input_fd < 0).
+ * Returns 1, -ENOTTY (the kernel lacks the ioctl) or -errno with *@step 1
+ * (result) or 2 (input).
  */
-int axl_publish_job_fence(int32_t fence_fd, int32_t input_fd, int32_t result_fd, int32_t *step);
+int axl_publish_job_fence(int32_t dev, int32_t fence_fd, int32_t input_fd, int32_t result_fd,
+			  int32_t *step);
 
 #endif /* AXL_SHIM_PRIVATE_H */

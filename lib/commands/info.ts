@@ -43,7 +43,8 @@ published into their buffers for implicit sync (Linux 6.0 and later).`,
 
 /** What `info` says of each implicit-sync state. */
 const IMPLICIT_SYNC_TEXT: Record<DeviceInfo["implicitSync"], string> = {
-  on: "on (the shim adds each job's fence to its result and input buffers)",
+  on:
+    "on (each job's fence is added to its result buffer, and to its input where the kernel allows)",
   off: "off (turned off at open: readers of the result must wait on the job's fence)",
   unavailable: "unavailable (kernel before Linux 6.0: no DMA_BUF_IOCTL_IMPORT_SYNC_FILE; " +
     "readers of the result must wait on the job's fence)",

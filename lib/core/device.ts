@@ -39,7 +39,10 @@ export interface DeviceInfo {
   device: string;
   /** Fence timeline name (`metis-0`). */
   timeline: string;
-  /** Capability names: `simulated`, `iommu`, `pci`, `fence-stamp`, `import-planes`. */
+  /**
+   * Capability names: `simulated`, `iommu`, `pci`, `fence-stamp`, `import-planes`,
+   * `implicit-sync` (the driver publishes each job's fence into its buffers).
+   */
   caps: string[];
   /** Imports one open file may hold. */
   maxImports: number;
@@ -56,12 +59,15 @@ export interface DeviceInfo {
 /** Options of {@linkcode Device.open}. */
 export interface DeviceOpenOptions {
   /**
-   * Publish each job's fence into its buffers for implicit sync (default true): after
-   * each submit the shim imports the fence into the result (as a writer) and the input
-   * (as a reader) with `DMA_BUF_IOCTL_IMPORT_SYNC_FILE`, so `poll()`, `DMA_BUF_IOCTL_SYNC`
-   * and other drivers wait for the engine. It costs two ioctls per job, and each fence then
-   * stays in its buffer's reservation until a later fence replaces it or the buffer is
-   * freed, which keeps the axl module loaded meanwhile (see docs/implicit-sync.md).
+   * Publish each job's fence into its buffers for implicit sync (default true): after each
+   * submit the shim imports the fence into the input (as a reader: the next capture into it
+   * waits for the job) and, for a driver without `implicit-sync` in its caps, into the result
+   * (as a writer) with `DMA_BUF_IOCTL_IMPORT_SYNC_FILE` (Linux 6.0+), so `poll()`,
+   * `DMA_BUF_IOCTL_SYNC` and other drivers wait for the engine. A driver with `implicit-sync`
+   * puts the fence in the result itself whatever this says. It costs one ioctl per job (two
+   * with an older driver), and each fence stays in its buffer's reservation until a later
+   * fence replaces it or the buffer is freed, which keeps the axl module loaded meanwhile
+   * (see docs/implicit-sync.md).
    */
   implicitSync?: boolean;
 }
@@ -219,6 +225,8 @@ export class Device implements Disposable {
   readonly #fenceFds = new Set<number>();
   /** The submit flags: the shim's AXL_SHIM_SUBMIT_IMPLICIT_SYNC, or 0 when turned off. */
   readonly #submitFlags: number;
+  /** The driver publishes each job's fence itself (AXL_CAP_IMPLICIT_SYNC). */
+  #driverPublishes = false;
 
   private constructor(fd: number, path: string, implicitSync: boolean) {
     this.#fd = fd;
@@ -230,7 +238,9 @@ export class Device implements Disposable {
   /**
    * Opens the device node (default: `AXL_DEVICE` or `/dev/axl`) and checks that the
    * driver speaks the ABI the shim was built for. `options.implicitSync: false` turns off
-   * publishing jobs' fences into their buffers (see {@linkcode DeviceOpenOptions}).
+   * the shim's publishing of jobs' fences into their buffers (see
+   * {@linkcode DeviceOpenOptions}); a driver with `implicit-sync` publishes the result's
+   * whatever it says.
    */
   static open(path?: string, options?: DeviceOpenOptions): Device {
     const implicitSync = options?.implicitSync ?? true;
@@ -258,6 +268,8 @@ export class Device implements Disposable {
           exitKind: "cannot-run",
         });
       }
+      // The driver publishes every job's fence in its result; the shim adds the input's.
+      dev.#driverPublishes = info.caps.includes("implicit-sync");
     } catch (err) {
       dev.close();
       throw err;
@@ -266,12 +278,14 @@ export class Device implements Disposable {
   }
 
   /**
-   * Whether this Device's jobs publish their fences into their buffers: `on`, `off` (turned
-   * off at open), `unavailable` (kernel before Linux 6.0), or `unknown` until the first
-   * submit in this process (or {@linkcode probeImplicitSync}) finds out.
+   * Whether this Device's jobs publish their fences into their buffers: `on` (always, with a
+   * driver that publishes them in the result itself), else for an older driver: `off` (the
+   * shim's publishing turned off at open), `unavailable` (kernel before Linux 6.0), or
+   * `unknown` until the first submit in this process (or {@linkcode probeImplicitSync}) finds
+   * out.
    */
   get implicitSync(): ImplicitSync {
-    return implicitSyncState(this.#submitFlags !== 0);
+    return this.#driverPublishes ? "on" : implicitSyncState(this.#submitFlags !== 0);
   }
 
   /** The device node path. */
@@ -319,6 +333,7 @@ export class Device implements Disposable {
         ["AXL_CAP_PCI", "pci"],
         ["AXL_CAP_FENCE_STAMP", "fence-stamp"],
         ["AXL_CAP_IMPORT_PLANES", "import-planes"],
+        ["AXL_CAP_IMPLICIT_SYNC", "implicit-sync"],
       ] as const
     ).filter(([c]) => capBits & s.constant(c)).map(([, n]) => n);
     return {

@@ -1,11 +1,12 @@
 /**
- * Implicit sync for the engine's jobs. The axl driver does not add a job's fence to its
- * buffers' reservation objects; the shim does, right after each submit, with
- * `DMA_BUF_IOCTL_IMPORT_SYNC_FILE` (Linux 6.0+): the job's fence becomes a writer of the
- * result and a reader of the input, so `poll()`, `DMA_BUF_IOCTL_SYNC` and
- * `DMA_BUF_IOCTL_EXPORT_SYNC_FILE` on the result wait for the engine, as does any other
- * driver that honours implicit sync. On older kernels the ioctl does not exist (`ENOTTY`);
- * the shim learns that once per process and stops asking.
+ * Implicit sync for the engine's jobs. A driver that reports the `implicit-sync` capability
+ * adds each job's fence to its result buffer's reservation object in SUBMIT, on every kernel,
+ * as a writer's, so `poll()`, `DMA_BUF_IOCTL_SYNC` and `DMA_BUF_IOCTL_EXPORT_SYNC_FILE` on the
+ * result wait for the engine, as does any other driver that honours implicit sync. The shim
+ * adds the rest right after each submit with `DMA_BUF_IOCTL_IMPORT_SYNC_FILE` (Linux 6.0+): the
+ * fence as a reader of the input, and, for an older driver, as a writer of the result. On older
+ * kernels that ioctl does not exist (`ENOTTY`); the shim learns that once per process and stops
+ * asking.
  *
  * @module
  */
@@ -16,16 +17,19 @@ import { shim } from "./_shim.ts";
 
 /**
  * Whether jobs' fences are published into their buffers:
- * - `on`: the shim publishes them (the kernel took one);
- * - `off`: turned off for this Device (`Device.open(path, { implicitSync: false })`);
- * - `unavailable`: the kernel lacks `DMA_BUF_IOCTL_IMPORT_SYNC_FILE` (Linux < 6.0);
+ * - `on`: the driver publishes them in the result (`implicit-sync` in its caps), or the shim
+ *   does (the kernel took one);
+ * - `off`: an older driver, and the shim's publishing turned off for this Device
+ *   (`Device.open(path, { implicitSync: false })`);
+ * - `unavailable`: an older driver, and the kernel lacks `DMA_BUF_IOCTL_IMPORT_SYNC_FILE`
+ *   (Linux < 6.0);
  * - `unknown`: not learnt yet: no job submitted and no probe in this process.
  */
 export type ImplicitSync = "on" | "off" | "unavailable" | "unknown";
 
 const ENOTTY = 25;
 
-/** What this process knows of the kernel, for a Device that has implicit sync `enabled`. */
+/** What this process knows, for a Device of an older driver with the shim's publishing `enabled`. */
 export function implicitSyncState(enabled: boolean): ImplicitSync {
   if (!enabled) return "off";
   const state = shim().symbols.axl_shim_implicit_sync();

@@ -24,7 +24,14 @@ Deno.test("Device.info() reports metis-sim on a PCI device behind the IOMMU", ()
   assert.equal(info.engine, "metis-sim");
   assert.equal(info.timeline, "metis-0");
   assert.match(info.device, /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d$/);
-  assert.deepEqual(info.caps, ["simulated", "iommu", "pci", "fence-stamp", "import-planes"]);
+  assert.deepEqual(info.caps, [
+    "simulated",
+    "iommu",
+    "pci",
+    "fence-stamp",
+    "import-planes",
+    "implicit-sync",
+  ]);
   assert.equal(info.fileImports, 0);
 });
 

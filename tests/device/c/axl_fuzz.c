@@ -56,8 +56,13 @@ typedef unsigned __int128 errset;
 #define OK_IMPORT  (E(0) | E(EINVAL) | E(EBADF) | E(ENOSPC) | E(EFAULT) | E(EBUSY) | \
 		    OK_GONE)
 #define OK_IMPORT2 (OK_IMPORT | E(EOPNOTSUPP))
+/*
+ * ETIMEDOUT: a job's fence is in its result buffer, and a submit reading that
+ * buffer (the fuzzer uses its buffers as inputs and results alike) waits for
+ * the writing job at most its own timeout
+ */
 #define OK_SUBMIT  (E(0) | E(EINVAL) | E(EBADF) | E(ENOENT) | E(EBUSY) | E(EFAULT) | \
-		    E(EMFILE) | E(ENOSPC) | OK_GONE)
+		    E(EMFILE) | E(ENOSPC) | E(ETIMEDOUT) | OK_GONE)
 #define OK_RELEASE (E(0) | E(EINVAL) | E(ENOENT) | E(EBUSY) | E(EFAULT))
 #define OK_UNKNOWN E(ENOTTY)
 /* the Metis node: its documented errors; a status or event count is >= 0 */

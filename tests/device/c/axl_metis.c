@@ -780,6 +780,11 @@ static int case_user_share(void)
 	close(s.node_b);
 	close(s.dev_a);
 	close(s.dev_b);
+	/* uid B's job left its fence in its buffers: free them */
+	munmap(s.b.map, s.b.len);
+	close(s.b.fd);
+	munmap(s.res.map, s.res.len);
+	close(s.res.fd);
 	FAIL_IF(!axl_stats_settle(files, imports, 0, 0, 5000),
 		"attachments or imports left behind");
 	return KSFT_PASS;

@@ -121,6 +121,9 @@ static void *loop_jobs(void *arg)
 		atomic_fetch_add(&rounds_jobs, 1);
 	}
 	close(dev);
+	/* the last job's fence stays in these until they are freed */
+	close(buf);
+	close(res);
 	return NULL;
 }
 
@@ -163,6 +166,8 @@ static void *loop_efault(void *arg)
 		atomic_fetch_add(&rounds_efault, 1);
 	}
 	close(dev);
+	close(buf);
+	munmap(ro, PAGE);
 	return NULL;
 }
 
@@ -186,6 +191,8 @@ static void *loop_close(void *arg)
 		atomic_fetch_add(&rounds_close, 1);
 		usleep(500);
 	}
+	close(buf);
+	close(res);
 	return NULL;
 }
 
@@ -286,6 +293,8 @@ static const char *loop_wake_rounds(struct wake_loop *w)
 		atomic_fetch_add(&w->done, 1);
 	}
 	close(dev);
+	close(buf);
+	close(res);
 	return NULL;
 }
 
@@ -514,6 +523,8 @@ static int case_submit_copy_stall(void)
 	close(args->fence_fd);
 	EXPECT_RET(axl_release(c.dev, imp.handle), 0);
 	close(c.dev);
+	close(buf);
+	close(res);
 	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 3000), "driver state left behind");
 	return KSFT_PASS;
 }
@@ -564,6 +575,93 @@ static int case_baseline(void)
 	return KSFT_PASS;
 }
 
+/* ---- the result fd, dup2()ed over while SUBMIT runs ---- */
+
+#define DUP2_DELAY_MS 300	/* submit_delay_ms: SUBMIT's window after its fence wait */
+#define DUP2_BUSY_US 3000000	/* the engine's run time: how long the other buffer is busy */
+
+struct dup2_submit {
+	int dev;
+	uint32_t handle;
+	int result;
+	int ret;
+	uint64_t ns;
+	struct axl_submit sub;
+};
+
+static void *dup2_submit(void *arg)
+{
+	struct dup2_submit *d = arg;
+	uint64_t t0 = now_ns();
+
+	d->ret = axl_submit(d->dev, d->handle, d->result, 0, &d->sub);
+	d->ns = now_ns() - t0;
+	return NULL;
+}
+
+/*
+ * SUBMIT resolves its result fd once. In the window the test-only
+ * submit_delay_ms opens after SUBMIT's wait for its buffers' fences, the fd
+ * is dup2()ed to another buffer, the result of a slow job (busy for 3 s,
+ * its writer's fence there). The job still writes the buffer the fd named
+ * when SUBMIT began: SUBMIT neither fails with EBUSY nor waits for the
+ * other buffer (a buffer with a foreign fence would be waited for holding
+ * the device lock, stalling removal and every ioctl).
+ */
+static int case_result_dup2(void)
+{
+	struct dup2_submit d = { .ret = -1 };
+	struct axl_import_fd slow_imp, imp;
+	struct axl_submit slow;
+	struct axl_result r;
+	int slow_in = frame_buf(97), in = frame_buf(98), busy = heap_alloc(PAGE);
+	int res = heap_alloc(PAGE), keep, other;
+	pthread_t th;
+
+	d.dev = axl_open_dev();
+	FAIL_IF(d.dev < 0 || busy < 0 || in < 0 || slow_in < 0 || res < 0, "setup");
+	keep = dup(res);
+	FAIL_IF(keep < 0, "dup");
+	EXPECT_RET(import_grey(d.dev, slow_in, &slow_imp), 0);
+	EXPECT_RET(import_grey(d.dev, in, &imp), 0);
+	EXPECT_RET(param_set("latency_us", DUP2_BUSY_US), 0);
+	EXPECT_RET(param_set("submit_delay_ms", DUP2_DELAY_MS), 0);
+	/* the slow job writes @busy: its writer's fence is there until it ends */
+	EXPECT_RET(axl_submit(d.dev, slow_imp.handle, busy, 0, &slow), 0);
+
+	d.handle = imp.handle;
+	d.result = res;
+	FAIL_IF(pthread_create(&th, NULL, dup2_submit, &d), "pthread_create");
+	usleep(DUP2_DELAY_MS * 1000 / 3);
+	other = dup2(busy, res); /* @res now names the busy buffer */
+	pthread_join(th, NULL);
+	FAIL_IF(other != res, "dup2: %s", strerror(errno));
+	EXPECT_RET(param_set("submit_delay_ms", 0), 0);
+	tap_diag("SUBMIT with its result fd dup2()ed to a busy buffer: %s after %.0f ms "
+		 "(window %d ms, the other buffer busy for %d ms)", axl_errname(d.ret), d.ns / 1e6,
+		 DUP2_DELAY_MS, DUP2_BUSY_US / 1000);
+	EXPECT_RET(d.ret, 0);
+	EXPECT_RET(fence_wait(d.sub.fence_fd, 3 * DUP2_BUSY_US / 1000), 0);
+	EXPECT_RET(result_read(keep, &r), 0);
+	FAIL_IF(r.magic != AXL_RESULT_MAGIC || r.seqno != d.sub.seqno,
+		"the buffer the fd named when SUBMIT began holds magic 0x%x seqno %llu, "
+		"expected the job's (%llu): the job wrote the dup2()ed buffer",
+		r.magic, (unsigned long long)r.seqno, (unsigned long long)d.sub.seqno);
+	FAIL_IF(d.ns >= (DUP2_DELAY_MS + DUP2_BUSY_US / 2000) * MS,
+		"SUBMIT waited for the other buffer's job");
+	EXPECT_RET(fence_wait(slow.fence_fd, 3 * DUP2_BUSY_US / 1000), 0);
+	close(slow.fence_fd);
+	close(d.sub.fence_fd);
+	close(d.dev);
+	close(keep);
+	close(res); /* the busy buffer's second fd */
+	close(busy);
+	close(in);
+	close(slow_in);
+	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 3000), "driver state left behind");
+	return KSFT_PASS;
+}
+
 static const struct axl_case cases[] = {
 	{ "removal racing release, close and an EFAULT submit leaves nothing attached",
 	  case_remove_race },
@@ -571,6 +669,8 @@ static const struct axl_case cases[] = {
 	{ "a SUBMIT stalled copying out blocks no other file", case_submit_copy_stall },
 	{ "an IMPORT_FD stalled copying out blocks no other file, removal queued",
 	  case_import_copy_stall },
+	{ "a result fd dup2()ed to a busy buffer while SUBMIT runs: the job writes the first",
+	  case_result_dup2 },
 	{ "no leaks and a clean kernel log", case_baseline },
 };
 

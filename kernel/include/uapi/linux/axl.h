@@ -43,6 +43,7 @@
 #define AXL_CAP_PCI         (1U << 2) /* the engine is a PCI function */
 #define AXL_CAP_FENCE_STAMP (1U << 3) /* fences carry a signal timestamp */
 #define AXL_CAP_IMPORT_PLANES (1U << 4) /* AXL_IOCTL_IMPORT_FD2 is supported */
+#define AXL_CAP_IMPLICIT_SYNC (1U << 5) /* SUBMIT adds the job's fence to its buffers */
 
 /**
  * struct axl_info - AXL_IOCTL_GET_INFO output
@@ -123,7 +124,9 @@ struct axl_info {
  * device is gone. An import made AXL_IMPORT_FROM_DEVICE is mapped for
  * device writes only and cannot be a job's input. One mapping for device
  * writes per buffer: an import FROM_DEVICE or BIDIRECTIONAL fails with
- * -EBUSY while another such import, or a job in flight, writes the buffer.
+ * -EBUSY while another such import, or a job in flight, writes the buffer,
+ * and with -EACCES when the buffer is read-only (its dma-buf file was not
+ * opened for writing, e.g. a DMA heap allocation with fd_flags O_RDONLY).
  */
 struct axl_import_fd {
 	__s32 fd;
@@ -228,8 +231,10 @@ struct axl_import_fd2 {
  * struct axl_submit - AXL_IOCTL_SUBMIT argument
  * @input_handle: in: handle returned by AXL_IOCTL_IMPORT_FD(2).
  * @result_fd:    in: dma-buf the engine writes a struct axl_result into;
- *                at least sizeof(struct axl_result) bytes. One job in
- *                flight at a time may write a buffer (-EBUSY otherwise).
+ *                at least sizeof(struct axl_result) bytes, writable
+ *                (-EACCES for a read-only dma-buf). One job in flight at
+ *                a time may write a buffer (-EBUSY otherwise, at once,
+ *                although that job's fence is in the buffer).
  * @model_id:     in: model to run (metis-sim accepts any value).
  * @timeout_us:   in: job timeout, 0 = driver default,
  *                at most AXL_SUBMIT_MAX_TIMEOUT_US.
@@ -255,22 +260,37 @@ struct axl_import_fd2 {
  * is copied out after the job is queued, so on -EFAULT the job runs and
  * writes its result, but no @fence_fd was installed.
  *
+ * SUBMIT resolves @result_fd once, when it begins: a dup2() over that fd
+ * while SUBMIT runs does not change the buffer the job writes.
+ *
  * SUBMIT WAITS for the fences the buffers' reservation objects hold (all
  * of them, on the input and on the result buffer), as DMA_BUF_IOCTL_SYNC
  * with DMA_BUF_SYNC_WRITE would: the engine is a CPU, and its access
  * begins here, in the caller's context. The wait is interruptible (-EINTR, no
  * job) and lasts at most the job's timeout (-ETIMEDOUT, no job). A fence
  * added while SUBMIT runs is waited for by the job on the engine instead,
- * against its timeout.
+ * against its timeout. A result buffer that a job in flight writes is not
+ * waited for: SUBMIT fails with -EBUSY first.
  *
- * IMPLICIT SYNC IS ONE-WAY: the driver does NOT add the job's fence to the
- * buffers' reservation objects. Right after SUBMIT, poll(),
- * DMA_BUF_IOCTL_SYNC and DMA_BUF_IOCTL_EXPORT_SYNC_FILE on the result (and
- * any other driver using it) see nothing to wait for although the engine
- * has not written yet. User space waits on @fence_fd before it reads the
- * result, or hands it on: DMA_BUF_IOCTL_IMPORT_SYNC_FILE with
- * DMA_BUF_SYNC_WRITE on the result (and DMA_BUF_SYNC_READ on the input)
- * makes implicit-sync consumers wait for the job.
+ * IMPLICIT SYNC: the driver adds the job's fence to the result buffer's
+ * reservation object as a writer's (on Linux before 5.19: its exclusive
+ * fence) before SUBMIT returns. So right after SUBMIT, poll() on the
+ * result, DMA_BUF_IOCTL_SYNC on it, DMA_BUF_IOCTL_EXPORT_SYNC_FILE (Linux
+ * 6.0 on) and any other driver that honours implicit sync wait for the
+ * job (AXL_CAP_IMPLICIT_SYNC in struct axl_info says the driver does this).
+ * The job itself waits only for what the buffers held before it. The input
+ * gets no fence of the job: SUBMIT waits for every fence of its input (see
+ * above), so a reader's fence there would make a second job on the same
+ * frame wait in SUBMIT for the first. A writer of the input (the next
+ * capture) is not held back by implicit sync; user space that needs that
+ * adds the fence itself (DMA_BUF_IOCTL_IMPORT_SYNC_FILE with
+ * DMA_BUF_SYNC_READ, Linux 6.0 on) or waits on @fence_fd.
+ *
+ * The fence holds a reference to the module while it lives, and a buffer
+ * keeps the last fence it was given until a later fence replaces it or
+ * the buffer is freed: the module cannot be unloaded while any result
+ * buffer holding an axl fence is alive, even with every axl file and fence
+ * fd closed.
  */
 struct axl_submit {
 	__u32 input_handle;

@@ -13,7 +13,9 @@
  * What metis.ko does with these calls, and what our node mirrors:
  *  - DMA_ATTACH takes a dma-buf fd, attaches it to the card's PCI function,
  *    maps it DMA_BIDIRECTIONAL and keeps the whole scatterlist. One buffer
- *    per open file. Our node also counts the attached buffer's bytes, as
+ *    per open file. Our node refuses a read-only dma-buf (its file not
+ *    opened for writing) with -EACCES: READ transfers write into it. Our
+ *    node also counts the attached buffer's bytes, as
  *    /dev/axl counts an import's, against the attaching user's share
  *    (module parameter max_user_pinned_mb) and everyone's (max_pinned_mb):
  *    an attach past either fails with -ENOSPC, as an import does, and
@@ -29,6 +31,14 @@
  *    consumed with CLEAR_POLL_EVENT.
  *  - DMA_GET_XFER_ASYNC_STATUS returns the state of the file's last
  *    transfer as the ioctl's return value (AXL_METIS_XFER_*).
+ *
+ * Card memory is one area for the whole node (metis_card_mb MiB at card
+ * address 0), shared by every open file and never cleared, not even when a
+ * file is closed: any opener of the node reads and overwrites what another
+ * wrote there, as with metis.ko, whose node is meant for one trusted group
+ * of users. The driver sets no mode of its own (devtmpfs makes the node
+ * 0600, root only); a udev rule that opens it to a group should name only
+ * users who may share the card's memory.
  */
 #ifndef _UAPI_LINUX_AXL_METIS_H
 #define _UAPI_LINUX_AXL_METIS_H

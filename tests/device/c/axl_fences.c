@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * axl_fences: the job's fence in its buffers' reservation objects.
+ *
+ * SUBMIT publishes each job's fence as a writer's on the result buffer, so
+ * what relies on implicit sync waits for the job with no help from user
+ * space: poll() on the result, the CPU-access bracket DMA_BUF_IOCTL_SYNC,
+ * DMA_BUF_IOCTL_EXPORT_SYNC_FILE (6.0 on), and any other driver that reads
+ * the result. The input gets no fence of the job, so two jobs reading one
+ * frame do not wait for each other. The engine takes 100 ms per job here
+ * (latency_us), far longer than the calls right after SUBMIT take.
+ *
+ * The fence holds a module reference while it lives, and a buffer holds its
+ * fence until a later fence replaces it or the buffer is freed: the last
+ * case shows both. Each case costs about one job's 100 ms.
+ *
+ * Needs root (module parameters, debugfs). Skips (exit 4) without the
+ * device node or the system heap.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <linux/dma-buf.h>
+
+#include "axl_util.h"
+
+#define PAGE 4096u
+#define LATENCY_US 100000
+#define MS 1000000ull
+#define WAIT_MS 10000
+
+#ifndef DMA_BUF_IOCTL_EXPORT_SYNC_FILE
+/* <linux/dma-buf.h> of Linux 6.0 on; the toolchain's may be older */
+struct dma_buf_export_sync_file {
+	__u32 flags;
+	__s32 fd;
+};
+#define DMA_BUF_IOCTL_EXPORT_SYNC_FILE _IOWR(DMA_BUF_BASE, 2, struct dma_buf_export_sync_file)
+#endif
+
+/* A 64x64 GREY frame imported for reading, a result buffer and a slow engine. */
+struct setup {
+	int dev, in, res;
+	struct axl_import_fd imp;
+};
+
+static int setup(struct setup *s)
+{
+	struct frame_geom g;
+	uint8_t *p;
+
+	s->dev = axl_open_dev();
+	s->in = heap_alloc(PAGE);
+	s->res = heap_alloc(PAGE);
+	if (s->dev < 0 || s->in < 0 || s->res < 0 || frame_geom(&g, AXL_PIXFMT_GREY, 64, 64, 0))
+		return -ENODEV;
+	p = buf_map(s->in, PAGE);
+	if (!p)
+		return -ENOMEM;
+	frame_fill(&g, p, 39);
+	munmap(p, PAGE);
+	if (param_set("latency_us", LATENCY_US))
+		return -EIO;
+	return axl_import(s->dev, s->in, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &s->imp);
+}
+
+static void teardown(struct setup *s)
+{
+	close(s->res);
+	close(s->in);
+	close(s->dev);
+}
+
+/* poll() @fd for @events without waiting: 1 ready, 0 not, -errno. */
+static int ready_now(int fd, short events)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	int n = poll(&p, 1, 0);
+
+	return n < 0 ? -errno : n;
+}
+
+/* The fence fd's state: 1 signalled, 0 active, -errno. */
+static int fence_status(int fence)
+{
+	struct fence_state st;
+	int ret = fence_state(fence, &st);
+
+	return ret ? ret : st.status;
+}
+
+/*
+ * Right after SUBMIT the result is not ready for a reader (poll POLLIN, which
+ * waits for writers); it turns ready when the job's fence signals, and not
+ * before.
+ */
+static int case_poll_result(void)
+{
+	struct setup s;
+	struct axl_submit sub;
+	struct pollfd p;
+	uint64_t waited;
+	int now, n;
+
+	EXPECT_RET(setup(&s), 0);
+	EXPECT_RET(axl_submit(s.dev, s.imp.handle, s.res, 0, &sub), 0);
+	now = ready_now(s.res, POLLIN);
+	FAIL_IF(fence_status(sub.fence_fd) != 0, "the job ended before the poll: engine too fast");
+	FAIL_IF(now != 0, "poll(POLLIN) on the result right after SUBMIT: %d, expected 0 (not ready)",
+		now);
+	p = (struct pollfd){ .fd = s.res, .events = POLLIN };
+	n = poll(&p, 1, WAIT_MS);
+	waited = now_ns() - sub.submit_ns;
+	FAIL_IF(n != 1, "poll(POLLIN) with a timeout: %d", n);
+	FAIL_IF(fence_status(sub.fence_fd) != 1, "poll ready before the job's fence signalled");
+	tap_diag("poll(POLLIN) on the result: not ready at once, ready %.1f ms after the submit",
+		 waited / 1e6);
+	close(sub.fence_fd);
+	teardown(&s);
+	return KSFT_PASS;
+}
+
+/*
+ * DMA_BUF_IOCTL_SYNC(START|READ) on the result right after SUBMIT returns
+ * only when the job is done: not before its fence signalled, and at least
+ * 90% of the engine's latency after the job was queued.
+ */
+static int case_sync_result(void)
+{
+	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ };
+	struct setup s;
+	struct axl_submit sub;
+	uint64_t start, took, since_submit;
+	int ret, status;
+
+	EXPECT_RET(setup(&s), 0);
+	EXPECT_RET(axl_submit(s.dev, s.imp.handle, s.res, 0, &sub), 0);
+	start = now_ns();
+	ret = ioctl(s.res, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0;
+	took = now_ns() - start;
+	since_submit = now_ns() - sub.submit_ns;
+	status = fence_status(sub.fence_fd);
+	tap_diag("DMA_BUF_IOCTL_SYNC(START|READ) returned %d after %.2f ms (%.1f ms after the submit), "
+		 "job fence status %d", ret, took / 1e6, since_submit / 1e6, status);
+	EXPECT_RET(ret, 0);
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ;
+	EXPECT_RET(ioctl(s.res, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0, 0);
+	FAIL_IF(status != 1, "SYNC(START|READ) returned while the job ran (fence status %d)", status);
+	FAIL_IF(since_submit < LATENCY_US * 900ull, "returned %.1f ms after the submit",
+		since_submit / 1e6);
+	close(sub.fence_fd);
+	teardown(&s);
+	return KSFT_PASS;
+}
+
+/*
+ * Two jobs reading one frame do not wait for each other: the input gets no
+ * fence of the job (SUBMIT begins its CPU access to an input DMA_TO_DEVICE,
+ * which waits for every fence, a reader's too), so a second SUBMIT on the
+ * same input, writing another result, returns while the first job runs.
+ */
+static int case_input_readers(void)
+{
+	struct setup s;
+	struct axl_submit sub, sub2;
+	uint64_t t0, took;
+	int res2 = heap_alloc(PAGE), first;
+
+	FAIL_IF(res2 < 0, "setup");
+	EXPECT_RET(setup(&s), 0);
+	EXPECT_RET(axl_submit(s.dev, s.imp.handle, s.res, 0, &sub), 0);
+	t0 = now_ns();
+	EXPECT_RET(axl_submit(s.dev, s.imp.handle, res2, 0, &sub2), 0);
+	took = now_ns() - t0;
+	first = fence_status(sub.fence_fd);
+	tap_diag("second SUBMIT on the same input took %.2f ms; the first job's fence status %d",
+		 took / 1e6, first);
+	FAIL_IF(first != 0, "the second SUBMIT returned only after the first job ended");
+	EXPECT_RET(fence_wait(sub2.fence_fd, WAIT_MS), 0);
+	close(sub.fence_fd);
+	close(sub2.fence_fd);
+	close(res2);
+	teardown(&s);
+	return KSFT_PASS;
+}
+
+/*
+ * DMA_BUF_IOCTL_EXPORT_SYNC_FILE (Linux 6.0 on) on the result right after
+ * SUBMIT gives a fence that has not signalled, and signals with the job.
+ */
+static int case_export_result(void)
+{
+	struct dma_buf_export_sync_file exp = { .flags = DMA_BUF_SYNC_READ, .fd = -1 };
+	struct setup s;
+	struct axl_submit sub;
+	int ret, status;
+
+	EXPECT_RET(setup(&s), 0);
+	EXPECT_RET(axl_submit(s.dev, s.imp.handle, s.res, 0, &sub), 0);
+	ret = ioctl(s.res, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &exp) ? -errno : 0;
+	if (ret == -ENOTTY) {
+		fence_wait(sub.fence_fd, WAIT_MS);
+		close(sub.fence_fd);
+		teardown(&s);
+		tap_diag("no DMA_BUF_IOCTL_EXPORT_SYNC_FILE in this kernel (before 6.0)");
+		return KSFT_SKIP;
+	}
+	EXPECT_RET(ret, 0);
+	status = fence_status(exp.fd);
+	FAIL_IF(fence_status(sub.fence_fd) != 0, "the job ended before the export: engine too fast");
+	tap_diag("exported fence right after SUBMIT: status %d", status);
+	FAIL_IF(status != 0, "the exported fence is signalled while the job runs");
+	EXPECT_RET(fence_wait(exp.fd, WAIT_MS), 0);
+	FAIL_IF(fence_status(sub.fence_fd) != 1, "the exported fence signalled before the job's");
+	close(exp.fd);
+	close(sub.fence_fd);
+	teardown(&s);
+	return KSFT_PASS;
+}
+
+/* Poll axl's live fence count until it is @want; false after 2 s. */
+static bool fences_settle(long long want, long long *got)
+{
+	for (int t = 0; t < 200; t++) {
+		*got = axl_stat("fences");
+		if (*got == want)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/*
+ * A result buffer keeps the fence of the last job that wrote it, and with it
+ * a reference to the module, after every fence fd, the import and the device
+ * are closed: the fence lives until a later one replaces it or the buffer is
+ * freed. A second job's fence replaces the first's.
+ */
+static int case_fence_lifetime(void)
+{
+	struct setup s;
+	struct axl_submit sub;
+	long long got;
+
+	FAIL_IF(!fences_settle(0, &got), "%lld axl fences alive before the case", got);
+	EXPECT_RET(param_set("latency_us", 1000), 0);
+	EXPECT_RET(setup(&s), 0);
+	EXPECT_RET(param_set("latency_us", 1000), 0);
+	for (int i = 0; i < 2; i++) {
+		EXPECT_RET(axl_submit(s.dev, s.imp.handle, s.res, 0, &sub), 0);
+		EXPECT_RET(fence_wait(sub.fence_fd, WAIT_MS), 0);
+		close(sub.fence_fd);
+		FAIL_IF(!fences_settle(1, &got),
+			"after job %d: %lld axl fences alive, expected 1 (held by its result)",
+			i + 1, got);
+	}
+	EXPECT_RET(axl_release(s.dev, s.imp.handle), 0);
+	close(s.dev);
+	FAIL_IF(!fences_settle(1, &got), "with the device closed: %lld fences, expected 1", got);
+	close(s.in);
+	FAIL_IF(!fences_settle(1, &got), "with the input freed: %lld fences, expected 1 (the result's)",
+		got);
+	/* freeing the result is what lets the fence, and the module, go */
+	close(s.res);
+	FAIL_IF(!fences_settle(0, &got), "with both buffers freed: %lld fences alive", got);
+	return KSFT_PASS;
+}
+
+/* GET_INFO tells user space that it need not publish the fence itself. */
+static int case_caps(void)
+{
+	struct axl_info info;
+	int dev = axl_open_dev();
+
+	FAIL_IF(dev < 0, "open: %s", axl_errname(dev));
+	EXPECT_RET(axl_info(dev, &info), 0);
+	FAIL_IF(!(info.caps & AXL_CAP_IMPLICIT_SYNC), "caps 0x%x lack AXL_CAP_IMPLICIT_SYNC",
+		info.caps);
+	close(dev);
+	return KSFT_PASS;
+}
+
+static const struct axl_case cases[] = {
+	{ "GET_INFO advertises AXL_CAP_IMPLICIT_SYNC", case_caps },
+	{ "poll() on the result: not ready while the job runs, ready when it ends",
+	  case_poll_result },
+	{ "DMA_BUF_IOCTL_SYNC(START|READ) on the result waits for the job", case_sync_result },
+	{ "two jobs reading one frame: the second SUBMIT does not wait for the first",
+	  case_input_readers },
+	{ "EXPORT_SYNC_FILE on the result right after SUBMIT: an unsignalled fence",
+	  case_export_result },
+	{ "a buffer holds its last job's fence (and the module) until replaced or freed",
+	  case_fence_lifetime },
+};
+
+int main(void)
+{
+	int skip = tap_skip_unless_importable("module parameters, debugfs");
+
+	if (skip)
+		return skip;
+	return tap_run(cases, ARRAY_SIZE(cases));
+}
