@@ -38,6 +38,12 @@ command -v dpkg-deb >/dev/null && command -v apt-get >/dev/null || {
 	echo "ffi/gst-sysroot.sh: needs apt-get and dpkg-deb (a Debian or Ubuntu host)" >&2
 	exit 1
 }
+# One fetch at a time, and none while a rig run updates the same apt state for its root.
+vm_lock "$AXL_VM_CACHE/arm64"
+if [[ -r $dir/.complete ]]; then
+	echo "$dir"
+	exit 0
+fi
 mkdir -p "$base"
 work=$(mktemp -d "$base/.fetch.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -2,11 +2,13 @@
 // generic evidence (kprobes on the dma-buf functions, bufinfo, perf; never an axl tracepoint):
 // the rig's NVMM-shaped camera (tests/device/gst/nvmm_camera.c, cross-built by ffi/build.sh
 // against Debian's arm64 GStreamer) pushes `video/x-raw(memory:NVMM)` buffers, an NvBufSurface
-// in plain GstMemory naming a heap dma-buf from a pool of 4, into an importer that attaches
-// each frame's dma-buf to the Metis node. Through a `queue` the card imports the camera's own
+// in plain GstMemory naming a heap dma-buf from a pool of 4 that vivid's capture writes the
+// frames into (as VI writes into nvmap surfaces), into an importer that attaches each frame's
+// dma-buf to the Metis node. Through a `queue` the card imports the camera's own
 // surfaces (PASS); through `nvmmcpuconvert`, which writes each frame into a surface of its own
 // on the CPU, it imports the converter's (FAIL, the pipeline section naming the element).
-// The heap is AXL_NVMM_HEAP (default linux,cma, the arm64 guest's CMA heap). aarch64 only: the
+// The heap is AXL_NVMM_HEAP (default linux,cma, the arm64 guest's CMA heap; nvmap-sim, the rig's
+// nvmap stand-in, where it is loaded). Needs --vivid. aarch64 only: the
 // x86_64 guest tests the NVMM path with nvmm_feed (gst_pipeline_memory.test.ts). Artifacts in
 // $AXL_RESULTS/gst-nvmm-<middle>/.
 import assert from "node:assert/strict";
@@ -23,6 +25,8 @@ import { gstreamerEnv } from "./verify/_gstreamer_env.ts";
 const FRAMES = 120;
 const FAILING_FRAMES = 40;
 const HEAP = Deno.env.get("AXL_NVMM_HEAP") ?? "linux,cma";
+/** The exporter name of HEAP's buffers: the CMA heap's own name; nvmap's for the rig's nvmap-sim. */
+const EXPORTER = HEAP === "nvmap-sim" ? "nvmap_dmabuf" : HEAP;
 const ON_AARCH64 = Deno.build.arch === "aarch64";
 if (!ON_AARCH64) {
   console.error("gst_nvmm_metis.test.ts: ignored: the arm64 guest's test (--arch aarch64)");
@@ -90,7 +94,7 @@ Deno.test({
   const src = p.pads.find((x) => x.pad === "nvmmcamsrc0:src");
   assert.ok(src?.camera_dmabuf, JSON.stringify(p.pads));
   assert.match(src.memory, /NVMM surface's dma-buf/);
-  assert.deepEqual(p.camera?.exporters, [HEAP]);
+  assert.deepEqual(p.camera?.exporters, [EXPORTER]);
   // the capture device filled the surfaces the card imported
   assert.match(r.axl.invariants.I1.summary, /vivid\.0/);
   const chain = (r.axl as { chain?: { status: string; summary: string } }).chain;
