@@ -455,7 +455,13 @@ int main(int argc, char **argv)
 		gst_sample_unref(sample);
 	}
 	if (!gst_app_sink_is_eos(GST_APP_SINK(sink))) {
-		fprintf(stderr, "nvmm_camera: the pipeline stopped before EOS\n");
+		GstMessage *msg = gst_bus_pop_filtered(GST_ELEMENT_BUS(pipeline), GST_MESSAGE_ERROR);
+		GError *err = NULL;
+
+		if (msg)
+			gst_message_parse_error(msg, &err, NULL);
+		fprintf(stderr, "nvmm_camera: the pipeline stopped before EOS after %d frames: %s\n",
+			imported, err ? err->message : "no error posted");
 		return 1;
 	}
 	gst_element_set_state(pipeline, GST_STATE_NULL);
