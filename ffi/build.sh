@@ -8,9 +8,12 @@
 #                    (default /usr/src/jetson_multimedia_api when it exists)
 #
 # Beside each shim: build/<arch>/gst/libgstaxltrace.so, the GStreamer tracer 'axlpads' that
-# verify loads into a GStreamer workload (docs/gstreamer.md). It needs that architecture's
-# GStreamer development files (libgstreamer1.0-dev, libgstreamer-plugins-base1.0-dev); where
-# they are missing it is not built, and this script says so.
+# verify loads into a GStreamer workload (docs/gstreamer.md), and build/<arch>/gst-tests/nvmm_camera,
+# the rig's NVMM-shaped camera (tests/device/gst/nvmm_camera.c). They need that architecture's
+# GStreamer development files (libgstreamer1.0-dev, libgstreamer-plugins-base1.0-dev): the
+# host's for its own architecture (where they are missing nothing is built, and this script says
+# so); for aarch64 on another host, Debian's arm64 packages unpacked into a sysroot by
+# ffi/gst-sysroot.sh (apt-get download + dpkg -x; AXL_GST_SYSROOT=DIR uses DIR instead).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -33,23 +36,48 @@ compiler_for() {
 	fi
 }
 
-# The GStreamer tracer for $1 with compiler $2 into $3/gst/, when $1's GStreamer development
-# files are installed; otherwise a loud line on stderr and no library.
+# The GStreamer tracer and the NVMM-shaped camera for $1 with compiler $2 into $3/gst/ and
+# $3/gst-tests/, when $1's GStreamer development files are at hand; otherwise a loud line on
+# stderr and neither.
 build_gst_tracer() {
 	local arch=$1 cc=$2 out=$3 pc=(pkg-config) mods=(gstreamer-1.0 gstreamer-allocators-1.0)
-	[[ $arch == "$native" ]] || pc=(env PKG_CONFIG_LIBDIR="/usr/lib/$arch-linux-gnu/pkgconfig" pkg-config)
-	if ! "${pc[@]}" --exists "${mods[@]}" 2>/dev/null; then
-		echo "ffi/build.sh: $arch: GStreamer tracer NOT BUILT: no $arch GStreamer development" \
-			"files (libgstreamer1.0-dev and libgstreamer-plugins-base1.0-dev for $arch);" \
+	local link=() sysroot why="no $arch GStreamer development files (libgstreamer1.0-dev and libgstreamer-plugins-base1.0-dev for $arch)"
+	if [[ $arch != "$native" && $arch == aarch64 ]]; then
+		if sysroot=${AXL_GST_SYSROOT:-$(bash ffi/gst-sysroot.sh)}; then
+			pc=(env PKG_CONFIG_SYSROOT_DIR="$sysroot"
+				PKG_CONFIG_LIBDIR="$sysroot/usr/lib/$arch-linux-gnu/pkgconfig:$sysroot/usr/share/pkgconfig" pkg-config)
+			# The libraries' own dependencies (libffi, pcre2, libdw, …) are not in the sysroot:
+			# the guest's root has them, and the linker need not check them here.
+			link=(-Wl,-rpath-link,"$sysroot/usr/lib/$arch-linux-gnu" -Wl,--allow-shlib-undefined)
+		else
+			why="Debian's arm64 GStreamer development packages could not be fetched (ffi/gst-sysroot.sh, above)"
+		fi
+	elif [[ $arch != "$native" ]]; then
+		pc=(env PKG_CONFIG_LIBDIR="/usr/lib/$arch-linux-gnu/pkgconfig" pkg-config)
+	fi
+	if ! "${pc[@]}" --exists "${mods[@]}" gstreamer-app-1.0 gstreamer-base-1.0 2>/dev/null; then
+		echo "ffi/build.sh: $arch: GStreamer tracer NOT BUILT: $why;" \
 			"verify will record no per-pad memory for GStreamer workloads on $arch" >&2
 		return 0
 	fi
-	mkdir -p "$out/gst"
+	mkdir -p "$out/gst" "$out/gst-tests"
+	local warn=(-std=gnu11 -O2 -g -fPIC -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers)
 	# shellcheck disable=SC2046 # pkg-config prints words
-	"$cc" -std=gnu11 -O2 -g -fPIC -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Iffi/src/gst \
-		$("${pc[@]}" --cflags "${mods[@]}") -shared -Wl,--no-undefined \
-		-o "$out/gst/libgstaxltrace.so" ffi/src/gst/axl_gst_pads.c $("${pc[@]}" --libs "${mods[@]}")
+	"$cc" "${warn[@]}" -Iffi/src/gst $("${pc[@]}" --cflags "${mods[@]}") -shared -Wl,--no-undefined \
+		-o "$out/gst/libgstaxltrace.so" ffi/src/gst/axl_gst_pads.c $("${pc[@]}" --libs "${mods[@]}") "${link[@]}"
 	echo "ffi/build.sh: built $out/gst/libgstaxltrace.so"
+	# A test program of the rig, not part of axl: where it does not build (older kernel headers
+	# without linux/dma-heap.h, say) the shim and the tracer still stand.
+	# shellcheck disable=SC2046 # pkg-config prints words
+	if "$cc" "${warn[@]}" -Iffi/src/gst -Ikernel/include/uapi \
+		$("${pc[@]}" --cflags gstreamer-1.0 gstreamer-base-1.0 gstreamer-app-1.0) \
+		-o "$out/gst-tests/nvmm_camera" tests/device/gst/nvmm_camera.c \
+		$("${pc[@]}" --libs gstreamer-1.0 gstreamer-base-1.0 gstreamer-app-1.0) -pthread "${link[@]}"; then
+		echo "ffi/build.sh: built $out/gst-tests/nvmm_camera"
+	else
+		echo "ffi/build.sh: $arch: the rig's test program nvmm_camera NOT BUILT (see above);" \
+			"tests/device/gst_nvmm_metis.test.ts will fail" >&2
+	fi
 }
 
 mmapi=${AXL_MMAPI:-/usr/src/jetson_multimedia_api}

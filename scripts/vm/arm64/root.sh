@@ -10,9 +10,15 @@
 # (dmesg, script for the shell test), perf for verify's I4, and busybox for
 # the initramfs; libc6-dbg so that perf names the C library's copy routines
 # (__memcpy_generic and its kin are local symbols, stripped from libc.so.6).
+# GStreamer for the arm64 pipeline tests (tests/device/gst_nvmm_arm64.test.ts):
+# gst-launch-1.0/gst-inspect-1.0 and the base plugins (appsrc/appsink, and the
+# core elements of libgstreamer1.0-0). Not gstreamer1.0-plugins-good: with
+# --no-install-recommends it still brings 88 more packages (systemd, ICU, X11,
+# PulseAudio, …) for v4l2src and kin, which no arm64 test runs.
 # Their dependencies come along (apt resolves them).
 AXL_ARM64_PACKAGES=(bash dash coreutils findutils grep sed mawk gzip procps kmod mount
-	util-linux bsdutils linux-perf libc6-dbg busybox-static libc-bin)
+	util-linux bsdutils linux-perf libc6-dbg busybox-static libc-bin
+	gstreamer1.0-tools gstreamer1.0-plugins-base)
 
 # vm_arm64_root DIR — build the root in DIR (replaced), merged-/usr like a
 # bookworm install: /bin, /sbin and /lib are links into /usr, and tar keeps
@@ -39,6 +45,7 @@ vm_arm64_root() {
 	printf 'root:x:0:0:root:/root:/bin/bash\n' >"$dir/etc/passwd"
 	printf 'root:x:0:\n' >"$dir/etc/group"
 	mkdir -p "$dir"/{dev,proc,sys,run,tmp,var/tmp,root}
-	[[ -x $dir/bin/busybox && -x $dir/bin/bash && -x $dir/usr/bin/perf && -x $dir/usr/bin/awk ]] ||
-		vm_die "the arm64 root in $dir lacks busybox, bash, perf or awk after unpacking"
+	[[ -x $dir/bin/busybox && -x $dir/bin/bash && -x $dir/usr/bin/perf && -x $dir/usr/bin/awk &&
+		-x $dir/usr/bin/gst-launch-1.0 ]] ||
+		vm_die "the arm64 root in $dir lacks busybox, bash, perf, awk or gst-launch-1.0 after unpacking"
 }
