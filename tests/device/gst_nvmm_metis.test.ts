@@ -128,7 +128,8 @@ Deno.test({
     chain?: { status: string; summary: string; between: { comm: string; camera: number[] }[] };
   }).chain;
   assert.equal(chain?.status, "broken", chain?.summary);
-  assert.match(chain.summary, /the card never imported a camera buffer/);
+  // One story per verdict: the chain is broken where the pipeline broke, and says so first.
+  assert.match(chain.summary, /^broken at nvmmcpuconvert0:src: /);
   assert.ok(
     chain.between.some((b) => b.comm === "nvmm_camera" && b.camera.length === 4),
     `the converter's process mapped the 4 camera surfaces: ${JSON.stringify(chain.between)}`,
