@@ -20,10 +20,10 @@ import { gstreamerEnv } from "./verify/_gstreamer_env.ts";
  * Frames of 320x180 NV12 per run. The passing run needs I4's 1,000 perf samples of the
  * workload: in the arm64 guest its start (GStreamer's registry scan included) gave ~570 and
  * each frame ~7 (vivid fills ~4.4 frames a second under TCG): 40 frames gave 706, 120 gave
- * 1,385 (linux,cma) and 1,245 (nvmap-sim), so 150 for a margin. The failing run needs no I4
- * PASS: 40.
+ * 1,385 (linux,cma) and 1,245 (nvmap-sim), and 150 gave 1,503, 1,389, 1,264 and 1,090 — too
+ * close to the floor, so 250. The failing run needs no I4 PASS: 40.
  */
-const FRAMES = 150;
+const FRAMES = 250;
 const FAILING_FRAMES = 40;
 /**
  * The camera's heap: AXL_NVMM_HEAP, else nvmap-sim (the rig's nvmap stand-in) where the rig
