@@ -194,38 +194,6 @@ static int case_own_fence(void)
 	return KSFT_PASS;
 }
 
-/* The vgem device node, or -errno (vgem not loaded). */
-static int vgem_open(void)
-{
-	DIR *d = opendir("/sys/class/drm");
-	struct dirent *e;
-	int fd = -ENOENT;
-
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)) && fd < 0) {
-		char link[PATH_MAX], target[PATH_MAX], node[300];
-		ssize_t n;
-
-		if (strncmp(e->d_name, "card", 4) || strchr(e->d_name, '-'))
-			continue;
-		/* vgem's device is a platform device named "vgem" (no driver bound) */
-		snprintf(link, sizeof(link), "/sys/class/drm/%s/device", e->d_name);
-		n = readlink(link, target, sizeof(target) - 1);
-		if (n < 0)
-			continue;
-		target[n] = 0;
-		if (strcmp(strrchr(target, '/') ? strrchr(target, '/') + 1 : target, "vgem"))
-			continue;
-		snprintf(node, sizeof(node), "/dev/dri/%s", e->d_name);
-		fd = open(node, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			fd = -errno;
-	}
-	closedir(d);
-	return fd;
-}
-
 /*
  * A sync_file holding an unsignalled vgem fence, and the vgem fence id to
  * signal it with. vgem signals it itself after 10 s.
@@ -271,7 +239,7 @@ static int case_dep_timeout(void)
 	struct axl_import_fd ix, iy;
 	struct axl_submit j, k, l;
 	struct t_vgem_fence_signal sig = { 0 };
-	int dev = axl_open_dev(), vgem = vgem_open(), rj = heap_alloc(PAGE),
+	int dev = axl_open_dev(), vgem = axl_vgem_open(), rj = heap_alloc(PAGE),
 	    rk = heap_alloc(PAGE), rl = heap_alloc(PAGE), sync = -1, ret;
 	long long submitted0 = axl_stat("submitted");
 	uint64_t t0, in_ns, out_ns;
@@ -346,7 +314,7 @@ static int case_intr_stuck_dep(void)
 	struct axl_import_fd ix;
 	struct axl_submit j;
 	struct t_vgem_fence_signal sig = { 0 };
-	int dev = axl_open_dev(), vgem = vgem_open(), rj = heap_alloc(PAGE), sync = -1, st;
+	int dev = axl_open_dev(), vgem = axl_vgem_open(), rj = heap_alloc(PAGE), sync = -1, st;
 	struct axl_submit req = { .result_fd = rj, .timeout_us = 5000000, .fence_fd = -1 };
 	long long submitted0 = axl_stat("submitted");
 	uint64_t t0, took;

@@ -1012,3 +1012,35 @@ bool pci_restore(const char *addr, int step_ms)
 	close(dev);
 	return ok;
 }
+
+/* vgem's DRM node, opened read-write, or -errno (-ENOENT: vgem not loaded). */
+int axl_vgem_open(void)
+{
+	DIR *d = opendir("/sys/class/drm");
+	struct dirent *e;
+	int fd = -ENOENT;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)) && fd < 0) {
+		char link[PATH_MAX], target[PATH_MAX], node[300];
+		ssize_t n;
+
+		if (strncmp(e->d_name, "card", 4) || strchr(e->d_name, '-'))
+			continue;
+		/* vgem's device is a platform device named "vgem" (no driver bound) */
+		snprintf(link, sizeof(link), "/sys/class/drm/%s/device", e->d_name);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n < 0)
+			continue;
+		target[n] = 0;
+		if (strcmp(strrchr(target, '/') ? strrchr(target, '/') + 1 : target, "vgem"))
+			continue;
+		snprintf(node, sizeof(node), "/dev/dri/%s", e->d_name);
+		fd = open(node, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			fd = -errno;
+	}
+	closedir(d);
+	return fd;
+}

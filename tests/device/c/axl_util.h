@@ -208,6 +208,9 @@ int pci_remove(const char *addr);
  */
 bool pci_restore(const char *addr, int step_ms);
 
+/* ---- vgem ---- */
+int axl_vgem_open(void);
+
 /* ---- PRNG (splitmix64) ---- */
 uint64_t prng_next(uint64_t *state);
 

@@ -88,36 +88,6 @@ static int fd_exp_name(int fd, char *out, size_t len)
 	return ret;
 }
 
-/* vgem's DRM node (its device is the platform device "vgem"), or -errno. */
-static int vgem_open(void)
-{
-	DIR *d = opendir("/sys/class/drm");
-	char link[300], target[300], node[300];
-	struct dirent *e;
-	int fd = -ENODEV;
-	ssize_t n;
-
-	if (!d)
-		return -errno;
-	while (fd < 0 && (e = readdir(d))) {
-		if (strncmp(e->d_name, "card", 4) || strchr(e->d_name, '-'))
-			continue;
-		snprintf(link, sizeof(link), "/sys/class/drm/%s/device", e->d_name);
-		n = readlink(link, target, sizeof(target) - 1);
-		if (n < 0)
-			continue;
-		target[n] = 0;
-		if (strcmp(strrchr(target, '/') ? strrchr(target, '/') + 1 : target, "vgem"))
-			continue;
-		snprintf(node, sizeof(node), "/dev/dri/%s", e->d_name);
-		fd = open(node, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			fd = -errno;
-	}
-	closedir(d);
-	return fd;
-}
-
 /* How many lines of @text contain both @a and @b (NULL: any). */
 static int count_lines(const char *text, const char *a, const char *b)
 {
@@ -213,7 +183,7 @@ static int test_stash(void)
 	FAIL_IF(a.handle == b.handle, "one handle for two imports");
 	FAIL_IF(a.iova_base != b.iova_base, "two IOVAs 0x%llx and 0x%llx: mapped twice",
 		(unsigned long long)a.iova_base, (unsigned long long)b.iova_base);
-	vgem = vgem_open();
+	vgem = axl_vgem_open();
 	if (vgem >= 0) {
 		prime.fd = buf;
 		EXPECT_RET(axl_ioctl(vgem, T_DRM_IOCTL_PRIME_FD_TO_HANDLE, &prime), 0);
