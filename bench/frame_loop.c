@@ -87,20 +87,21 @@ static int fail(const char *what, int err)
 /* One frame; returns 0 or -errno. */
 static int frame(struct loop *l, int buf_fd, const struct opts *o)
 {
-	uint64_t imp[6], sub[5];
+	struct axl_shim_frame_args a = {
+		.dev = l->dev, .buf_fd = buf_fd, .width = o->width, .height = o->height,
+		.pixfmt = l->pixfmt, .flags = l->to_device, .result_fd = l->result,
+		.timeout_us = o->timeout_ms * 1000, .submit_flags = AXL_SHIM_SUBMIT_IMPLICIT_SYNC,
+	};
 	int64_t info[4], nums[12];
 	uint32_t histogram[256];
 	char name[96];
-	int32_t step;
 	int fence, ret, ret2;
 
 	/* A failed submit has released the import again. */
-	ret = axl_shim_dev_import_submit(l->dev, buf_fd, o->width, o->height, l->pixfmt, 0,
-					 l->to_device, l->result, 0, o->timeout_ms * 1000,
-					 AXL_SHIM_SUBMIT_IMPLICIT_SYNC, imp, sub, &step);
+	ret = axl_shim_dev_import_submit(&a);
 	if (ret < 0)
-		return fail(step == 1 ? "import" : "submit", ret);
-	fence = (int)(int64_t)sub[0];
+		return fail(a.step == 1 ? "import" : "submit", ret);
+	fence = (int)(int64_t)a.sub_out[0];
 	ret = axl_shim_fence_wait_info(fence, (int)o->timeout_ms + 1000, info, name, sizeof(name));
 	if (ret == 0)
 		ret = -ETIMEDOUT;
@@ -116,14 +117,14 @@ static int frame(struct loop *l, int buf_fd, const struct opts *o)
 			fail("result", ret);
 			goto close_fence;
 		}
-		if ((uint64_t)nums[2] != sub[1]) {
+		if ((uint64_t)nums[2] != a.sub_out[1]) {
 			fprintf(stderr, "frame_loop: result seqno %lld, job %llu\n",
-				(long long)nums[2], (unsigned long long)sub[1]);
+				(long long)nums[2], (unsigned long long)a.sub_out[1]);
 			ret = -EBADMSG;
 		}
 	}
 close_fence:
-	ret2 = axl_shim_fence_close_release(fence, l->dev, (uint32_t)imp[0]);
+	ret2 = axl_shim_fence_close_release(fence, l->dev, a.handle);
 	if (ret2 < 0 && ret >= 0)
 		ret = fail("release", ret2);
 	return ret < 0 ? ret : 0;

@@ -3,7 +3,7 @@
  * `bench/frame_loop.c`, over the same shim and device:
  *
  * - `lean-core` / `lean-full`: direct shim calls, step for step what the C loop does (`core`:
- *   import and submit (one call) → wait and fence info (one call) → close fence and release
+ *   import and submit (one call, its arguments in one packed block) → wait and fence info (one call) → close fence and release
  *   (one call); `full` adds
  *   reading the result: DMA_BUF_SYNC start, decode, end in one call). The gap to C is the raw
  *   FFI cost.
@@ -24,6 +24,7 @@ import { HeapProducer } from "../lib/frames/producers/heap_producer.ts";
 import { Heap } from "../lib/core/heap.ts";
 import { runWorkload } from "../lib/frames/workload.ts";
 import { loadShim } from "../ffi/loader.ts";
+import { FRAME_ARGS_OFFSETS, FrameArgs, SUBMIT_OUT_SLOTS } from "../ffi/frame_args.ts";
 import { cpuDelta, type CpuSample, cpuSample } from "./_stats.ts";
 
 /** The Deno loop variants. */
@@ -139,36 +140,23 @@ function leanLoop(rig: LoopRig, frames: number, start: number, full: boolean): v
   const nv12 = s.constant("AXL_PIXFMT_NV12");
   const toDevice = s.constant("AXL_IMPORT_TO_DEVICE");
   const timeoutUs = rig.timeoutMs * 1000;
-  // Out-slots read through 32-bit views (little-endian low halves): no BigInt per read.
-  const imp = new Uint32Array(12);
-  const sub = new Uint32Array(10);
+  // One packed argument block; its out-slots are read through 32-bit views (little-endian
+  // low halves): no BigInt per read. Only the frame's fd changes from frame to frame.
+  const args = new FrameArgs();
+  const block = args.bytes, imp = args.impOut32;
+  const sub = new Uint32Array(block.buffer, FRAME_ARGS_OFFSETS.sub_out, 2 * SUBMIT_OUT_SLOTS);
+  args.setImport(dev, fds[0]!, rig.width, rig.height, nv12, 0, toDevice);
   // The typed API's default: the shim publishes each job's fence into its buffers.
-  const implicitSync = s.constant("AXL_SHIM_SUBMIT_IMPLICIT_SYNC");
-  const step = new Int32Array(1);
+  args.setSubmit(0, resultFd, 0, timeoutUs, s.constant("AXL_SHIM_SUBMIT_IMPLICIT_SYNC"));
   const info = new Int32Array(8);
   const name = new Uint8Array(96);
   const nameLen = BigInt(name.length);
   const nums = new Uint32Array(24);
   const histogram = new Uint32Array(256);
   for (let i = start; i < start + frames; i++) {
-    const fd = fds[i % fds.length]!;
-    const ret = sym.axl_shim_dev_import_submit(
-      dev,
-      fd,
-      rig.width,
-      rig.height,
-      nv12,
-      0,
-      toDevice,
-      resultFd,
-      0,
-      timeoutUs,
-      implicitSync,
-      imp,
-      sub,
-      step,
-    );
-    check(ret, step[0] === 1 ? "import" : "submit");
+    args.setBufFd(fds[i % fds.length]!);
+    const ret = sym.axl_shim_dev_import_submit(block);
+    check(ret, args.step === 1 ? "import" : "submit");
     const handle = imp[0]!;
     const fence = sub[0]!;
     const waited = sym.axl_shim_fence_wait_info(fence, rig.timeoutMs + 1000, info, name, nameLen);

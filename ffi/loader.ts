@@ -18,7 +18,7 @@ import { symbols } from "./symbols.ts";
 import type { ShimSymbols } from "./symbols.ts";
 
 /** Version of the shim ↔ TypeScript contract (`AXL_SHIM_API_VERSION`). */
-export const SHIM_API_VERSION = 6;
+export const SHIM_API_VERSION = 7;
 
 /**
  * The kernel ABI version (`AXL_ABI_VERSION` of `linux/axl.h`) this code was

@@ -91,30 +91,12 @@ export const symbols = {
   // int32_t axl_shim_result_read(int32_t buf_fd, uint64_t addr, uint64_t len, int64_t *nums,
   //                              uint32_t *histogram);
   axl_shim_result_read: { parameters: ["i32", "u64", "u64", "buffer", "buffer"], result: "i32" },
-  // int32_t axl_shim_dev_import_submit(int32_t dev, int32_t buf_fd, uint32_t width,
-  //                                    uint32_t height, uint32_t pixfmt, uint32_t stride,
-  //                                    uint32_t flags, int32_t result_fd, uint32_t model_id,
-  //                                    uint32_t timeout_us, uint32_t submit_flags,
-  //                                    uint64_t *imp_out, uint64_t *sub_out, int32_t *step);
-  axl_shim_dev_import_submit: {
-    parameters: [
-      "i32",
-      "i32",
-      "u32",
-      "u32",
-      "u32",
-      "u32",
-      "u32",
-      "i32",
-      "u32",
-      "u32",
-      "u32",
-      "buffer",
-      "buffer",
-      "buffer",
-    ],
-    result: "i32",
-  },
+  // int32_t axl_shim_frame_import(struct axl_shim_frame_args *a);
+  axl_shim_frame_import: { parameters: ["buffer"], result: "i32" },
+  // int32_t axl_shim_frame_submit(struct axl_shim_frame_args *a);
+  axl_shim_frame_submit: { parameters: ["buffer"], result: "i32" },
+  // int32_t axl_shim_dev_import_submit(struct axl_shim_frame_args *a);
+  axl_shim_dev_import_submit: { parameters: ["buffer"], result: "i32" },
   // int32_t axl_shim_implicit_sync(void);
   axl_shim_implicit_sync: { parameters: [], result: "i32" },
   // int32_t axl_shim_implicit_sync_probe(int32_t buf_fd);

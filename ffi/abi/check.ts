@@ -57,12 +57,28 @@ export function parseTable(text: string): Map<string, bigint> {
   return out;
 }
 
-/** Compiles the layout for one target and returns key → value. */
-export async function compileLayout(target: AbiTarget): Promise<Map<string, bigint>> {
+/**
+ * Compiles the layout for one target and returns key → value. `source` is the file that
+ * emits the markers: `ffi/abi/layout.c` (the uapi) by default, `ffi/abi/shim_layout.c` for the
+ * shim's own structs.
+ */
+export async function compileLayout(
+  target: AbiTarget,
+  source = "ffi/abi/layout.c",
+): Promise<Map<string, bigint>> {
   let out: Deno.CommandOutput;
   try {
     out = await new Deno.Command(target.cc, {
-      args: ["-S", "-o", "-", "-I", `${ROOT}kernel/include/uapi`, `${ROOT}ffi/abi/layout.c`],
+      args: [
+        "-S",
+        "-o",
+        "-",
+        "-I",
+        `${ROOT}kernel/include/uapi`,
+        "-I",
+        `${ROOT}ffi/src`,
+        `${ROOT}${source}`,
+      ],
       stdout: "piped",
       stderr: "piped",
     }).output();
@@ -76,7 +92,7 @@ export async function compileLayout(target: AbiTarget): Promise<Map<string, bigi
     throw err;
   }
   if (!out.success) {
-    throw new Error(`${target.cc} failed on layout.c:\n${new TextDecoder().decode(out.stderr)}`);
+    throw new Error(`${target.cc} failed on ${source}:\n${new TextDecoder().decode(out.stderr)}`);
   }
   const map = new Map<string, bigint>();
   for (const m of new TextDecoder().decode(out.stdout).matchAll(/"->(.+?) \$?(-?\d+)"/g)) {
@@ -132,7 +148,7 @@ if (import.meta.main) {
   const update = Deno.args.includes("--update");
   try {
     if (update) {
-      const layouts = await Promise.all(ABI_TARGETS.map(compileLayout));
+      const layouts = await Promise.all(ABI_TARGETS.map((t) => compileLayout(t)));
       const text = formatTable(layouts[0]!);
       const report = await checkAbi(text);
       if (!report.ok) {

@@ -2,10 +2,12 @@
 /*
  * libaxl_shim: the thin C layer Deno calls through Deno.dlopen.
  *
- * Every function takes scalars, C strings or pointers to plain arrays and
- * returns a value >= 0 on success or -errno on failure: errno itself cannot
- * be read reliably from Deno. Struct layouts of the kernel ABI stay on this
- * side; results are passed back in documented slots of a __u64/__s64 array.
+ * Every function takes scalars, C strings or pointers to plain arrays (the
+ * per-frame import and submit: one packed block, struct axl_shim_frame_args)
+ * and returns a value >= 0 on success or -errno on failure: errno itself
+ * cannot be read reliably from Deno. Struct layouts of the kernel ABI stay on
+ * this side; results are passed back in documented slots of a __u64/__s64
+ * array.
  */
 #ifndef AXL_SHIM_H
 #define AXL_SHIM_H
@@ -14,7 +16,7 @@
 #include <stdint.h>
 
 /* Version of the contract between this library and ffi/symbols.ts. */
-#define AXL_SHIM_API_VERSION 6
+#define AXL_SHIM_API_VERSION 7
 
 /* Versions and constants. */
 int32_t axl_shim_api_version(void);
@@ -72,12 +74,44 @@ int32_t axl_shim_result_decode(uint64_t addr, uint64_t len, int64_t *nums, uint3
 int32_t axl_shim_implicit_sync(void);
 int32_t axl_shim_implicit_sync_probe(int32_t buf_fd);
 
-/* frame_steps.c: several frame-loop steps per call. */
-int32_t axl_shim_dev_import_submit(int32_t dev, int32_t buf_fd, uint32_t width, uint32_t height,
-				   uint32_t pixfmt, uint32_t stride, uint32_t flags,
-				   int32_t result_fd, uint32_t model_id, uint32_t timeout_us,
-				   uint32_t submit_flags, uint64_t *imp_out, uint64_t *sub_out,
-				   int32_t *step);
+/*
+ * frame_steps.c: several frame-loop steps per call.
+ *
+ * The per-frame import and submit take their arguments in one packed block
+ * rather than a dozen scalars: an FFI call that V8 does not make through its
+ * fast path converts every argument on each call, so one pointer costs less
+ * than fourteen. The caller fills the "in" members, the shim fills the "out"
+ * ones; imp_out and sub_out hold what axl_shim_dev_import() and
+ * axl_shim_dev_submit() write into their out-arrays. lib/core/_frame_args.ts
+ * reads this layout by offset; tests/host/ffi/frame_args.test.ts compares
+ * its offsets with this struct's on x86_64 and aarch64.
+ */
+#define AXL_SHIM_IMPORT_OUT_SLOTS 6
+#define AXL_SHIM_SUBMIT_OUT_SLOTS 5
+struct axl_shim_frame_args {
+	/* in: the import (dev and buf_fd are the submit's too) */
+	int32_t dev;
+	int32_t buf_fd;
+	uint32_t width;
+	uint32_t height;
+	uint32_t pixfmt;
+	uint32_t stride;
+	uint32_t flags;
+	/* in: the submit (handle only for axl_shim_frame_submit()) */
+	uint32_t handle;
+	int32_t result_fd;
+	uint32_t model_id;
+	uint32_t timeout_us;
+	uint32_t submit_flags;
+	/* out: the step that failed (1 import, 2 submit), 0 when none did */
+	int32_t step;
+	uint32_t pad;
+	uint64_t imp_out[AXL_SHIM_IMPORT_OUT_SLOTS];
+	uint64_t sub_out[AXL_SHIM_SUBMIT_OUT_SLOTS];
+};
+int32_t axl_shim_frame_import(struct axl_shim_frame_args *a);
+int32_t axl_shim_frame_submit(struct axl_shim_frame_args *a);
+int32_t axl_shim_dev_import_submit(struct axl_shim_frame_args *a);
 int32_t axl_shim_fence_close_release(int32_t fence_fd, int32_t dev, uint32_t handle);
 int32_t axl_shim_fence_wait_info(int32_t fd, int32_t timeout_ms, int64_t *out, char *name,
 				 uint64_t name_len);

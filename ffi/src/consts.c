@@ -53,6 +53,7 @@ static const struct named_const consts[] = {
 	C(AXL_IOCTL_RELEASE_IMPORT),
 	C(AXL_IOCTL_IMPORT_FD2),
 	{ "sizeof_axl_result", (int64_t)sizeof(struct axl_result) },
+	{ "sizeof_axl_shim_frame_args", (int64_t)sizeof(struct axl_shim_frame_args) },
 	C(AXL_METIS_XFER_READ),
 	C(AXL_METIS_XFER_WRITE),
 	C(AXL_METIS_XFER_SYNC),

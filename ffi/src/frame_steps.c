@@ -50,38 +50,61 @@ int32_t axl_shim_result_read(int32_t buf_fd, uint64_t addr, uint64_t len, int64_
 }
 
 /*
- * axl_shim_dev_import() of @buf_fd into @imp_out, then axl_shim_dev_submit()
- * of the new handle with @submit_flags into @sub_out (both as those functions
- * fill them; AXL_SHIM_SUBMIT_IMPLICIT_SYNC publishes the job's fence into
- * @result_fd and @buf_fd). A failed submit releases the import again, so a
- * failure leaves nothing held.
- * Returns 0, or the failed step's -errno with *@step set to 1 (import) or 2
- * (submit).
+ * axl_shim_dev_import() of @a's frame into @a->imp_out. Returns 0 or -errno
+ * (-EINVAL without @a); @a->step is 1 on failure, 0 otherwise.
  */
-int32_t axl_shim_dev_import_submit(int32_t dev, int32_t buf_fd, uint32_t width, uint32_t height,
-				   uint32_t pixfmt, uint32_t stride, uint32_t flags,
-				   int32_t result_fd, uint32_t model_id, uint32_t timeout_us,
-				   uint32_t submit_flags, uint64_t *imp_out, uint64_t *sub_out,
-				   int32_t *step)
+int32_t axl_shim_frame_import(struct axl_shim_frame_args *a)
 {
 	int32_t ret;
 
-	if (!imp_out || !sub_out || !step)
+	if (!a)
 		return -EINVAL;
-	*step = 1;
-	ret = axl_shim_dev_import(dev, buf_fd, width, height, pixfmt, stride, flags, imp_out);
+	ret = axl_shim_dev_import(a->dev, a->buf_fd, a->width, a->height, a->pixfmt, a->stride,
+				  a->flags, a->imp_out);
+	a->step = ret < 0 ? 1 : 0;
+	return ret;
+}
+
+/*
+ * axl_shim_dev_submit() of @a->handle (input @a->buf_fd) into @a->sub_out.
+ * Returns 0 or -errno (-EINVAL without @a); @a->step is 2 on failure, 0
+ * otherwise.
+ */
+int32_t axl_shim_frame_submit(struct axl_shim_frame_args *a)
+{
+	int32_t ret;
+
+	if (!a)
+		return -EINVAL;
+	ret = axl_shim_dev_submit(a->dev, a->handle, a->buf_fd, a->result_fd, a->model_id,
+				  a->timeout_us, a->submit_flags, a->sub_out);
+	a->step = ret < 0 ? 2 : 0;
+	return ret;
+}
+
+/*
+ * axl_shim_frame_import() of @a, then axl_shim_frame_submit() of the new
+ * handle (AXL_SHIM_SUBMIT_IMPLICIT_SYNC in @a->submit_flags publishes the
+ * job's fence into the input, and into the result for a driver that does not
+ * itself). A failed submit releases the import again, so a failure leaves
+ * nothing held. Returns 0, or the failed step's -errno with @a->step set to
+ * 1 (import) or 2 (submit).
+ */
+int32_t axl_shim_dev_import_submit(struct axl_shim_frame_args *a)
+{
+	int32_t ret;
+
+	ret = axl_shim_frame_import(a);
 	if (ret < 0)
 		return ret;
-	*step = 2;
-	ret = axl_shim_dev_submit(dev, (uint32_t)imp_out[0], buf_fd, result_fd, model_id,
-				  timeout_us, submit_flags, sub_out);
+	a->handle = (uint32_t)a->imp_out[0];
+	ret = axl_shim_frame_submit(a);
 	if (ret < 0)
 		goto release_import;
-	*step = 0;
 	return 0;
 
 release_import:
-	axl_shim_dev_release(dev, (uint32_t)imp_out[0]);
+	axl_shim_dev_release(a->dev, a->handle);
 	return ret;
 }
 

@@ -15,6 +15,7 @@ import { parseOptions } from "./parse_options.ts";
 import { type ImportPlane, importRequest, MAX_PLANES, v1Planes } from "./import_layout.ts";
 import { commonImport, commonSubmit, importArgs, submitArgs } from "./_frame_options.ts";
 import { PIXEL_FORMATS, type PixelFormat } from "./pixel_format.ts";
+import { FRAME_ARGS_BYTES, FrameArgs } from "../../ffi/frame_args.ts";
 import { type ImplicitSync, implicitSyncState, publishError } from "./implicit_sync.ts";
 
 export { PIXEL_FORMATS, type PixelFormat } from "./pixel_format.ts";
@@ -132,6 +133,14 @@ function constantsOf(): NonNullable<typeof importConstants> {
     const flag = {} as Record<Direction, number>;
     for (const d of DIRECTIONS) flag[d] = s.constant(IMPORT_FLAG[d]);
     importConstants = { pixfmt, flag, contiguous: s.constant("AXL_IMPORT_OUT_CONTIGUOUS") };
+    const size = s.constant("sizeof_axl_shim_frame_args");
+    if (size !== FRAME_ARGS_BYTES) {
+      importConstants = undefined;
+      throw new Error(
+        `${s.path}: struct axl_shim_frame_args is ${size} bytes, ffi/frame_args.ts lays out ` +
+          `${FRAME_ARGS_BYTES}; run 'bash ffi/build.sh'`,
+      );
+    }
   }
   return importConstants;
 }
@@ -139,12 +148,14 @@ function constantsOf(): NonNullable<typeof importConstants> {
 // Out-slots for the shim, reused by every call: JS is single-threaded and each call
 // copies the slots out before returning, so no call sees another's values. Slots that
 // hold numbers are read through 32-bit views (see u64At), not as a BigInt each.
-const importOut = new BigUint64Array(6);
-const importOut32 = new Uint32Array(importOut.buffer);
+// The per-frame import and submit pass one packed block (ffi/frame_args.ts) whose out-slots
+// are these views.
+const frameArgs = new FrameArgs();
+const importOut = frameArgs.impOut;
+const importOut32 = frameArgs.impOut32;
 const importPlanes = new BigUint64Array(2 * MAX_PLANES);
-const submitOut = new BigUint64Array(5);
-const submitOut32 = new Int32Array(submitOut.buffer);
-const fusedStep = new Int32Array(1);
+const submitOut = frameArgs.subOut;
+const submitOut32 = frameArgs.subOut32;
 const resultNums = new BigInt64Array(12);
 const resultNums32 = new Int32Array(resultNums.buffer);
 
@@ -357,16 +368,9 @@ export class Device implements Disposable {
     if (!commonImport(options)) return this.#importPlanes(buf, options);
     const { width, height, format, stride, direction } = importArgs;
     const c = constantsOf();
-    const ret = shim().symbols.axl_shim_dev_import(
-      this.fd,
-      buf.fd,
-      width,
-      height,
-      c.pixfmt[format],
-      stride,
-      c.flag[direction],
-      importOut,
-    );
+    const a = frameArgs;
+    a.setImport(this.fd, buf.fd, width, height, c.pixfmt[format], stride, c.flag[direction]);
+    const ret = shim().symbols.axl_shim_frame_import(a.bytes);
     // The label is made only on failure: a template string per frame shows in the frame loop.
     if (ret < 0) {
       unwrap(ret, `device.import(inode ${buf.inode}, ${format} ${width}x${height})`, "device");
@@ -459,17 +463,10 @@ export class Device implements Disposable {
     if (imp.device !== this || imp.released) {
       throw new TypeError("Device.submit: the import is released or belongs to another Device");
     }
-    const result = o.result, model = o.model, timeoutMs = o.timeoutMs;
-    const ret = shim().symbols.axl_shim_dev_submit(
-      this.fd,
-      imp.handle,
-      imp.buffer.fd,
-      result.fd,
-      model,
-      timeoutMs * 1000,
-      this.#submitFlags,
-      submitOut,
-    );
+    const result = o.result, a = frameArgs;
+    a.setFds(this.fd, imp.buffer.fd);
+    a.setSubmit(imp.handle, result.fd, o.model, o.timeoutMs * 1000, this.#submitFlags);
+    const ret = shim().symbols.axl_shim_frame_submit(a.bytes);
     if (ret < 0) unwrap(ret, `device.submit(handle ${imp.handle})`, "device");
     return this.#submitted(imp, result);
   }
@@ -525,26 +522,13 @@ export class Device implements Disposable {
     const o = commonSubmit(submitOptions)
       ? submitArgs
       : parseOptions(SubmitOptions, submitOptions, "Device.submit");
-    const result = o.result, model = o.model, timeoutMs = o.timeoutMs;
+    const result = o.result, a = frameArgs;
     const c = constantsOf();
-    const ret = shim().symbols.axl_shim_dev_import_submit(
-      this.fd,
-      buf.fd,
-      width,
-      height,
-      c.pixfmt[format],
-      stride,
-      c.flag[direction],
-      result.fd,
-      model,
-      timeoutMs * 1000,
-      this.#submitFlags,
-      importOut,
-      submitOut,
-      fusedStep,
-    );
+    a.setImport(this.fd, buf.fd, width, height, c.pixfmt[format], stride, c.flag[direction]);
+    a.setSubmit(0, result.fd, o.model, o.timeoutMs * 1000, this.#submitFlags);
+    const ret = shim().symbols.axl_shim_dev_import_submit(a.bytes);
     if (ret < 0) {
-      if (fusedStep[0] === 2) {
+      if (a.step === 2) {
         unwrap(ret, `device.submit(handle ${importOut32[0]})`, "device");
       }
       unwrap(ret, `device.import(inode ${buf.inode}, ${format} ${width}x${height})`, "device");

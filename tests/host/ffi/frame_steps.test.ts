@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { loadShim } from "../../../ffi/loader.ts";
 import { errnoName } from "../../../lib/core/errors.ts";
+import { FRAME_ARGS_OFFSETS, FrameArgs } from "../../../ffi/frame_args.ts";
 
 import { libc, memfd } from "./_libc.ts";
 
@@ -73,9 +74,8 @@ Deno.test("axl_shim_result_read() on a closed fd: DMA_BUF_SYNC returns -EBADF", 
 Deno.test("axl_shim_dev_import_submit() stops at the import when it fails (not a device: -ENOTTY): step 1", () => {
   const dev = memfd(4096), buf = memfd(4096);
   try {
-    const imp = new BigUint64Array(6).fill(7n), sub = new BigUint64Array(5).fill(7n);
-    const step = new Int32Array([-1]);
-    const ret = shim.symbols.axl_shim_dev_import_submit(
+    const a = new FrameArgs();
+    a.setImport(
       dev,
       buf,
       64,
@@ -83,41 +83,46 @@ Deno.test("axl_shim_dev_import_submit() stops at the import when it fails (not a
       shim.constant("AXL_PIXFMT_NV12"),
       0,
       shim.constant("AXL_IMPORT_TO_DEVICE"),
-      buf,
-      0,
-      0,
-      shim.constant("AXL_SHIM_SUBMIT_IMPLICIT_SYNC"),
-      imp,
-      sub,
-      step,
     );
+    a.setSubmit(0, buf, 0, 0, shim.constant("AXL_SHIM_SUBMIT_IMPLICIT_SYNC"));
+    a.subOut.fill(7n);
+    a.i32[FRAME_ARGS_OFFSETS.step >> 2] = -1;
+    const ret = shim.symbols.axl_shim_dev_import_submit(a.bytes);
     assert.equal(errnoName(ret), "ENOTTY");
-    assert.equal(step[0], 1);
-    assert.deepEqual([...sub], [7n, 7n, 7n, 7n, 7n], "the submit ran");
+    assert.equal(a.step, 1);
+    assert.deepEqual([...a.subOut], [7n, 7n, 7n, 7n, 7n], "the submit ran");
   } finally {
     shim.symbols.axl_shim_close(dev);
     shim.symbols.axl_shim_close(buf);
   }
 });
 
-Deno.test("axl_shim_dev_import_submit() refuses missing out-slots with -EINVAL", () => {
-  const ret = shim.symbols.axl_shim_dev_import_submit(
-    -1,
-    -1,
-    1,
-    1,
-    0,
-    0,
-    0,
-    -1,
-    0,
-    0,
-    0,
-    new BigUint64Array(6),
-    new BigUint64Array(5),
-    null,
-  );
-  assert.equal(errnoName(ret), "EINVAL");
+Deno.test("axl_shim_frame_submit() submits the block's handle on its dev: -ENOTTY, step 2, inputs untouched", () => {
+  const dev = memfd(4096), buf = memfd(4096);
+  try {
+    const a = new FrameArgs();
+    a.setFds(dev, buf);
+    a.setSubmit(5, buf, 9, 1000, 0);
+    const before = [...a.u32.subarray(0, FRAME_ARGS_OFFSETS.step >> 2)];
+    assert.equal(errnoName(shim.symbols.axl_shim_frame_submit(a.bytes)), "ENOTTY");
+    assert.equal(a.step, 2);
+    assert.deepEqual([...a.u32.subarray(0, FRAME_ARGS_OFFSETS.step >> 2)], before);
+  } finally {
+    shim.symbols.axl_shim_close(dev);
+    shim.symbols.axl_shim_close(buf);
+  }
+});
+
+Deno.test("the packed frame calls refuse a missing block with -EINVAL", () => {
+  for (
+    const f of [
+      "axl_shim_dev_import_submit",
+      "axl_shim_frame_import",
+      "axl_shim_frame_submit",
+    ] as const
+  ) {
+    assert.equal(errnoName(shim.symbols[f](null)), "EINVAL", f);
+  }
 });
 
 Deno.test("axl_shim_fence_close_release() closes the fence even when the release fails (-ENOTTY)", () => {
