@@ -70,10 +70,16 @@ export interface FrameLoopResults {
     tracedRounds: number;
     traceEvents: string[];
     vmWallS: number;
+    /** Fresh-process runs of `coldFrames` frames each loop made (0: none). */
+    coldRuns: number;
+    coldFrames: number;
   };
   syscallBoundaryNs: number | undefined;
+  /** Steady state: `frames` frames after `warmup`, per round. */
   rows: LoopRow[];
   ratios: LoopRatio[];
+  /** Cold: the first `coldFrames` frames of a fresh process (process CPU only). */
+  cold?: { rows: LoopRow[]; ratios: LoopRatio[] };
   getInfoPerCall: { impl: string; ns: Summary }[];
   raw: string;
 }

@@ -4,6 +4,13 @@
  * that drift and noise hit both alike, plus the per-call cost of AXL_IOCTL_GET_INFO from C
  * and from Deno. Writes one JSON document.
  *
+ * Two windows: the steady state (each run measures `--frames` frames after `--warmup`
+ * frames, by when V8 has compiled the per-frame functions with its top tier), and, with
+ * `--cold-runs N`, the cold start: N times, each loop of `--cold-loops` and the C loop run
+ * `--cold-frames` frames in a fresh process with no warm-up (what a user's short script
+ * feels; `runWorkload()`'s window then includes its set-up). `--one LOOP` is that fresh
+ * process: it runs LOOP once and prints its {@linkcode LoopRun} as JSON on stdout.
+ *
  * ```sh
  * scripts/vm/run.sh --module-param latency_us=1000 -- \
  *   deno run --no-check --allow-all bench/frame_loop_vm.ts --out results/frame_loop.json
@@ -38,6 +45,10 @@ export interface FrameLoopVmResults {
   traceEvents: string[];
   /** Every measured loop, in the order they ran; `traced` ones carry the traced user time. */
   runs: MeasuredRun[];
+  /** Frames of each cold run (fresh process, no warm-up); 0 when none ran. */
+  coldFrames: number;
+  /** The cold runs, C's and Deno's, each in a fresh process (`round`: which repetition). */
+  cold: MeasuredRun[];
   /** Per-call cost of the driver's GET_INFO ioctl. */
   calls: CallResult[];
   /**
@@ -74,6 +85,35 @@ async function runJson<T>(program: string, args: string[], what: string): Promis
   }).output();
   if (!out.success) throw new Error(`${what} exited ${out.code}`);
   return JSON.parse(new TextDecoder().decode(out.stdout)) as T;
+}
+
+/** The loops a cold run measures by default: the four with a steady-state bound. */
+const COLD_LOOPS: DenoLoop[] = ["lean-full", "lib", "lib-fused", "workload"];
+
+/** One Deno loop in a fresh process (`--one`), no warm-up: its first frames, cold. */
+async function runDenoCold(loop: DenoLoop, shape: Shape): Promise<LoopRun> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--no-check",
+      "--allow-all",
+      new URL(import.meta.url).pathname,
+      "--one",
+      loop,
+      "--frames",
+      String(shape.frames),
+      "--warmup",
+      "0",
+      "--width",
+      String(shape.width),
+      "--height",
+      String(shape.height),
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  if (!out.success) throw new Error(`cold ${loop} exited ${out.code}`);
+  return JSON.parse(new TextDecoder().decode(out.stdout)) as LoopRun;
 }
 
 async function runC(mode: "core" | "full", shape: Shape, tracingOn?: string): Promise<LoopRun> {
@@ -113,6 +153,10 @@ async function main(): Promise<number> {
       "traced-rounds": { type: "string", default: "2" },
       frames: { type: "string", default: "400" },
       warmup: { type: "string", default: "50" },
+      "cold-runs": { type: "string", default: "0" },
+      "cold-frames": { type: "string", default: "60" },
+      "cold-loops": { type: "string", default: COLD_LOOPS.join(",") },
+      one: { type: "string" },
       width: { type: "string", default: "320" },
       height: { type: "string", default: "240" },
       loops: { type: "string", default: DENO_LOOPS.join(",") },
@@ -121,7 +165,9 @@ async function main(): Promise<number> {
       "keep-traces": { type: "string" },
     },
   });
+  if (values.one !== undefined) return await runOne(values.one, values);
   const rounds = Number(values.rounds), tracedRounds = Number(values["traced-rounds"]);
+  const coldRuns = Number(values["cold-runs"]), coldFrames = Number(values["cold-frames"]);
   const shape: Shape = {
     frames: Number(values.frames),
     warmup: Number(values.warmup),
@@ -129,19 +175,23 @@ async function main(): Promise<number> {
     height: Number(values.height),
   };
   if (
-    ![shape.frames, shape.warmup, shape.width, shape.height].every((n) =>
+    ![shape.frames, shape.warmup, shape.width, shape.height, coldFrames].every((n) =>
       Number.isInteger(n) && n >= 1
-    ) || ![rounds, tracedRounds].every((n) => Number.isInteger(n) && n >= 0) ||
+    ) || ![rounds, tracedRounds, coldRuns].every((n) => Number.isInteger(n) && n >= 0) ||
     rounds + tracedRounds < 1
   ) {
     console.error(
-      "frame_loop_vm.ts: --frames, --warmup, --width, --height want integers >= 1, " +
-        "--rounds and --traced-rounds integers >= 0, not both 0",
+      "frame_loop_vm.ts: --frames, --warmup, --width, --height, --cold-frames want integers " +
+        ">= 1, --rounds, --traced-rounds and --cold-runs integers >= 0 (rounds and traced " +
+        "rounds not both 0)",
     );
     return 3;
   }
   const loops = values.loops.split(",") as DenoLoop[];
-  const unknown = loops.filter((l) => !(DENO_LOOPS as readonly string[]).includes(l));
+  const coldLoops = values["cold-loops"].split(",") as DenoLoop[];
+  const unknown = [...loops, ...coldLoops].filter((l) =>
+    !(DENO_LOOPS as readonly string[]).includes(l)
+  );
   if (unknown.length) {
     console.error(`frame_loop_vm.ts: unknown loops ${unknown} (known: ${DENO_LOOPS})`);
     return 3;
@@ -159,6 +209,8 @@ async function main(): Promise<number> {
     ...shape,
     traceEvents: [],
     runs: [],
+    coldFrames: coldRuns > 0 ? coldFrames : 0,
+    cold: [],
     calls: [],
     wallS: 0,
   };
@@ -217,12 +269,59 @@ async function main(): Promise<number> {
       `calibration: ${(results.syscallBoundaryNs ?? NaN).toFixed(0)} ns traced user per syscall`,
     );
   }
+  // Cold runs: fresh processes, C and Deno alternating, the order rotating per repetition.
+  const coldShape: Shape = { ...shape, frames: coldFrames, warmup: 0 };
+  for (let round = 1; round <= coldRuns; round++) {
+    const steps: Array<() => Promise<LoopRun>> = [
+      () => runC("full", coldShape),
+      ...coldLoops.map((l) => () => runDenoCold(l, coldShape)),
+    ];
+    const shift = (round - 1) % steps.length;
+    for (const step of [...steps.slice(shift), ...steps.slice(0, shift)]) {
+      const run: MeasuredRun = { ...await step(), round };
+      results.cold.push(run);
+      console.error(
+        `cold ${round}: ${run.impl} ${run.mode}: cpu ${
+          (run.cpuNs / run.frames / 1e3).toFixed(2)
+        } µs/frame over its first ${run.frames} frames`,
+      );
+    }
+  }
   const batches = Number(values["call-batches"]), calls = Number(values.calls);
   results.calls.push(await runCCalls(calls, batches));
   results.calls.push(measureCall("dev_info", { batches, calls }));
   results.wallS = (performance.now() - t0) / 1e3;
   await Deno.writeTextFile(out, JSON.stringify(results, null, 1) + "\n");
   console.error(`frame_loop_vm.ts: wrote ${out} (${results.wallS.toFixed(1)} s)`);
+  return 0;
+}
+
+/** `--one LOOP`: runs one Deno loop in this process and prints its LoopRun. */
+async function runOne(
+  loop: string,
+  values: { frames: string; warmup: string; width: string; height: string },
+): Promise<number> {
+  if (!(DENO_LOOPS as readonly string[]).includes(loop)) {
+    console.error(`frame_loop_vm.ts: unknown loop ${loop} (known: ${DENO_LOOPS})`);
+    return 3;
+  }
+  const [frames, warmup, width, height] = [
+    values.frames,
+    values.warmup,
+    values.width,
+    values.height,
+  ]
+    .map(Number) as [number, number, number, number];
+  if (
+    ![frames, width, height].every((n) => Number.isInteger(n) && n >= 1) ||
+    !(Number.isInteger(warmup) && warmup >= 0)
+  ) {
+    console.error("frame_loop_vm.ts --one: --frames, --width, --height >= 1, --warmup >= 0");
+    return 3;
+  }
+  using rig = await LoopRig.open({ width, height });
+  const run = await runDenoLoop(rig, loop as DenoLoop, frames, warmup);
+  console.log(JSON.stringify(run));
   return 0;
 }
 

@@ -32,16 +32,23 @@ export interface LoopRatio {
   extraCpuUsPerFrame: number;
 }
 
-export function loopRows(vm: FrameLoopVmResults): { rows: LoopRow[]; ratios: LoopRatio[] } {
+/**
+ * Rows (median over rounds) and ratios to C of `runs`: the steady-state runs by default, or
+ * e.g. `vm.cold`.
+ */
+export function loopRows(
+  vm: FrameLoopVmResults,
+  runs: MeasuredRun[] = vm.runs,
+): { rows: LoopRow[]; ratios: LoopRatio[] } {
   const key = (r: MeasuredRun) => `${r.impl} ${r.mode}`;
   const groups = new Map<string, MeasuredRun[]>();
-  for (const r of vm.runs) groups.set(key(r), [...groups.get(key(r)) ?? [], r]);
+  for (const r of runs) groups.set(key(r), [...groups.get(key(r)) ?? [], r]);
   const boundary = vm.syscallBoundaryNs ?? 0;
   const rows: LoopRow[] = [];
-  for (const [k, runs] of groups) {
+  for (const [k, group] of groups) {
     const [impl, mode] = k.split(" ") as [string, string];
-    const plain = runs.filter((r) => !r.traced);
-    const traced = runs.filter((r) => r.traced);
+    const plain = group.filter((r) => !r.traced);
+    const traced = group.filter((r) => r.traced);
     const row: LoopRow = {
       impl,
       mode,
@@ -105,11 +112,15 @@ export async function vmSection(quick: boolean, icount: boolean): Promise<void> 
   // CPU time, run slow against CLOCK_MONOTONIC, so it is overridden (the last one wins).
   const icountArgs = ["--qemu-arg", "-icount", "--qemu-arg", "shift=0,sleep=on"];
   const qemuArgs = icount ? [...icountArgs, "--append", "tsc_early_khz=1000000"] : [];
-  // 400 warm-up frames: with 40, the first round's window of runWorkload() also held V8
-  // compiling its functions (a one-off cost, not a per-frame one). C gets the same.
+  // Steady state: 3,000 warm-up frames, by when V8 has compiled the per-frame API functions
+  // with TurboFan (before that they run as Maglev code, which makes no fast API calls in Deno
+  // 2.9.5), then a window of 1,000. C gets the same. Cold: the first 60 frames of a fresh
+  // process, what a user's short script feels, three times each.
   const loopArgs = quick
-    ? "--rounds 1 --traced-rounds 1 --frames 100 --warmup 100 --calls 500 --call-batches 5"
-    : "--rounds 3 --traced-rounds 2 --frames 400 --warmup 400 --calls 2000 --call-batches 15";
+    ? "--rounds 1 --traced-rounds 1 --frames 200 --warmup 500 --cold-runs 1 --cold-frames 60 " +
+      "--calls 500 --call-batches 5"
+    : "--rounds 3 --traced-rounds 1 --frames 1000 --warmup 3000 --cold-runs 3 --cold-frames 60 " +
+      "--calls 2000 --call-batches 15";
   const frames = quick ? 30 : 60;
   const guest = [
     "set -u",
@@ -157,10 +168,13 @@ export async function vmSection(quick: boolean, icount: boolean): Promise<void> 
       tracedRounds: vm.tracedRounds,
       traceEvents: vm.traceEvents,
       vmWallS: Number(/wall_s=([\d.]+)/.exec(runEnv)?.[1] ?? NaN),
+      coldRuns: new Set(vm.cold.map((r) => r.round)).size,
+      coldFrames: vm.coldFrames,
     },
     syscallBoundaryNs: vm.syscallBoundaryNs,
     rows,
     ratios,
+    cold: vm.cold.length ? loopRows(vm, vm.cold) : undefined,
     getInfoPerCall: vm.calls.map((c) => ({ impl: c.impl, ns: summarize(c.perCallNs) })),
     raw: "build/bench/vm/frame_loop.json",
   };
