@@ -131,7 +131,7 @@ export async function vmSection(quick: boolean, icount: boolean): Promise<void> 
     `--out "$AXL_RESULTS/verify_overhead.json" --keep "$AXL_RESULTS/verify-artifacts" ` +
     `${quick ? "--no-perf-only" : ""} || exit 3`,
   ].join("\n");
-  log(`vm: booting (icount ${icount ? "on" : "off"}; about ${quick ? 3 : 6} minutes)`);
+  log(`vm: booting (icount ${icount ? "on" : "off"}; about ${quick ? 4 : 11} minutes)`);
   const r = await sh([
     "bash",
     "scripts/vm/run.sh",
