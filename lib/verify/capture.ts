@@ -63,7 +63,11 @@ export interface CaptureOptions {
   perfBinary?: string;
   /** perf samples per second (default 999): a long run can take fewer. */
   perfFrequency?: number;
-  /** bufinfo sampling interval, ms (default 20). */
+  /**
+   * bufinfo sampling interval, ms. Default {@linkcode BUFINFO_CROSS_CHECK_MS} when the attach
+   * probe events name each buffer's inode and exporter (they then say which devices shared a
+   * buffer), else 20.
+   */
   bufinfoIntervalMs?: number;
   /** tracefs mount point override. */
   tracefs?: string;
@@ -102,6 +106,13 @@ export interface CaptureRecord {
    */
   integrity?: Integrity;
 }
+
+/**
+ * The bufinfo interval (ms) when the attach and detach probe events carry the inode and the
+ * exporter: bufinfo is then read at the start (the attachments made before the trace), at
+ * the end, and once a second as a cross-check (docs/verify.md, "bufinfo: events first").
+ */
+export const BUFINFO_CROSS_CHECK_MS = 1000;
 
 /** The default per-CPU buffer of a streamed capture: it only has to absorb bursts. */
 export const STREAMING_BUFFER_KB = 1024;
@@ -225,7 +236,7 @@ export async function captureRun(
   try {
     const env = await probeEnvironment(session.info.tracefs);
     const { sampler, bufinfoUnavailable } = await openSampler(
-      o.bufinfoIntervalMs ?? 20,
+      bufinfoInterval(o, probes, notes),
       files.bufinfo,
     );
     const perf = await PerfCapture.probe({
@@ -339,6 +350,22 @@ function restoreLeftovers(): string[] {
     `${r.restored.length} change(s) put back` +
     (r.errors.length ? `, ${r.errors.length} failed: ${r.errors.join("; ")}` : "")
   );
+}
+
+/**
+ * How often bufinfo is read: the option when given; a slow cross-check when the attach and
+ * detach events say which devices shared each buffer (inode and exporter in the events, and
+ * a workload started under the trace, so that its attachments are in it); else every 20 ms.
+ */
+function bufinfoInterval(o: CaptureOptions, probes: ProbeSetup, notes: string[]): number {
+  if (o.bufinfoIntervalMs !== undefined) return o.bufinfoIntervalMs;
+  const events = "events" in probes && probes.inode && probes.exporter === true;
+  if (!events || o.workload.pidsBeforeStart) return 20;
+  notes.push(
+    `bufinfo read at the start, at the end and every ${BUFINFO_CROSS_CHECK_MS} ms as a ` +
+      "cross-check: the attach and detach probe events name each buffer's inode and exporter",
+  );
+  return BUFINFO_CROSS_CHECK_MS;
 }
 
 /** The bufinfo sampler, or why debugfs' bufinfo cannot be sampled here. */
