@@ -355,12 +355,15 @@ function restoreLeftovers(): string[] {
 /**
  * How often bufinfo is read: the option when given; a slow cross-check when the attach and
  * detach events say which devices shared each buffer (inode and exporter in the events, and
- * a workload started under the trace, so that its attachments are in it); else every 20 ms.
+ * a workload started under the trace, so that its attachments are in it) and our tracepoints
+ * count the imports (the axl device imports); else every 20 ms. Another importer's I3 may
+ * be judged in the held shape, against every buffer its frames' exporter had during the run
+ * (`held_mappings.ts`): a buffer nobody attached is in bufinfo only.
  */
 function bufinfoInterval(o: CaptureOptions, probes: ProbeSetup, notes: string[]): number {
   if (o.bufinfoIntervalMs !== undefined) return o.bufinfoIntervalMs;
   const events = "events" in probes && probes.inode && probes.exporter === true;
-  if (!events || o.workload.pidsBeforeStart) return 20;
+  if (!events || o.workload.pidsBeforeStart || o.importer?.axl !== true) return 20;
   notes.push(
     `bufinfo read at the start, at the end and every ${BUFINFO_CROSS_CHECK_MS} ms as a ` +
       "cross-check: the attach and detach probe events name each buffer's inode and exporter",
