@@ -10,6 +10,7 @@ import {
   parseBufinfoSamples,
 } from "../../../lib/trace/parse/bufinfo_summary.ts";
 import { judgeArtifacts, readCapture } from "../../../lib/verify/replay.ts";
+import { readTraceFacts } from "../../../lib/verify/trace_facts.ts";
 import { runDir } from "./_runs.ts";
 
 Deno.test("AttachFold() starts from bufinfo's first sample and counts each device once", () => {
@@ -164,4 +165,27 @@ Deno.test("parseBufinfoSamples() keeps the first sample's attachments", async ()
   );
   assert.deepEqual(s.atStart?.get(352), ["vivid.0"]);
   assert.equal(s.atStart?.size, 4);
+});
+
+Deno.test("readTraceFacts() folds the exporter of an attach event alike in C and TypeScript", async () => {
+  const line = "  195.007156 |   1)    deno-204    |               |  /* axl_kp_attach: " +
+    '(dma_buf_dynamic_attach+0x4/0x260) buf=0xffff88807b0c0800 dev="0000:00:02.0" ino=1 ' +
+    'exp="videobuf2_dma_contig" */\n';
+  const seen = [];
+  for (const scanner of ["c", "typescript"] as const) {
+    const f = await readTraceFacts([line], {
+      scanner,
+      attachedAtStart: new Map([[1, ["vivid.0"]]]),
+    });
+    seen.push([...f.dmabuf!.attachments.observations().values()]);
+  }
+  assert.deepEqual(seen[0], [{
+    inode: 1,
+    exporter: "videobuf2_dma_contig",
+    maxDevices: 2,
+    devicesAtMax: ["0000:00:02.0", "vivid.0"],
+    devicesSeen: ["vivid.0", "0000:00:02.0"],
+    multiAttachEvents: 1,
+  }]);
+  assert.deepEqual(seen[1], seen[0]);
 });
