@@ -31,7 +31,7 @@ import { PerfCapture } from "./_perf_capture.ts";
 import { type DrainSummary, TraceDrain } from "../trace/capture/trace_drain.ts";
 import { stopOnSignal } from "./_interrupt.ts";
 import { type V4l2DeviceRef, v4l2DevicesOf } from "./v4l2_devices.ts";
-import type { ImporterRecord } from "./evidence/source.ts";
+import type { EvidenceMode, ImporterRecord } from "./evidence/source.ts";
 import { installDmabufProbes, removeDmabufProbes } from "../trace/capture/kprobe_events.ts";
 import type { ProbeSetup } from "./judge.ts";
 import { formatRestore, restoreAbandonedRuns } from "../trace/capture/tracefs_restore.ts";
@@ -75,6 +75,11 @@ export interface CaptureOptions {
   device?: { name: string; simulated: boolean };
   /** The importing device whose imports count (`--importer`); recorded for the judge. */
   importer?: ImporterRecord;
+  /**
+   * The judge's evidence mode (`--evidence`): with `generic` the kprobes count I3 even when
+   * the axl device imports, so bufinfo is read every 20 ms (see `bufinfoIntervalMs`).
+   */
+  evidence?: EvidenceMode;
   /** kprobe events on the dma-buf functions (default true; see `kprobe_events.ts`). */
   probes?: boolean;
   /** Progress messages (the command prints them on a TTY). */
@@ -356,14 +361,16 @@ function restoreLeftovers(): string[] {
  * How often bufinfo is read: the option when given; a slow cross-check when the attach and
  * detach events say which devices shared each buffer (inode and exporter in the events, and
  * a workload started under the trace, so that its attachments are in it) and our tracepoints
- * count the imports (the axl device imports); else every 20 ms. Another importer's I3 may
+ * count the imports (the axl device imports, and `--evidence` is not `generic`); else every
+ * 20 ms. Another importer's I3 may
  * be judged in the held shape, against every buffer its frames' exporter had during the run
  * (`held_mappings.ts`): a buffer nobody attached is in bufinfo only.
  */
 function bufinfoInterval(o: CaptureOptions, probes: ProbeSetup, notes: string[]): number {
   if (o.bufinfoIntervalMs !== undefined) return o.bufinfoIntervalMs;
   const events = "events" in probes && probes.inode && probes.exporter === true;
-  if (!events || o.workload.pidsBeforeStart || o.importer?.axl !== true) return 20;
+  const axlCounts = o.importer?.axl === true && o.evidence !== "generic";
+  if (!events || o.workload.pidsBeforeStart || !axlCounts) return 20;
   notes.push(
     `bufinfo read at the start, at the end and every ${BUFINFO_CROSS_CHECK_MS} ms as a ` +
       "cross-check: the attach and detach probe events name each buffer's inode and exporter",
