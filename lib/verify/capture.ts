@@ -255,7 +255,9 @@ export async function captureRun(
 
     if (stream) drain = TraceDrain.start({ dir: session.info.dir, output: files.trace });
     session.start();
-    if (!bufinfoUnavailable) sampler.start();
+    // The first sample is the attach events' starting state (`evidence/attach_events.ts`):
+    // taken before the workload starts, so that nothing it attaches is in both.
+    if (!bufinfoUnavailable) await sampler.start();
     if (o.workload.pidsBeforeStart) await perf.attach(o.workload.pidsBeforeStart);
     say(`running workload: ${o.workload.description}`);
     const clock = o.clock ?? new StageClock();
@@ -360,7 +362,8 @@ function restoreLeftovers(): string[] {
 /**
  * How often bufinfo is read: the option when given; a slow cross-check when the attach and
  * detach events say which devices shared each buffer (inode and exporter in the events, and
- * a workload started under the trace, so that its attachments are in it) and our tracepoints
+ * a workload that does not run before the trace, as `--pid`'s does: what it attaches between
+ * the trace's start and bufinfo's first read would count twice) and our tracepoints
  * count the imports (the axl device imports, and `--evidence` is not `generic`); else every
  * 20 ms. Another importer's I3 may
  * be judged in the held shape, against every buffer its frames' exporter had during the run
@@ -370,7 +373,7 @@ function bufinfoInterval(o: CaptureOptions, probes: ProbeSetup, notes: string[])
   if (o.bufinfoIntervalMs !== undefined) return o.bufinfoIntervalMs;
   const events = "events" in probes && probes.inode && probes.exporter === true;
   const axlCounts = o.importer?.axl === true && o.evidence !== "generic";
-  if (!events || o.workload.pidsBeforeStart || !axlCounts) return 20;
+  if (!events || o.workload.kind === "pid" || !axlCounts) return 20;
   notes.push(
     `bufinfo read at the start, at the end and every ${BUFINFO_CROSS_CHECK_MS} ms as a ` +
       "cross-check: the attach and detach probe events name each buffer's inode and exporter",

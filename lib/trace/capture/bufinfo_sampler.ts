@@ -67,10 +67,16 @@ export class BufinfoSampler {
     }
   }
 
-  /** Starts sampling in the background; one sample is taken at once. */
-  start(): void {
+  /**
+   * Starts sampling in the background; one sample is taken at once, and the promise returned
+   * resolves when it is (a read error is kept in the summary's `errors`, like any sample's).
+   */
+  start(): Promise<void> {
     if (this.#running) throw new Error("BufinfoSampler.start(): already started");
-    this.#running = this.#loop();
+    let first!: () => void;
+    const taken = new Promise<void>((resolve) => first = resolve);
+    this.#running = this.#loop(first);
+    return taken;
   }
 
   /** Takes one more sample, stops, and returns the summary. Idempotent. */
@@ -86,11 +92,15 @@ export class BufinfoSampler {
     return this.#summary;
   }
 
-  async #loop(): Promise<void> {
+  async #loop(first: () => void): Promise<void> {
     let n = 0;
     while (true) {
       const last = this.#stop;
-      await this.#sampleOnce(n++);
+      try {
+        await this.#sampleOnce(n++);
+      } finally {
+        first();
+      }
       if (last) return;
       await new Promise((r) => setTimeout(r, this.#interval));
     }
