@@ -40,6 +40,8 @@ export class BufinfoSampler {
   #summary = emptySummary();
   #running: Promise<void> | undefined;
   #stop = false;
+  /** Ends the pause between two samples early: stop() takes the last sample at once. */
+  #wake: (() => void) | undefined;
 
   /** Checks the options; nothing is read until {@linkcode start}. */
   constructor(options: BufinfoSamplerOptions = {}) {
@@ -82,6 +84,7 @@ export class BufinfoSampler {
   /** Takes one more sample, stops, and returns the summary. Idempotent. */
   async stop(): Promise<BufinfoSummary> {
     this.#stop = true;
+    this.#wake?.();
     if (this.#running) await this.#running;
     this.#running = undefined;
     return this.#summary;
@@ -102,7 +105,15 @@ export class BufinfoSampler {
         first();
       }
       if (last) return;
-      await new Promise((r) => setTimeout(r, this.#interval));
+      if (this.#stop) continue; // stopped while sampling: the last sample now
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.#interval);
+        this.#wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.#wake = undefined;
     }
   }
 
