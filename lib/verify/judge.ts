@@ -322,14 +322,19 @@ export function judge(given: JudgeInput): VerifyResult {
 
 /**
  * The input with the probe events' attachments merged into its bufinfo summary
- * (`evidence/attach_events.ts`), when its attach events name the exporter: then bufinfo was
+ * (`evidence/attach_events.ts`), when its attach events name the exporter (or were defined
+ * to): then bufinfo was
  * read at the start, at the end and as a slow cross-check, and the events say what it did not
  * see. Otherwise (older captures, kernels whose probes cannot read `exp_name`) the input
  * itself, judged from bufinfo's samples alone as before.
  */
 function withAttachmentEvents(input: JudgeInput): JudgeInput {
   const fold = input.trace.dmabuf?.attachments;
-  if (!fold || fold.withExporter === 0 || "unavailable" in input.bufinfo) return input;
+  if (!fold || fold.attaches === 0 || "unavailable" in input.bufinfo) return input;
+  // A capture whose probes were defined to name the exporter read bufinfo slowly: its events
+  // are merged even where the kernel could not read a name (`(fault)`; bufinfo's then counts).
+  const probes = input.probes && "events" in input.probes ? input.probes : undefined;
+  if (fold.withExporter === 0 && probes?.exporter !== true) return input;
   return { ...input, bufinfo: withAttachEvents(input.bufinfo, fold) };
 }
 

@@ -189,3 +189,19 @@ Deno.test("readTraceFacts() folds the exporter of an attach event alike in C and
   }]);
   assert.deepEqual(seen[1], seen[0]);
 });
+
+Deno.test("judgeArtifacts() merges the attach events of probes defined with the exporter, even where no name was read", async () => {
+  // The capture read bufinfo slowly because its probes were defined with `exp=`; a kernel that
+  // printed `(fault)` for every name must not leave I1 to two samples.
+  const dir = await startAndEndOnly(false);
+  try {
+    const capture = await readCapture(dir);
+    const probes = capture.record.probes;
+    assert.ok(probes && "events" in probes);
+    probes.exporter = true;
+    const r = await judgeArtifacts({ ...capture, readBack: false });
+    assert.equal(r.axl.invariants.I1.status, "PASS", r.axl.invariants.I1.summary);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
