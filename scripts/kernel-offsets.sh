@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures, from a kernel's own build tree, the struct offsets that `axl verify`'s dma-buf
-# kprobe events follow to a buffer's inode on kernels whose probes cannot name fields through
-# BTF (Linux before 6.6, e.g. L4T's 5.15), and prints them as the file verify reads:
+# kprobe events follow to a buffer's inode and its exporter's name on kernels whose probes cannot
+# name fields through BTF (Linux before 6.6, e.g. L4T's 5.15), and prints them as the file verify
+# reads:
 #
 #   scripts/kernel-offsets.sh KDIR [MAKE_ARGS...] > FILE
 #   sudo AXL_KERNEL_OFFSETS=FILE axl verify --evidence generic ...
@@ -47,6 +48,7 @@ dma_buf_attachment.dmabuf=$(get AXL_DMA_BUF_ATTACHMENT_DMABUF)
 dma_buf_attachment.dev=$(get AXL_DMA_BUF_ATTACHMENT_DEV)
 device.kobj.name=$(get AXL_DEVICE_KOBJ_NAME)
 dma_buf.file=$(get AXL_DMA_BUF_FILE)
+dma_buf.exp_name=$(get AXL_DMA_BUF_EXP_NAME)
 file.f_inode=$(get AXL_FILE_F_INODE)
 inode.i_ino=$(get AXL_INODE_I_INO)
 OUT

@@ -174,8 +174,9 @@ export const verifySpec: CommandSpec = {
       type: "string",
       kind: "number",
       arg: "MS",
-      description: "bufinfo sampling interval",
-      default: "20",
+      // No declared default: it depends on what the kprobe events carry (capture.ts).
+      description: "bufinfo sampling interval (default 20; 1000, a cross-check, when the axl\n" +
+        "device imports and the dma-buf attach events name inode and exporter)",
     },
     importer: {
       type: "string",

@@ -31,7 +31,7 @@ import { PerfCapture } from "./_perf_capture.ts";
 import { type DrainSummary, TraceDrain } from "../trace/capture/trace_drain.ts";
 import { stopOnSignal } from "./_interrupt.ts";
 import { type V4l2DeviceRef, v4l2DevicesOf } from "./v4l2_devices.ts";
-import type { ImporterRecord } from "./evidence/source.ts";
+import type { EvidenceMode, ImporterRecord } from "./evidence/source.ts";
 import { installDmabufProbes, removeDmabufProbes } from "../trace/capture/kprobe_events.ts";
 import type { ProbeSetup } from "./judge.ts";
 import { formatRestore, restoreAbandonedRuns } from "../trace/capture/tracefs_restore.ts";
@@ -63,7 +63,11 @@ export interface CaptureOptions {
   perfBinary?: string;
   /** perf samples per second (default 999): a long run can take fewer. */
   perfFrequency?: number;
-  /** bufinfo sampling interval, ms (default 20). */
+  /**
+   * bufinfo sampling interval, ms. Default {@linkcode BUFINFO_CROSS_CHECK_MS} when the attach
+   * probe events name each buffer's inode and exporter (they then say which devices shared a
+   * buffer), else 20.
+   */
   bufinfoIntervalMs?: number;
   /** tracefs mount point override. */
   tracefs?: string;
@@ -71,6 +75,11 @@ export interface CaptureOptions {
   device?: { name: string; simulated: boolean };
   /** The importing device whose imports count (`--importer`); recorded for the judge. */
   importer?: ImporterRecord;
+  /**
+   * The judge's evidence mode (`--evidence`): with `generic` the kprobes count I3 even when
+   * the axl device imports, so bufinfo is read every 20 ms (see `bufinfoIntervalMs`).
+   */
+  evidence?: EvidenceMode;
   /** kprobe events on the dma-buf functions (default true; see `kprobe_events.ts`). */
   probes?: boolean;
   /** Progress messages (the command prints them on a TTY). */
@@ -102,6 +111,13 @@ export interface CaptureRecord {
    */
   integrity?: Integrity;
 }
+
+/**
+ * The bufinfo interval (ms) when the attach and detach probe events carry the inode and the
+ * exporter: bufinfo is then read at the start (the attachments made before the trace), at
+ * the end, and once a second as a cross-check (docs/verify.md, "bufinfo: events first").
+ */
+export const BUFINFO_CROSS_CHECK_MS = 1000;
 
 /** The default per-CPU buffer of a streamed capture: it only has to absorb bursts. */
 export const STREAMING_BUFFER_KB = 1024;
@@ -225,7 +241,7 @@ export async function captureRun(
   try {
     const env = await probeEnvironment(session.info.tracefs);
     const { sampler, bufinfoUnavailable } = await openSampler(
-      o.bufinfoIntervalMs ?? 20,
+      bufinfoInterval(o, probes, notes),
       files.bufinfo,
     );
     const perf = await PerfCapture.probe({
@@ -239,7 +255,9 @@ export async function captureRun(
 
     if (stream) drain = TraceDrain.start({ dir: session.info.dir, output: files.trace });
     session.start();
-    if (!bufinfoUnavailable) sampler.start();
+    // The first sample is the attach events' starting state (`evidence/attach_events.ts`):
+    // taken before the workload starts, so that nothing it attaches is in both.
+    if (!bufinfoUnavailable) await sampler.start();
     if (o.workload.pidsBeforeStart) await perf.attach(o.workload.pidsBeforeStart);
     say(`running workload: ${o.workload.description}`);
     const clock = o.clock ?? new StageClock();
@@ -339,6 +357,28 @@ function restoreLeftovers(): string[] {
     `${r.restored.length} change(s) put back` +
     (r.errors.length ? `, ${r.errors.length} failed: ${r.errors.join("; ")}` : "")
   );
+}
+
+/**
+ * How often bufinfo is read: the option when given; a slow cross-check when the attach and
+ * detach events say which devices shared each buffer (inode and exporter in the events, and
+ * a workload that does not run before the trace, as `--pid`'s does: what it attaches between
+ * the trace's start and bufinfo's first read would count twice) and our tracepoints
+ * count the imports (the axl device imports, and `--evidence` is not `generic`); else every
+ * 20 ms. Another importer's I3 may
+ * be judged in the held shape, against every buffer its frames' exporter had during the run
+ * (`held_mappings.ts`): a buffer nobody attached is in bufinfo only.
+ */
+function bufinfoInterval(o: CaptureOptions, probes: ProbeSetup, notes: string[]): number {
+  if (o.bufinfoIntervalMs !== undefined) return o.bufinfoIntervalMs;
+  const events = "events" in probes && probes.inode && probes.exporter === true;
+  const axlCounts = o.importer?.axl === true && o.evidence !== "generic";
+  if (!events || o.workload.kind === "pid" || !axlCounts) return 20;
+  notes.push(
+    `bufinfo read at the start, at the end and every ${BUFINFO_CROSS_CHECK_MS} ms as a ` +
+      "cross-check: the attach and detach probe events name each buffer's inode and exporter",
+  );
+  return BUFINFO_CROSS_CHECK_MS;
 }
 
 /** The bufinfo sampler, or why debugfs' bufinfo cannot be sampled here. */

@@ -43,6 +43,7 @@ import type { TraceFacts } from "./trace_facts.ts";
 import { round } from "./_invariant.ts";
 import type { V4l2DeviceRef } from "./v4l2_devices.ts";
 import { judgeImporterAccounting } from "./evidence/importer_accounting.ts";
+import { withAttachEvents } from "./evidence/attach_events.ts";
 import type { NvmapFacts } from "./evidence/nvmap_events.ts";
 import type { NvmapEvidence } from "./schema.ts";
 import {
@@ -127,7 +128,13 @@ export interface JudgeOptions {
 }
 
 /** The dma-buf probe events of a capture, or why it has none (`kprobe_events.ts`). */
-export type ProbeSetup = { events: string[]; inode: boolean; inodeUnavailable?: string } | {
+export type ProbeSetup = {
+  events: string[];
+  inode: boolean;
+  inodeUnavailable?: string;
+  /** The attach event names the exporter (`exp=`): absent in captures made before it did. */
+  exporter?: boolean;
+} | {
   unavailable: string;
 };
 
@@ -183,10 +190,12 @@ export interface JudgeInput {
  * console.log(r.axl.evidence?.source); // "none"
  * ```
  */
-export function judge(input: JudgeInput): VerifyResult {
+export function judge(given: JudgeInput): VerifyResult {
+  const input = withAttachmentEvents(given);
   const o = input.options ?? {};
   const t = input.trace;
   const notes = [...(input.notes ?? [])];
+  if (input !== given) notes.push(attachmentNote(given));
   const loss = traceLoss(t, input.loss, input.setup.bufferSizeKb);
   const diag: Diagnosis[] = loss.diagnosis ? [loss.diagnosis] : [];
   if (!input.loss) {
@@ -309,6 +318,32 @@ export function judge(input: JudgeInput): VerifyResult {
     diagnosis: diag,
     notes,
   });
+}
+
+/**
+ * The input with the probe events' attachments merged into its bufinfo summary
+ * (`evidence/attach_events.ts`), when its attach events name the exporter (or were defined
+ * to): then bufinfo was
+ * read at the start, at the end and as a slow cross-check, and the events say what it did not
+ * see. Otherwise (older captures, kernels whose probes cannot read `exp_name`) the input
+ * itself, judged from bufinfo's samples alone as before.
+ */
+function withAttachmentEvents(input: JudgeInput): JudgeInput {
+  const fold = input.trace.dmabuf?.attachments;
+  if (!fold || fold.attaches === 0 || "unavailable" in input.bufinfo) return input;
+  // A capture whose probes were defined to name the exporter read bufinfo slowly: its events
+  // are merged even where the kernel could not read a name (`(fault)`; bufinfo's then counts).
+  const probes = input.probes && "events" in input.probes ? input.probes : undefined;
+  if (fold.withExporter === 0 && probes?.exporter !== true) return input;
+  return { ...input, bufinfo: withAttachEvents(input.bufinfo, fold) };
+}
+
+/** What {@linkcode withAttachmentEvents} merged, for the notes. */
+function attachmentNote(input: JudgeInput): string {
+  const fold = input.trace.dmabuf!.attachments;
+  const samples = "unavailable" in input.bufinfo ? 0 : input.bufinfo.samples;
+  return `attachments (I1) from ${fold.attaches} attach and ${fold.detaches} detach probe ` +
+    `events merged with ${samples} bufinfo samples`;
 }
 
 /** The importer and the evidence source of a run (`evidence/source.ts`). */

@@ -178,6 +178,7 @@ export async function judgeArtifacts(
     source: join(dir, "trace.txt"),
     strict: false,
     ...(unavailable !== undefined ? { scanner: "typescript" as const } : {}),
+    ...("atStart" in bufinfo && bufinfo.atStart ? { attachedAtStart: bufinfo.atStart } : {}),
   });
   clock?.lap("read trace");
   // A live capture's perf script runs on while the trace is read; its fold is used as is.

@@ -44,7 +44,11 @@ export async function runVerify(
   o: VerifyRunOptions,
 ): Promise<{ result: VerifyResult; artifacts: VerifyArtifacts; timings: VerifyTimings }> {
   const clock = o.clock ?? new StageClock();
-  const { capture, files } = await captureRun({ ...o, clock });
+  const { capture, files } = await captureRun({
+    ...o,
+    clock,
+    ...(o.judge?.evidence ? { evidence: o.judge.evidence } : {}),
+  });
   // The files the capture has finished are hashed while the judge waits for perf script.
   const early = hashFiles(files.dir, WRITTEN_BEFORE_JUDGE);
   early.catch(() => {}); // awaited below; not an unhandled rejection if the judge throws first

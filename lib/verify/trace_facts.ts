@@ -251,7 +251,7 @@ function foldEvent(
       return;
   }
   if (DmabufProbeFacts.isProbeEvent(name)) {
-    (facts.dmabuf ??= new DmabufProbeFacts()).add(name, f);
+    (facts.dmabuf ??= new DmabufProbeFacts(ATTACHED_AT_START.get(facts))).add(name, f);
     const buf = f.field("buf");
     const ino = f.int("ino");
     if (buf !== undefined && !Number.isNaN(ino)) notePointerInode(pointersOf(facts), buf, ino);
@@ -261,6 +261,9 @@ function foldEvent(
     (facts.nvmap ??= new NvmapFacts(pointersOf(facts))).add(name, pid, f);
   }
 }
+
+/** `ReadTraceFactsOptions.attachedAtStart` of a fold, for its probe facts when they start. */
+const ATTACHED_AT_START = new WeakMap<TraceFacts, ReadonlyMap<number, readonly string[]>>();
 
 /**
  * The probe events' pointer → inode pairs of a fold, kept beside its facts (not in them: a
@@ -318,6 +321,11 @@ export interface ReadTraceFactsOptions extends FtraceParseOptions, FrameJoinOpti
   scanner?: "c" | "typescript";
   /** The C scanner's record buffer in words (tests: a small one takes the refill path). */
   recordWords?: number;
+  /**
+   * The devices attached to each inode before the trace (bufinfo's first sample,
+   * `BufinfoSummary.atStart`): the starting state of the probe events' attachment fold.
+   */
+  attachedAtStart?: ReadonlyMap<number, readonly string[]>;
 }
 
 /**
@@ -343,6 +351,7 @@ export async function readTraceFacts(
   options: ReadTraceFactsOptions = {},
 ): Promise<TraceFacts> {
   const facts = emptyTraceFacts();
+  if (options.attachedAtStart) ATTACHED_AT_START.set(facts, options.attachedAtStart);
   // Also checks the options, for both scanners.
   facts.join = new FrameJoin(options);
   const calls = facts.graphCalls;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The struct offsets verify's dma-buf kprobe events follow from a probed function's argument to
- * the buffer's inode and the importing device's name, as this kernel tree lays the structs out.
+ * the buffer's inode, its exporter's name and the importing device's name, as this kernel tree
+ * lays the structs out.
  * Compiled to assembly only (`make M=... dmabuf_offsets.s`), never linked or loaded: each
  * OFFSET() leaves a `->NAME VALUE` string in the output, the way the kernel's own asm-offsets
  * are made. scripts/kernel-offsets.sh reads them.
@@ -20,6 +21,7 @@ void axl_dmabuf_offsets(void)
 	OFFSET(AXL_DMA_BUF_ATTACHMENT_DEV, dma_buf_attachment, dev);
 	OFFSET(AXL_DEVICE_KOBJ_NAME, device, kobj.name);
 	OFFSET(AXL_DMA_BUF_FILE, dma_buf, file);
+	OFFSET(AXL_DMA_BUF_EXP_NAME, dma_buf, exp_name);
 	OFFSET(AXL_FILE_F_INODE, file, f_inode);
 	OFFSET(AXL_INODE_I_INO, inode, i_ino);
 }

@@ -103,6 +103,18 @@ Deno.test("runVerify() zero-copy builtin on a vivid frame: PASS, all four invari
   assert.ok(r.axl.latency.count > 0);
   assert.equal(r.axl.evidence?.source, "axl-tracepoints");
   assert.equal(r.axl.invariants.I3.source, "axl-tracepoints");
+  // The attach events name inode and exporter (BTF on 6.12, measured offsets on 5.15): bufinfo
+  // was read at the start, the end and once a second, and I1 passed on the events.
+  const samples = Number(r.axl.invariants.I1.evidence.samples);
+  console.log(`verify zero-copy: ${samples} bufinfo samples`);
+  assert.ok(
+    r.axl.notes.some((n) =>
+      n.startsWith("bufinfo read at the start, at the end and every 1000 ms")
+    ),
+    r.axl.notes.join("\n"),
+  );
+  assert.ok(r.axl.notes.some((n) => /^attachments \(I1\) from [1-9]\d* attach /.test(n)));
+  assert.ok(samples >= 2, `${samples} bufinfo samples: the start and the end at least`);
 
   // The same frames judged without our tracepoints: kprobes on the dma-buf functions.
   const g = await judgeArtifacts(r.dir, { evidence: "generic" });

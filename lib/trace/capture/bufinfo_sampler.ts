@@ -40,6 +40,8 @@ export class BufinfoSampler {
   #summary = emptySummary();
   #running: Promise<void> | undefined;
   #stop = false;
+  /** Ends the pause between two samples early: stop() takes the last sample at once. */
+  #wake: (() => void) | undefined;
 
   /** Checks the options; nothing is read until {@linkcode start}. */
   constructor(options: BufinfoSamplerOptions = {}) {
@@ -67,15 +69,22 @@ export class BufinfoSampler {
     }
   }
 
-  /** Starts sampling in the background; one sample is taken at once. */
-  start(): void {
+  /**
+   * Starts sampling in the background; one sample is taken at once, and the promise returned
+   * resolves when it is (a read error is kept in the summary's `errors`, like any sample's).
+   */
+  start(): Promise<void> {
     if (this.#running) throw new Error("BufinfoSampler.start(): already started");
-    this.#running = this.#loop();
+    let first!: () => void;
+    const taken = new Promise<void>((resolve) => first = resolve);
+    this.#running = this.#loop(first);
+    return taken;
   }
 
   /** Takes one more sample, stops, and returns the summary. Idempotent. */
   async stop(): Promise<BufinfoSummary> {
     this.#stop = true;
+    this.#wake?.();
     if (this.#running) await this.#running;
     this.#running = undefined;
     return this.#summary;
@@ -86,13 +95,25 @@ export class BufinfoSampler {
     return this.#summary;
   }
 
-  async #loop(): Promise<void> {
+  async #loop(first: () => void): Promise<void> {
     let n = 0;
     while (true) {
       const last = this.#stop;
-      await this.#sampleOnce(n++);
+      try {
+        await this.#sampleOnce(n++);
+      } finally {
+        first();
+      }
       if (last) return;
-      await new Promise((r) => setTimeout(r, this.#interval));
+      if (this.#stop) continue; // stopped while sampling: the last sample now
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.#interval);
+        this.#wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.#wake = undefined;
     }
   }
 

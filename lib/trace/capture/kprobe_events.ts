@@ -8,7 +8,10 @@
  * (`scripts/kernel-offsets.sh`, read from `$AXL_KERNEL_OFFSETS`): `+OFFS(...)` fetch-args
  * from the argument to `dma_buf->file->f_inode->i_ino`. Those offsets depend on the kernel's
  * configuration, so they are never assumed: without BTF or a measurement for the running
- * release, the events carry no inode and say why.
+ * release, the events carry no inode and say why. The attach event also carries the
+ * buffer's exporter (`dma_buf->exp_name`, as bufinfo prints it) where the inode is reached
+ * and the exporter's name can be too: then the attach and detach events say what bufinfo's
+ * samples said of attachments, and verify reads bufinfo only as a slow cross-check.
  *
  * Fetch-args that work on every kernel read only stable layout: `struct dma_buf_attachment`
  * starts with `dmabuf` then `dev`, `struct device` starts with its kobject, whose first
@@ -64,6 +67,8 @@ export interface KernelOffsets {
   deviceName: number;
   /** `offsetof(struct dma_buf, file)`. */
   dmabufFile: number;
+  /** `offsetof(struct dma_buf, exp_name)`; absent in files measured before it was. */
+  dmabufExpName?: number;
   /** `offsetof(struct file, f_inode)`. */
   fileInode: number;
   /** `offsetof(struct inode, i_ino)`. */
@@ -115,6 +120,12 @@ export function parseKernelOffsets(
     }
     out[field] = Number(v);
   }
+  // Measured since the attach event names the exporter; older files lack it.
+  const exp = values.get("dma_buf.exp_name");
+  if (exp !== undefined) {
+    if (!/^\d+$/.test(exp)) return { unavailable: `${source}: dma_buf.exp_name is no offset` };
+    out.dmabufExpName = Number(exp);
+  }
   return out as unknown as KernelOffsets;
 }
 
@@ -164,6 +175,11 @@ export interface ProbeDefinition {
   function: string;
   /** Line with the inode fetched through BTF, when the kernel offers it. */
   withInode?: string;
+  /**
+   * The attach event's line with the inode and the exporter's name, when both can be
+   * reached (the other events have no exporter field: their `withInode` goes with it).
+   */
+  withExporter?: string;
   /** Line every kernel with kprobe events takes. */
   plain: string;
 }
@@ -220,16 +236,30 @@ export function dmabufProbeDefinitions(
       unavailable: `cannot probe ${missing.join(", ")} (not in the kernel's function list)`,
     };
   }
+  // The exporter's name as bufinfo prints it: the string dma_buf->exp_name points to.
+  const expOfBuf = (buf: string, btfBuf: string) =>
+    k.btfArgs
+      ? `exp=+0(${btfBuf}->exp_name):string`
+      : o?.dmabufExpName !== undefined
+      ? `exp=+0(+${o.dmabufExpName}(${buf})):string`
+      : undefined;
   const line = (
     kind: DmabufProbeKind,
     fn: string,
     args: string[],
     btfIno: string,
     buf: string,
-  ) => {
+  ): ProbeDefinition => {
     const ino = k.btfArgs ? btfIno : inoOfBuf(buf);
     const head = `p:${group}/${DMABUF_PROBE_EVENTS[kind]} ${fn} ${args.join(" ")}`;
-    return { kind, function: fn, plain: head, ...(ino ? { withInode: `${head} ino=${ino}` } : {}) };
+    const exp = kind === "attach" && ino ? expOfBuf(buf, "dmabuf") : undefined;
+    return {
+      kind,
+      function: fn,
+      plain: head,
+      ...(ino ? { withInode: `${head} ino=${ino}` } : {}),
+      ...(exp ? { withExporter: `${head} ino=${ino} ${exp}` } : {}),
+    };
   };
   const a1 = arg(1), a2 = arg(2), a3 = arg(3);
   return [
@@ -320,6 +350,10 @@ export interface InstalledProbes {
   offsets?: string;
   /** Why the inode is not fetched, when it is not. */
   inodeUnavailable?: string;
+  /** Whether the attach event names the buffer's exporter (`exp=`); absent: it does not. */
+  exporter?: boolean;
+  /** Why the attach event carries the inode but not the exporter, when the kernel refused it. */
+  exporterUnavailable?: string;
 }
 
 const installed = new Map<string, () => void>();
@@ -378,12 +412,26 @@ export function installDmabufProbes(
   journalGroup(tracefs, group);
   installed.set(group, remove);
   hookUnload();
+  if (inode && defs.some((d) => d.withExporter)) out.exporter = true;
   try {
     for (const d of defs) {
-      const text = out.inode ? d.withInode! : d.plain;
+      const text = out.exporter
+        ? d.withExporter ?? d.withInode!
+        : out.inode
+        ? d.withInode!
+        : d.plain;
       try {
         append(path, text);
       } catch (e) {
+        if (out.exporter) {
+          // The kernel refused the exporter's fetch-arg: the inode alone, as before it was added.
+          delete out.exporter;
+          out.exporterUnavailable = `the kernel refused '${text}': ${(e as Error).message}`;
+          remove();
+          journalGroup(tracefs, group);
+          installed.set(group, remove);
+          return installWithInode(tracefs, group, defs, out);
+        }
         if (!out.inode) throw e;
         // The kernel refused the inode's fetch-args: no inode in any event, for the same fields.
         out.inode = false;
@@ -403,6 +451,35 @@ export function installDmabufProbes(
     remove();
     return { unavailable: `defining kprobe events failed: ${(e as Error).message}` };
   }
+}
+
+/** The events with the inode but no exporter; without the inode when the kernel refuses it. */
+function installWithInode(
+  tracefs: string,
+  group: string,
+  defs: ProbeDefinition[],
+  out: InstalledProbes,
+): InstalledProbes {
+  const path = `${tracefs}/kprobe_events`;
+  out.events = [];
+  out.definitions = [];
+  for (const d of defs) {
+    try {
+      append(path, d.withInode!);
+    } catch (e) {
+      out.inode = false;
+      delete out.inodeFrom;
+      delete out.offsets;
+      out.inodeUnavailable = `the kernel refused '${d.withInode}': ${(e as Error).message}`;
+      removeDmabufProbes(tracefs, group);
+      journalGroup(tracefs, group);
+      installed.set(group, () => removeDmabufProbes(tracefs, group));
+      return retryPlain(path, group, defs, out);
+    }
+    out.definitions.push(d.withInode!);
+    out.events.push(`${group}:${DMABUF_PROBE_EVENTS[d.kind]}`);
+  }
+  return out;
 }
 
 function retryPlain(

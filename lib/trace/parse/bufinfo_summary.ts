@@ -42,6 +42,11 @@ export interface BufinfoSummary {
   inodes: Map<number, InodeObservation>;
   /** Errors reading or parsing a sample (the sample is skipped, the error kept). */
   errors: string[];
+  /**
+   * The devices attached to each inode in the first sample, one entry per attachment (absent
+   * before a sample is folded): what was attached before events were recorded.
+   */
+  atStart?: Map<number, string[]>;
 }
 
 /**
@@ -75,6 +80,11 @@ export function addSample(
   snap: BufinfoSnapshot,
   atMs: number,
 ): BufinfoSummary {
+  if (summary.samples === 0) {
+    summary.atStart = new Map(
+      snap.buffers.flatMap((b) => b.inode === undefined ? [] : [[b.inode, [...b.devices]]]),
+    );
+  }
   summary.samples++;
   for (const b of snap.buffers) {
     const key = b.inode ?? -b.line;

@@ -1,12 +1,14 @@
 /**
  * The dma-buf kprobe events of a trace (`lib/trace/kprobe_events.ts`) folded per importing
  * device: attaches, maps, unmaps and detaches, the buffers and inodes each device mapped,
- * and the attachments still mapped at the end. Memory grows with the distinct buffers and
- * attachments of the run, not with its events.
+ * and the attachments still mapped at the end; and per inode, which devices had it attached
+ * at once (`attach_events.ts`). Memory grows with the distinct buffers and attachments of the
+ * run, not with its events.
  *
  * @module
  */
 import { DMABUF_PROBE_EVENTS } from "../../trace/capture/kprobe_events.ts";
+import { AttachFold } from "./attach_events.ts";
 
 /** The fields of one event, as the trace fold reads them. */
 export interface ProbeFields {
@@ -70,6 +72,16 @@ export class DmabufProbeFacts {
   inodes = false;
   /** What each device did, by its bufinfo name. */
   readonly devices = new Map<string, DeviceUse>();
+  /** The devices attached to each inode at once (events that carry the inode). */
+  readonly attachments: AttachFold;
+
+  /**
+   * @param attachedAtStart The devices bufinfo listed attached to each inode in its first
+   * sample: the attachments made before the trace (see `attach_events.ts`).
+   */
+  constructor(attachedAtStart?: ReadonlyMap<number, readonly string[]>) {
+    this.attachments = new AttachFold(attachedAtStart);
+  }
 
   /** Whether `name` is one of the probe events. */
   static isProbeEvent(name: string): boolean {
@@ -91,11 +103,17 @@ export class DmabufProbeFacts {
     if (!Number.isNaN(ino)) this.inodes = true;
     const att = f.field("att") ?? "";
     switch (kind) {
-      case "attach":
+      case "attach": {
         use.attaches++;
+        const exp = f.field("exp");
+        if (!Number.isNaN(ino)) {
+          this.attachments.attach(ino, dev, exp && exp !== "(fault)" ? exp : "");
+        }
         break;
+      }
       case "detach":
         use.detaches++;
+        if (!Number.isNaN(ino)) this.attachments.detach(ino, dev);
         break;
       case "map":
         use.maps++;

@@ -112,6 +112,8 @@ Deno.test("installDmabufProbes() writes the BTF lines and removes the groups of 
     assert.equal(written[0], `-:axl_kp_${dead.pid}/axl_kp_map`, "the dead run's group goes first");
     assert.deepEqual(written.slice(1), p.definitions);
     assert.ok(written.slice(1).every((l) => / ino=/.test(l)));
+    assert.equal(p.exporter, true);
+    assert.match(written[1]!, / exp=\+0\(dmabuf->exp_name\):string$/, "attach names the exporter");
     const state = [...Deno.readDirSync(`${root}/state`)].map((e) => e.name);
     assert.equal(state.length, 1, "the group is in the state file while defined");
     assert.match(
@@ -163,6 +165,41 @@ Deno.test("dmabufProbeDefinitions() without BTF follows the measured offsets to 
   const btf = dmabufProbeDefinitions("g", { ...k612, offsets });
   assert.ok(Array.isArray(btf));
   assert.match(btf[1]!.withInode!, / ino=attach->dmabuf->file->f_inode->i_ino$/);
+});
+
+Deno.test("dmabufProbeDefinitions() names the exporter in the attach event where the inode is reached", () => {
+  const btf = dmabufProbeDefinitions("g", k612);
+  assert.ok(Array.isArray(btf));
+  assert.equal(
+    btf[0]!.withExporter,
+    "p:g/axl_kp_attach dma_buf_dynamic_attach buf=$arg1:x64 dev=+0(+0($arg2)):string " +
+      "ino=dmabuf->file->f_inode->i_ino exp=+0(dmabuf->exp_name):string",
+  );
+  assert.ok(btf.slice(1).every((d) => d.withExporter === undefined), "attach only");
+  const measured = parseKernelOffsets(OFFSETS_515 + "dma_buf.exp_name=96\n", "offsets.txt");
+  assert.ok(!("unavailable" in measured));
+  assert.equal(measured.dmabufExpName, 96);
+  const offs = dmabufProbeDefinitions("g", { ...k612, btfArgs: false, offsets: measured });
+  assert.ok(Array.isArray(offs));
+  assert.equal(
+    offs[0]!.withExporter,
+    "p:g/axl_kp_attach dma_buf_dynamic_attach buf=$arg1:x64 dev=+0(+0($arg2)):string " +
+      "ino=+56(+32(+8($arg1))):u64 exp=+0(+96($arg1)):string",
+  );
+  // A file measured before exp_name was: the inode, no exporter.
+  const older = parseKernelOffsets(OFFSETS_515, "offsets.txt");
+  assert.ok(!("unavailable" in older));
+  assert.equal(older.dmabufExpName, undefined);
+  const old = dmabufProbeDefinitions("g", { ...k612, btfArgs: false, offsets: older });
+  assert.ok(Array.isArray(old));
+  assert.ok(old.every((d) => d.withExporter === undefined && d.withInode !== undefined));
+  // No inode, no exporter: without the inode the events cannot stand in for bufinfo.
+  const none = dmabufProbeDefinitions("g", { ...k612, btfArgs: false });
+  assert.ok(Array.isArray(none));
+  assert.ok(none.every((d) => d.withExporter === undefined));
+  assert.deepEqual(parseKernelOffsets(OFFSETS_515 + "dma_buf.exp_name=x\n", "f"), {
+    unavailable: "f: dma_buf.exp_name is no offset",
+  });
 });
 
 Deno.test("parseKernelOffsets() and loadKernelOffsets() refuse what does not fit the running kernel", async () => {
