@@ -25,6 +25,19 @@ struct axl_stats axl_stats;
 
 static struct dentry *axl_debugfs;
 
+static char *fail_init;
+module_param(fail_init, charp, 0);
+MODULE_PARM_DESC(fail_init, "Test only: the load fails with -ENOSPC at this step of its init: engine, dev, metis or misc (default: none)");
+
+/* fail_init names @step: the load stops there, as if that step had failed. */
+static bool axl_fail_at(const char *step)
+{
+	if (!fail_init || strcmp(fail_init, step))
+		return false;
+	pr_info("axl: fail_init=%s: the load fails at that step\n", step);
+	return true;
+}
+
 /* Every open file, so a device removal can revoke their imports. */
 static DEFINE_MUTEX(axl_files_lock);
 static LIST_HEAD(axl_files);
@@ -187,17 +200,17 @@ static int __init axl_init(void)
 {
 	int ret;
 
-	ret = axl_engine_init();
+	ret = axl_fail_at("engine") ? -ENOSPC : axl_engine_init();
 	if (ret)
 		return ret;
-	ret = axl_dev_init();
+	ret = axl_fail_at("dev") ? -ENOSPC : axl_dev_init();
 	if (ret)
 		goto err_engine;
-	ret = axl_metis_init();
+	ret = axl_fail_at("metis") ? -ENOSPC : axl_metis_init();
 	if (ret)
 		goto err_dev;
 	axl_debugfs_init();
-	ret = misc_register(&axl_misc);
+	ret = axl_fail_at("misc") ? -ENOSPC : misc_register(&axl_misc);
 	if (ret)
 		goto err_metis;
 	return 0;

@@ -56,6 +56,10 @@ static unsigned int metis_ll_max = AXL_METIS_LL_MAX;
 module_param(metis_ll_max, uint, 0644);
 MODULE_PARM_DESC(metis_ll_max, "eDMA descriptors per pass, 1 to " __stringify(AXL_METIS_LL_MAX) " (default: " __stringify(AXL_METIS_LL_MAX) ", as metis.ko)");
 
+static unsigned int metis_sync_wait_ms;
+module_param(metis_sync_wait_ms, uint, 0644);
+MODULE_PARM_DESC(metis_sync_wait_ms, "Test only: a SYNC transfer sleeps this long after it is queued, before it waits for its end (default: 0)");
+
 #define AXL_METIS_VALID_FLAGS (AXL_METIS_XFER_READ | AXL_METIS_XFER_WRITE | \
 			       AXL_METIS_XFER_SYNC | AXL_METIS_XFER_ASYNC)
 
@@ -519,6 +523,8 @@ int axl_metis_xfer(struct axl_metis_file *f, void __user *uarg)
 	axl_dev_unlock();
 	if (ret || (x.flags & AXL_METIS_XFER_ASYNC))
 		return ret;
+	if (READ_ONCE(metis_sync_wait_ms))
+		msleep(READ_ONCE(metis_sync_wait_ms));
 
 	left = wait_for_completion_killable_timeout(&f->done,
 			msecs_to_jiffies(AXL_METIS_SYNC_TIMEOUT_MS));
