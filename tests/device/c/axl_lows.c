@@ -261,7 +261,9 @@ static int load_watched(const char *ko, const char *params, int *load_ret, char 
 /*
  * For each step of the module's init that can fail (fail_init=): the load
  * fails with ENOSPC, no node of axl appeared in /dev or debugfs meanwhile
- * (inotify), none is left, and the next load works.
+ * (inotify), none is left, and the next load works. A Metis node that
+ * cannot be registered (fail_init=metis_node) leaves the module loaded
+ * without it.
  */
 static int case_failed_load(void)
 {
@@ -310,7 +312,24 @@ static int case_failed_load(void)
 		}
 	}
 	FAIL_IF(access(AXL_DEV_PATH, F_OK) || !node_find(), "the nodes are back after a load");
-	return bad ? KSFT_FAIL : KSFT_PASS;
+	if (bad)
+		return KSFT_FAIL;
+	/* the Metis node comes after the last step that can fail: without it, the load works */
+	EXPECT_RET(axl_module_unload(), 0);
+	snprintf(failing, sizeof(failing), "%s fail_init=metis_node", params);
+	load_ret = axl_module_load(ko, failing);
+	bad = load_ret || access(AXL_DEV_PATH, F_OK) || node_find() ||
+	      !access(DEBUGFS "/axl-metis", F_OK);
+	if (bad)
+		tap_diag("fail_init=metis_node: %s, /dev/axl %s, the Metis node %s",
+			 load_ret ? axl_errname(load_ret) : "loaded",
+			 access(AXL_DEV_PATH, F_OK) ? "absent" : "present",
+			 node_find() ? "present" : "absent");
+	if (!load_ret)
+		axl_module_unload();
+	EXPECT_RET(axl_module_load(ko, params), 0);
+	FAIL_IF(bad, "a Metis node that cannot be registered must leave the module loaded without it");
+	return KSFT_PASS;
 }
 
 /* ---- user namespaces ---- */
