@@ -39,7 +39,7 @@ bool axl_fail_at(const char *step)
 {
 	if (!fail_init || strcmp(fail_init, step))
 		return false;
-	pr_info("axl: fail_init=%s: the load fails at that step\n", step);
+	pr_info("axl: fail_init=%s: failing that step of the load\n", step);
 	return true;
 }
 
