@@ -274,8 +274,9 @@ void axl_dev_hold(void);
 void axl_dev_unlock(void);
 u32 axl_dev_caps(void);
 
-/* axl_main.c: the open files, for revoking their imports. */
+/* axl_main.c: the open files, for revoking their imports; fail_init=. */
 void axl_files_revoke(void);
+bool axl_fail_at(const char *step);
 
 /* axl_frame.c: geometry and the engine's computation. */
 int axl_frame_init(struct axl_frame *frame, u32 pixfmt, u32 width,

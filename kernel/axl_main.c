@@ -25,6 +25,24 @@ struct axl_stats axl_stats;
 
 static struct dentry *axl_debugfs;
 
+static char *fail_init;
+module_param(fail_init, charp, 0);
+MODULE_PARM_DESC(fail_init, "Test only: this step of the module's init fails with -ENOSPC: engine, dev, metis, misc (each fails the load) or metis_node (the module loads without that node) (default: none)");
+
+/**
+ * axl_fail_at() - whether fail_init= names @step
+ * @step: a step of the module's init.
+ *
+ * Return: true when that step must fail, as if it had (logged).
+ */
+bool axl_fail_at(const char *step)
+{
+	if (!fail_init || strcmp(fail_init, step))
+		return false;
+	pr_info("axl: fail_init=%s: failing that step of the load\n", step);
+	return true;
+}
+
 /* Every open file, so a device removal can revoke their imports. */
 static DEFINE_MUTEX(axl_files_lock);
 static LIST_HEAD(axl_files);
@@ -179,31 +197,34 @@ static void axl_debugfs_init(void)
 }
 
 /*
- * /dev/axl is registered last: once it exists an open may take a
- * reference on the module, and a load that failed after that would free
- * the module under an open file.
+ * Nodes last: once one exists an open may take a reference on the module,
+ * and a load that failed after that would free the module under an open
+ * file. So every step that can fail the load runs first, and /dev/axl's
+ * registration is the last of them; the Metis node and debugfs follow it
+ * and cannot fail the load (axl_metis_register()).
  */
 static int __init axl_init(void)
 {
 	int ret;
 
-	ret = axl_engine_init();
+	ret = axl_fail_at("engine") ? -ENOSPC : axl_engine_init();
 	if (ret)
 		return ret;
-	ret = axl_dev_init();
+	ret = axl_fail_at("dev") ? -ENOSPC : axl_dev_init();
 	if (ret)
 		goto err_engine;
-	ret = axl_metis_init();
+	ret = axl_fail_at("metis") ? -ENOSPC : axl_metis_init();
 	if (ret)
 		goto err_dev;
-	axl_debugfs_init();
-	ret = misc_register(&axl_misc);
+	ret = axl_fail_at("misc") ? -ENOSPC : misc_register(&axl_misc);
 	if (ret)
 		goto err_metis;
+	/* nothing may fail from here on */
+	axl_metis_register();
+	axl_debugfs_init();
 	return 0;
 
 err_metis:
-	debugfs_remove_recursive(axl_debugfs);
 	axl_metis_fini();
 err_dev:
 	axl_dev_fini();

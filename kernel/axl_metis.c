@@ -46,7 +46,8 @@ static DEFINE_SPINLOCK(axl_metis_stats_lock);
 static struct axl_metis_dma_stats axl_metis_stats;
 
 static char axl_metis_name[32];
-static bool axl_metis_registered;
+static bool axl_metis_ready;      /* axl_metis_init() set up the card */
+static bool axl_metis_registered; /* the node exists */
 
 static struct axl_metis_channel_stats *axl_metis_channel(const struct axl_metis_xfer *x)
 {
@@ -290,9 +291,10 @@ static void axl_metis_set_name(void)
 }
 
 /**
- * axl_metis_init() - register the node, unless metis_node=0
+ * axl_metis_init() - set up what the node serves, unless metis_node=0
  *
- * Called after axl_dev_init(), so the node is named after the device.
+ * Called after axl_dev_init(); creates no node: axl_metis_register() does,
+ * once nothing in the module's init can fail any more.
  *
  * Return: 0 or a negative errno.
  */
@@ -308,13 +310,7 @@ int axl_metis_init(void)
 	ret = axl_metis_card_init();
 	if (ret)
 		goto err_gen;
-	axl_metis_set_name();
-	ret = misc_register(&axl_metis_misc);
-	if (ret) {
-		axl_metis_card_fini();
-		goto err_gen;
-	}
-	axl_metis_registered = true;
+	axl_metis_ready = true;
 	return 0;
 
 err_gen:
@@ -323,16 +319,43 @@ err_gen:
 }
 
 /**
+ * axl_metis_register() - register the node and its debugfs tree
+ *
+ * The last step of the module's init: once /dev/axl exists the load must
+ * not fail (an open file would outlive the module), so a node that cannot
+ * be registered is left out, as with metis_node=0, and the kernel log says
+ * why. Named after the engine's device as it is at load.
+ */
+void axl_metis_register(void)
+{
+	int ret;
+
+	if (!axl_metis_ready)
+		return;
+	axl_metis_set_name();
+	ret = axl_fail_at("metis_node") ? -ENOSPC : misc_register(&axl_metis_misc);
+	if (ret) {
+		pr_err("axl: /dev/%s: registration failed (%d): loaded without the Metis node\n",
+		       axl_metis_name, ret);
+		return;
+	}
+	axl_metis_registered = true;
+	axl_metis_gen_debugfs();
+}
+
+/**
  * axl_metis_fini() - unregister the node; every file of it is closed
  */
 void axl_metis_fini(void)
 {
-	if (!axl_metis_registered)
+	if (axl_metis_registered)
+		misc_deregister(&axl_metis_misc);
+	axl_metis_registered = false;
+	if (!axl_metis_ready)
 		return;
-	misc_deregister(&axl_metis_misc);
 	axl_metis_card_fini();
 	axl_metis_gen_fini();
-	axl_metis_registered = false;
+	axl_metis_ready = false;
 }
 
 /**

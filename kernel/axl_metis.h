@@ -62,7 +62,8 @@ struct axl_metis_desc {
  * @ll:         the descriptor list of a pass, AXL_METIS_LL_MAX long.
  * @phys:       DMA address of the first scatterlist entry, for the trace
  *              events (metis.ko notes it too, and moves nothing with it).
- * @mapped_len: sum of the DMA entries' lengths: transfers are bounded by it.
+ * @mapped_len: sum of the DMA entries' lengths, at most the buffer's size
+ *              (the vmap's): transfers are bounded by it.
  * @nents:      DMA entries of @sgt.
  * @inode:      inode of the dma-buf's file, as debugfs bufinfo shows it.
  * @busy:       a transfer is queued or running.
@@ -70,11 +71,25 @@ struct axl_metis_desc {
  * @poll_events: completions not yet consumed by CLEAR_POLL_EVENT.
  * @poll_wq:    woken on every completion.
  * @work:       the simulated eDMA copy of the transfer in flight.
- * @done:       completed when that copy ends.
+ * @waiter:     the SYNC caller of the transfer in flight, or NULL: told
+ *              that transfer's end and status alone, never a later one's.
  * @xfer:       the transfer in flight.
- * @status:     its result, 0 or a negative errno.
  * @queued:     when it was queued.
  */
+/**
+ * struct axl_metis_waiter - a SYNC caller waiting for its own transfer
+ * @done:   completed when that transfer ends.
+ * @status: its result, 0 or a negative errno; set before @done.
+ *
+ * On the caller's stack: the transfer's end reaches it through
+ * axl_metis_file.waiter under the file's lock, and a caller that stops
+ * waiting takes it back under that lock before it returns.
+ */
+struct axl_metis_waiter {
+	struct completion done;
+	int status;
+};
+
 struct axl_metis_file {
 	struct mutex lock; /* the attachment; see above */
 	struct list_head node;
@@ -95,14 +110,14 @@ struct axl_metis_file {
 	atomic_t poll_events;
 	wait_queue_head_t poll_wq;
 	struct delayed_work work;
-	struct completion done;
+	struct axl_metis_waiter *waiter;
 	struct axl_metis_xfer xfer;
-	int status;
 	ktime_t queued;
 };
 
 /* axl_metis.c: the node. */
 int axl_metis_init(void);
+void axl_metis_register(void);
 void axl_metis_fini(void);
 void axl_metis_revoke_all(void);
 void axl_metis_count_start(const struct axl_metis_xfer *x, u32 nents);
@@ -114,6 +129,7 @@ void axl_metis_stats_reset(bool all);
 struct attribute_group;
 extern const struct attribute_group *axl_metis_gen_groups[];
 int axl_metis_gen_init(void);
+void axl_metis_gen_debugfs(void);
 void axl_metis_gen_fini(void);
 void axl_metis_trace_add(const struct axl_metis_xfer *x, ktime_t queued, ktime_t start,
 			 ktime_t end, u64 moved);

@@ -382,15 +382,13 @@ static const struct file_operations axl_metis_version_fops = {
 };
 
 /**
- * axl_metis_gen_init() - check metis_generation=, build the sysfs groups,
- * the trace ring and the debugfs tree
+ * axl_metis_gen_init() - check metis_generation=, build the sysfs groups
+ * and the trace ring
  *
  * Return: 0, -EINVAL for a release the node does not know, or -ENOMEM.
  */
 int axl_metis_gen_init(void)
 {
-	char name[64] = "metis-platform";
-	struct dentry *dir;
 	unsigned int i;
 
 	axl_metis_gen = NULL;
@@ -424,6 +422,19 @@ int axl_metis_gen_init(void)
 		spin_unlock_irq(&axl_metis_trace.lock);
 	}
 
+	return 0;
+}
+
+/**
+ * axl_metis_gen_debugfs() - create the debugfs tree, once the node is registered
+ *
+ * Debugfs is optional: a failure only loses the files.
+ */
+void axl_metis_gen_debugfs(void)
+{
+	char name[64] = "metis-platform";
+	struct dentry *dir;
+
 	if (!axl_dev_lock()) {
 		if (dev_is_pci(axl_dev()))
 			snprintf(name, sizeof(name), "metis-%s", dev_name(axl_dev()));
@@ -435,7 +446,6 @@ int axl_metis_gen_init(void)
 	debugfs_create_file("dma-statistics", 0644, dir, NULL, &axl_metis_stat_fops);
 	if (axl_metis_gen->recent)
 		debugfs_create_file("dma-trace", 0644, dir, NULL, &axl_metis_trace_fops);
-	return 0;
 }
 
 /**

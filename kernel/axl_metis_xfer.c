@@ -14,7 +14,9 @@
  *
  * The node builds the same descriptors, pass by pass, and its eDMA runs
  * them: a kernel-side copy of each descriptor's run through a vmap of the
- * buffer, standing in for the card's PCIe DMA. The buffer offset of an
+ * buffer, standing in for the card's PCIe DMA. The vmap covers the
+ * buffer's size, so transfers are also bounded by that size: an exporter
+ * whose table is longer than its buffer cannot take a copy past the vmap. The buffer offset of an
  * entry is the sum of the lengths of the entries before it. CPU access is
  * bracketed by dma_buf_begin_cpu_access()/end_cpu_access(), so the exporter
  * keeps every attachment coherent. The node signals no dma_fence, so the
@@ -55,6 +57,10 @@ MODULE_PARM_DESC(metis_done_us, "Delay between the end of a simulated eDMA copy 
 static unsigned int metis_ll_max = AXL_METIS_LL_MAX;
 module_param(metis_ll_max, uint, 0644);
 MODULE_PARM_DESC(metis_ll_max, "eDMA descriptors per pass, 1 to " __stringify(AXL_METIS_LL_MAX) " (default: " __stringify(AXL_METIS_LL_MAX) ", as metis.ko)");
+
+static unsigned int metis_sync_wait_ms;
+module_param(metis_sync_wait_ms, uint, 0644);
+MODULE_PARM_DESC(metis_sync_wait_ms, "Test only: a SYNC transfer sleeps this long after it is queued, before it waits for its end (default: 0)");
 
 #define AXL_METIS_VALID_FLAGS (AXL_METIS_XFER_READ | AXL_METIS_XFER_WRITE | \
 			       AXL_METIS_XFER_SYNC | AXL_METIS_XFER_ASYNC)
@@ -113,7 +119,6 @@ void axl_metis_file_init(struct axl_metis_file *f)
 	atomic_set(&f->poll_events, 0);
 	init_waitqueue_head(&f->poll_wq);
 	INIT_DELAYED_WORK(&f->work, axl_metis_xfer_work);
-	init_completion(&f->done);
 }
 
 /*
@@ -178,6 +183,17 @@ static int axl_metis_map(struct axl_metis_file *f, int fd)
 		if (!sg_dma_len(sg))
 			break;
 		f->mapped_len += sg_dma_len(sg);
+	}
+	/*
+	 * The eDMA copies through the vmap, which covers the buffer's size: a
+	 * table longer than that (a broken exporter) must not take a copy
+	 * past it. Transfers are bounded by both.
+	 */
+	if (f->mapped_len > f->dmabuf->size) {
+		pr_warn_ratelimited("axl: dma-buf %lu: DMA table of %llu bytes, longer than its %zu: transfers stop at its size\n",
+				    file_inode(f->dmabuf->file)->i_ino, f->mapped_len,
+				    f->dmabuf->size);
+		f->mapped_len = f->dmabuf->size;
 	}
 	f->nents = f->sgt->nents;
 	f->inode = file_inode(f->dmabuf->file)->i_ino;
@@ -430,13 +446,16 @@ static void axl_metis_xfer_end(struct axl_metis_file *f, int status, u64 moved)
 			     f->xfer.size, moved, f->xfer.flags, status);
 	axl_metis_count_end(&f->xfer, status, f->queued);
 	mutex_lock(&f->lock);
-	f->status = status;
 	atomic_cmpxchg(&f->state, AXL_METIS_XFER_PENDING,
 		       status ? AXL_METIS_XFER_FAIL : AXL_METIS_XFER_DONE);
 	/* metis.ko raises a poll event for every transfer, SYNC ones too */
 	atomic_inc(&f->poll_events);
 	wake_up_interruptible_poll(&f->poll_wq, EPOLLIN | EPOLLRDNORM);
-	complete_all(&f->done);
+	if (f->waiter) {
+		f->waiter->status = status;
+		complete(&f->waiter->done);
+		f->waiter = NULL;
+	}
 	f->busy = false;
 	mutex_unlock(&f->lock);
 }
@@ -459,8 +478,9 @@ static void axl_metis_xfer_work(struct work_struct *work)
 	axl_metis_xfer_end(f, status, moved);
 }
 
-/* Queue @x on @f; the caller holds the device lock. */
-static int axl_metis_xfer_queue(struct axl_metis_file *f, const struct axl_metis_xfer *x)
+/* Queue @x on @f with @w, its SYNC caller (NULL for ASYNC); the caller holds the device lock. */
+static int axl_metis_xfer_queue(struct axl_metis_file *f, const struct axl_metis_xfer *x,
+				struct axl_metis_waiter *w)
 {
 	int ret;
 
@@ -477,7 +497,7 @@ static int axl_metis_xfer_queue(struct axl_metis_file *f, const struct axl_metis
 		f->xfer = *x;
 		f->xfer.channel = max(x->channel, 0);
 		f->queued = ktime_get();
-		reinit_completion(&f->done);
+		f->waiter = w;
 		if (x->flags & AXL_METIS_XFER_ASYNC)
 			atomic_set(&f->state, AXL_METIS_XFER_PENDING);
 		axl_metis_count_start(&f->xfer, f->nents);
@@ -503,7 +523,9 @@ static int axl_metis_xfer_queue(struct axl_metis_file *f, const struct axl_metis
  */
 int axl_metis_xfer(struct axl_metis_file *f, void __user *uarg)
 {
+	struct axl_metis_waiter w;
 	struct axl_metis_xfer x;
+	bool ended;
 	long left;
 	int ret;
 
@@ -515,18 +537,28 @@ int axl_metis_xfer(struct axl_metis_file *f, void __user *uarg)
 	ret = axl_dev_lock();
 	if (ret)
 		return ret;
-	ret = axl_metis_xfer_queue(f, &x);
+	init_completion(&w.done);
+	ret = axl_metis_xfer_queue(f, &x, x.flags & AXL_METIS_XFER_ASYNC ? NULL : &w);
 	axl_dev_unlock();
 	if (ret || (x.flags & AXL_METIS_XFER_ASYNC))
 		return ret;
+	if (READ_ONCE(metis_sync_wait_ms))
+		msleep(READ_ONCE(metis_sync_wait_ms));
 
-	left = wait_for_completion_killable_timeout(&f->done,
+	/* our own completion: a later transfer on the file never touches it */
+	left = wait_for_completion_killable_timeout(&w.done,
 			msecs_to_jiffies(AXL_METIS_SYNC_TIMEOUT_MS));
-	if (left < 0)
-		return -EINTR;
-	if (!left)
-		return -ETIMEDOUT;
-	return READ_ONCE(f->status);
+	if (left > 0)
+		return w.status;
+	/* giving up: take @w back, unless the transfer ended meanwhile */
+	mutex_lock(&f->lock);
+	ended = f->waiter != &w;
+	if (!ended)
+		f->waiter = NULL;
+	mutex_unlock(&f->lock);
+	if (ended)
+		return w.status;
+	return left < 0 ? -EINTR : -ETIMEDOUT;
 }
 
 /**

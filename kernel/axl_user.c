@@ -3,7 +3,11 @@
  * axl: the users the driver keeps accounts for.
  *
  * A user is the real uid of the caller, taken in the initial user
- * namespace. What a user holds through all its open files is counted in
+ * namespace; a caller in a user namespace is the user who owns it (the
+ * owner of its outermost ancestor below the initial one), so a range of
+ * subordinate uids mapped into namespaces (newuidmap) is one user, not one
+ * per uid. The kernel's own per-namespace counts (ucounts) are not
+ * exported to modules, hence the owner. What a user holds through all its open files is counted in
  * one struct axl_user: the bytes its buffers pin (axl_pin.c) and the
  * timeouts of its jobs in flight (axl_share.c). Each thing counted holds a
  * reference; the last one frees the entry.
@@ -22,6 +26,23 @@
 static DEFINE_XARRAY(axl_users);
 static DEFINE_MUTEX(axl_users_lock);
 
+/*
+ * The uid, in the initial namespace, of the account the caller is charged
+ * to: its real uid there, or the owner of the namespace it descends from.
+ * Namespaces only nest below their creator's, and an owner is fixed at
+ * creation, so no uid a namespace maps can be charged on its own.
+ */
+static unsigned long axl_user_uid(void)
+{
+	const struct user_namespace *ns = current_user_ns();
+
+	if (ns == &init_user_ns)
+		return from_kuid(&init_user_ns, current_uid());
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return from_kuid(&init_user_ns, ns->owner);
+}
+
 /**
  * axl_user_get() - the account of the calling user
  *
@@ -32,7 +53,7 @@ static DEFINE_MUTEX(axl_users_lock);
  */
 struct axl_user *axl_user_get(void)
 {
-	unsigned long uid = from_kuid(&init_user_ns, current_uid());
+	unsigned long uid = axl_user_uid();
 	struct axl_user *user;
 
 	mutex_lock(&axl_users_lock);

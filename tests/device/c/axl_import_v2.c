@@ -426,21 +426,12 @@ static const struct axl_case cases[] = {
 
 int main(void)
 {
+	int skip = tap_skip_unless_importable("debugfs counters");
 	struct axl_info info;
 	int dev;
 
-	if (access(AXL_DEV_PATH, F_OK)) {
-		printf("TAP version 13\n1..0 # SKIP %s absent (load axl.ko)\n", AXL_DEV_PATH);
-		return KSFT_SKIP;
-	}
-	if (access(AXL_HEAP_PATH, R_OK)) {
-		printf("TAP version 13\n1..0 # SKIP no %s: nothing to import\n", AXL_HEAP_PATH);
-		return KSFT_SKIP;
-	}
-	if (geteuid() != 0) {
-		printf("TAP version 13\n1..0 # SKIP needs root (debugfs counters)\n");
-		return KSFT_SKIP;
-	}
+	if (skip)
+		return skip;
 	dev = axl_open_dev();
 	if (dev < 0 || axl_info(dev, &info) || !(info.caps & AXL_CAP_IMPORT_PLANES)) {
 		printf("TAP version 13\n1..0 # SKIP the driver has no AXL_IOCTL_IMPORT_FD2\n");

@@ -25,7 +25,9 @@
  *  - every op fires the tracepoint nvmap fires (nvmap_sim_trace.h).
  *
  * debugfs nvmap_sim/iommu_maps and iommu_unmaps count dma_map_sgtable() and
- * dma_unmap_sgtable() calls, for tests.
+ * dma_unmap_sgtable() calls, for tests. debugfs nvmap_sim/next_short_pages
+ * (test only) makes the next buffer a broken exporter's: its dma-buf size
+ * and vmap that many pages shorter than its pages and DMA table.
  */
 #include <linux/debugfs.h>
 #include <linux/dma-buf.h>
@@ -60,6 +62,8 @@ static const char nvmap_sim_client[] = "nvmap-sim";
 static atomic_t nvmap_sim_iommu_maps = ATOMIC_INIT(0);
 static atomic_t nvmap_sim_iommu_unmaps = ATOMIC_INIT(0);
 static struct dentry *nvmap_sim_debugfs;
+/* Test only: pages the next buffer's size and vmap leave out of its table. */
+static u32 nvmap_sim_next_short;
 
 /**
  * struct nvmap_handle - one buffer (named after nvmap's handle, which the
@@ -322,7 +326,8 @@ static int nvmap_sim_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 	trace_nvmap_dmabuf_vmap(dmabuf);
 	mutex_lock(&h->lock);
 	if (!h->vmap_count) {
-		h->vaddr = vmap(h->pages, h->npages, VM_MAP, PAGE_KERNEL);
+		/* the size's pages: fewer than the table's after next_short_pages */
+		h->vaddr = vmap(h->pages, dmabuf->size >> PAGE_SHIFT, VM_MAP, PAGE_KERNEL);
 		if (!h->vaddr)
 			ret = -ENOMEM;
 	}
@@ -422,17 +427,20 @@ err_free:
 static int nvmap_sim_alloc(size_t len, u32 fd_flags)
 {
 	DEFINE_DMA_BUF_EXPORT_INFO(exp);
+	size_t short_len = (size_t)xchg(&nvmap_sim_next_short, 0) << PAGE_SHIFT;
 	struct nvmap_handle *h;
 	struct dma_buf *dmabuf;
 	int fd;
 
+	if (short_len >= len)
+		return -EINVAL;
 	h = handle_alloc(len);
 	if (!h)
 		return -ENOMEM;
 	exp.exp_name = nvmap_sim_exp_name;
 	exp.owner = THIS_MODULE;
 	exp.ops = &nvmap_sim_dmabuf_ops;
-	exp.size = len;
+	exp.size = len - short_len;
 	exp.flags = fd_flags;
 	exp.priv = h;
 	dmabuf = dma_buf_export(&exp);
@@ -505,6 +513,8 @@ static int __init nvmap_sim_init(void)
 				&nvmap_sim_iommu_maps);
 	debugfs_create_atomic_t("iommu_unmaps", 0444, nvmap_sim_debugfs,
 				&nvmap_sim_iommu_unmaps);
+	debugfs_create_u32("next_short_pages", 0600, nvmap_sim_debugfs,
+			   &nvmap_sim_next_short);
 	return 0;
 }
 module_init(nvmap_sim_init);

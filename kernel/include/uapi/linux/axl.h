@@ -248,7 +248,8 @@ struct axl_import_fd2 {
  *
  * Fails with -EBUSY when the file has max_jobs jobs in flight, or when
  * this job's timeout would take the sum of the file's jobs' timeouts past
- * max_file_queued_ms, the user's (real uid, all its files) past
+ * max_file_queued_ms, the user's (real uid, all its files; in a user
+ * namespace, the user who owns it) past
  * max_user_queued_ms or everyone's past max_queued_ms (module parameters;
  * a job is admitted past those when nothing else counts against them):
  * the engine runs jobs one at a time in submission order, so that sum is

@@ -25,7 +25,9 @@
  *  - DMA_XFER has the card's eDMA copy between that buffer (at @offset) and
  *    card memory (at @phy) over every scatterlist entry the range covers:
  *    @offset + @size is checked against the sum of the entries' lengths, so
- *    a scattered buffer needs no contiguity. SYNC waits, ASYNC returns at
+ *    a scattered buffer needs no contiguity; our node also checks it against
+ *    the buffer's size (-EINVAL past it), for an exporter whose table is
+ *    longer than its buffer. SYNC waits, ASYNC returns at
  *    once. Completion of
  *    every transfer raises a poll() event (POLLIN) on the file until it is
  *    consumed with CLEAR_POLL_EVENT.
