@@ -3,6 +3,17 @@
 import { join } from "node:path";
 import { PerfRecording, perfScript, probePerfEvent } from "../trace/capture/perf_record.ts";
 import { parsePerfScript, type PerfSummary, summarizePerf } from "../trace/parse/perf_script.ts";
+import { choosePerfRate, describePerfRate, type PerfRate, readMaxSampleRate } from "./perf_rate.ts";
+
+/** perf's rate as capture.json records it: the choice, and the kernel's limit once perf stopped. */
+export interface PerfRateRecord extends PerfRate {
+  /**
+   * The kernel's `perf_event_max_sample_rate` once perf stopped, when it was lower than at the
+   * start: the kernel lowered it during the run because perf's interrupts took too long, and
+   * throttled the samples.
+   */
+  maxSampleRateAfter?: number;
+}
 
 /** Options of {@linkcode PerfCapture.probe}. */
 export interface PerfCaptureOptions {
@@ -10,8 +21,14 @@ export interface PerfCaptureOptions {
   enabled: boolean;
   /** perf binary (default `perf`). */
   binary?: string;
-  /** Samples per second (default: PerfRecording's). */
+  /** Samples per second asked for; default: chosen from the workload (`perf_rate.ts`). */
   frequency?: number;
+  /** The workload's kind (`builtin-…`, `command`, `pid`), for the rate. */
+  kind: string;
+  /** The frames the workload will submit, when known, for the rate. */
+  frames?: number;
+  /** Where the kernel says how fast perf may sample (default: procfs). */
+  maxSampleRatePath?: string;
   /** Where `perf record` writes (a temporary directory: not 9p, not the artifacts). */
   data: string;
   say: (message: string) => void;
@@ -27,6 +44,8 @@ export class PerfCapture {
   unavailable: string | undefined;
   #o: PerfCaptureOptions;
   #recording: PerfRecording | undefined;
+  /** The rate perf records at, once probed. */
+  rate: PerfRateRecord | undefined;
 
   private constructor(o: PerfCaptureOptions) {
     this.#o = o;
@@ -40,6 +59,13 @@ export class PerfCapture {
     try {
       p.event = await probePerfEvent(o.binary);
       if (p.event.event === "cpu-clock") o.notes.push(`perf: ${p.event.reason}`);
+      const max = readMaxSampleRate(o.maxSampleRatePath);
+      p.rate = choosePerfRate({
+        kind: o.kind,
+        ...(o.frames !== undefined ? { frames: o.frames } : {}),
+        ...(o.frequency !== undefined ? { explicitHz: o.frequency } : {}),
+        ...(max !== undefined ? { maxSampleRate: max } : {}),
+      });
     } catch (e) {
       p.unavailable = (e as Error).message;
     }
@@ -50,13 +76,16 @@ export class PerfCapture {
   async attach(pids: number[]): Promise<void> {
     if (!this.event || this.unavailable || pids.length === 0) return;
     try {
-      this.#o.say(`attaching perf (${this.event.event}) to ${pids.join(",")}`);
+      const rate = this.rate!;
+      this.#o.say(
+        `attaching perf (${this.event.event} at ${describePerfRate(rate)}) to ${pids.join(",")}`,
+      );
       this.#recording = await PerfRecording.start({
         output: this.#o.data,
         event: this.event.event,
         pids,
+        frequency: rate.hz,
         ...(this.#o.binary ? { perf: this.#o.binary } : {}),
-        ...(this.#o.frequency ? { frequency: this.#o.frequency } : {}),
       });
     } catch (e) {
       this.unavailable = (e as Error).message;
@@ -71,6 +100,15 @@ export class PerfCapture {
       await recording.stop();
     } catch (e) {
       this.unavailable = (e as Error).message;
+    }
+    const after = readMaxSampleRate(this.#o.maxSampleRatePath);
+    const before = this.rate?.maxSampleRate;
+    if (this.rate && after !== undefined && before !== undefined && after < before) {
+      this.rate.maxSampleRateAfter = after;
+      this.#o.notes.push(
+        `perf: the kernel lowered perf_event_max_sample_rate from ${before} to ${after} during ` +
+          `the run (perf's interrupts took too long): samples above ${after} Hz were throttled`,
+      );
     }
     await Deno.writeTextFile(
       join(dir, "perf-record.log"),
@@ -112,9 +150,15 @@ export class PerfCapture {
   }
 
   /** The perf part of the capture record. */
-  record(): { unavailable: string } | { event: string; reason: string } {
+  record():
+    | { unavailable: string }
+    | { event: string; reason: string; rate?: PerfRateRecord } {
     if (this.#recording && !this.unavailable && this.event) {
-      return { event: this.event.event, reason: this.event.reason };
+      return {
+        event: this.event.event,
+        reason: this.event.reason,
+        ...(this.rate ? { rate: this.rate } : {}),
+      };
     }
     return { unavailable: this.unavailable ?? "not recorded" };
   }

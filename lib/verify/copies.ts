@@ -19,10 +19,11 @@ import type { PerfSummary } from "../trace/parse/perf_script.ts";
 import { diagnosis } from "./diagnosis.ts";
 import type { Diagnosis, Status, VerifyResult } from "./schema.ts";
 import { invariant, round, type Verdict } from "./_invariant.ts";
+import type { PerfRateRecord } from "./_perf_capture.ts";
 
 /** Perf as a run recorded it, or why it did not. */
 export type PerfEvidence =
-  | { summary: PerfSummary; event: string; reason: string }
+  | { summary: PerfSummary; event: string; reason: string; rate?: PerfRateRecord }
   | { unavailable: string };
 
 /**
@@ -229,13 +230,27 @@ export function judgeCopies(
 }
 
 function perfSection(
-  perf: { summary: PerfSummary; event: string; reason: string },
+  perf: { summary: PerfSummary; event: string; reason: string; rate?: PerfRateRecord },
 ): VerifyResult["axl"]["perf"] {
   const s = perf.summary;
+  const r = perf.rate;
   return {
     available: true,
     reason: perf.reason,
     event: perf.event,
+    ...(r
+      ? {
+        rate: {
+          hz: r.hz,
+          rule: r.rule,
+          ...(r.maxSampleRate !== undefined ? { max_sample_rate: r.maxSampleRate } : {}),
+          ...(r.cappedBy ? { capped_by: r.cappedBy } : {}),
+          ...(r.maxSampleRateAfter !== undefined
+            ? { max_sample_rate_after: r.maxSampleRateAfter }
+            : {}),
+        },
+      }
+      : {}),
     samples: s.samples,
     copy_percent: round(s.copyPercent),
     top: s.symbols.slice(0, 15).map((x) => {
