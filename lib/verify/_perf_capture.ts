@@ -1,7 +1,13 @@
 // perf during a capture: probe the event, attach to the workload, stop, write `perf.script`.
 // Whatever goes wrong becomes the reason perf is unavailable, never an exception.
 import { join } from "node:path";
-import { PerfRecording, perfScript, probePerfEvent } from "../trace/capture/perf_record.ts";
+import {
+  PerfRecording,
+  perfScript,
+  perfScriptLive,
+  probePerfEvent,
+  writeStream,
+} from "../trace/capture/perf_record.ts";
 import { parsePerfScript, type PerfSummary, summarizePerf } from "../trace/parse/perf_script.ts";
 import { choosePerfRate, describePerfRate, type PerfRate, readMaxSampleRate } from "./perf_rate.ts";
 
@@ -31,6 +37,13 @@ export interface PerfCaptureOptions {
   maxSampleRatePath?: string;
   /** Where `perf record` writes (a temporary directory: not 9p, not the artifacts). */
   data: string;
+  /**
+   * Where `perf.script` and `perf-script.err` go. Given, perf script reads the samples as
+   * perf records them (pipe mode) and its output is folded as it prints, so that what is left
+   * when the workload ends is the tail; absent, perf script runs on the data file after perf
+   * stops.
+   */
+  live?: string;
   say: (message: string) => void;
   /** Capture notes (the event chosen when it is not `cycles`). */
   notes: string[];
@@ -44,6 +57,7 @@ export class PerfCapture {
   unavailable: string | undefined;
   #o: PerfCaptureOptions;
   #recording: PerfRecording | undefined;
+  #live: { pids: number[]; folded: Promise<{ summary?: PerfSummary }> } | undefined;
   /** The rate perf records at, once probed. */
   rate: PerfRateRecord | undefined;
 
@@ -86,7 +100,19 @@ export class PerfCapture {
         pids,
         frequency: rate.hz,
         ...(this.#o.binary ? { perf: this.#o.binary } : {}),
+        ...(this.#o.live ? { stream: true } : {}),
       });
+      const live = this.#o.live;
+      if (live && this.#recording.live) {
+        const output = perfScriptLive(
+          this.#recording.live,
+          this.#o.binary,
+          join(live, "perf-script.err"),
+        );
+        const folded = saveAndFold(output, join(live, "perf.script"), pids);
+        folded.catch(() => {}); // writeScript() reports it
+        this.#live = { pids, folded };
+      }
     } catch (e) {
       this.unavailable = (e as Error).message;
     }
@@ -127,18 +153,24 @@ export class PerfCapture {
    * `perf.data` for whole call chains (`perf script -i perf.data`), and folds the
    * samples of `pids` as perf prints them, so that neither waits for the other; the path,
    * and the summary unless the output did not parse (the judge then reads the file and
-   * names the line).
+   * names the line). When perf script already runs on the live recording into `dir`, this
+   * waits for its tail (and folds the pids given to {@linkcode PerfCapture.attach}).
    */
   async writeScript(
     dir: string,
     pids: number[],
   ): Promise<{ path: string; summary?: PerfSummary } | undefined> {
     if (!this.scripting) return undefined;
+    const live = this.#live && this.#o.live === dir ? this.#live : undefined;
     const path = join(dir, "perf.script");
-    const output = perfScript(this.#o.data, this.#o.binary, join(dir, "perf-script.err"));
     // perf.script holds two frames per sample: perf.data keeps the whole call chains.
     const [folded] = await Promise.all([
-      saveAndFold(output, path, pids),
+      live?.folded ??
+        saveAndFold(
+          perfScript(this.#o.data, this.#o.binary, join(dir, "perf-script.err")),
+          path,
+          pids,
+        ),
       Deno.copyFile(this.#o.data, join(dir, "perf.data")),
     ]);
     return { path, ...folded };
@@ -175,7 +207,7 @@ export async function saveAndFold(
 ): Promise<{ summary?: PerfSummary }> {
   const [toFile, toFold] = output.tee();
   const [written, folded] = await Promise.allSettled([
-    Deno.writeFile(path, toFile),
+    writeStream(path, toFile),
     summarizePerf(parsePerfScript(toFold, path), { pids }),
   ]);
   if (written.status === "rejected") throw written.reason;

@@ -66,6 +66,12 @@ export interface CaptureOptions {
    * gets its samples and not many more (`perf_rate.ts`, docs/verify.md#perfs-rate).
    */
   perfFrequency?: number;
+  /**
+   * Run perf script on the samples as perf records them (default true: `perf record -o -`
+   * into `perf script -i -`), so that only its tail is left when the workload ends; `false`
+   * runs it on the data file after perf stops.
+   */
+  perfLive?: boolean;
   /** bufinfo sampling interval, ms (default 20). */
   bufinfoIntervalMs?: number;
   /** tracefs mount point override. */
@@ -235,6 +241,7 @@ export async function captureRun(
     const perf = await PerfCapture.probe({
       enabled: o.perf !== false,
       data: o.perfData ?? join(tmp, "perf.data"),
+      ...(o.perfLive === false ? {} : { live: o.artifacts }),
       kind: o.workload.kind,
       ...(o.workload.kind.startsWith("builtin") || o.workload.framesKnown
         ? { frames: o.workload.expectedFrames }

@@ -15,6 +15,8 @@ import { chooseImporter } from "../../lib/verify/evidence/importer.ts";
 import { systemAt } from "../../lib/doctor/system.ts";
 import { verifyJobTimeoutMs } from "../../lib/commands/verify_builtin.ts";
 import { MAX_SUBMIT_TIMEOUT_MS } from "../../lib/core/device.ts";
+import { PERF_SCRIPT_ARGS } from "../../lib/trace/capture/perf_record.ts";
+import { choosePerfRate } from "../../lib/verify/perf_rate.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-verify-test-" });
@@ -103,6 +105,20 @@ Deno.test("runVerify() zero-copy builtin on a vivid frame: PASS, all four invari
   assert.ok(r.axl.latency.count > 0);
   assert.equal(r.axl.evidence?.source, "axl-tracepoints");
   assert.equal(r.axl.invariants.I3.source, "axl-tracepoints");
+  // perf sampled at the rate chosen for 60 builtin frames (docs/verify.md#perfs-rate).
+  const rate = r.axl.perf.rate;
+  assert.ok(rate, "result.json records perf's rate");
+  const chosen = choosePerfRate({
+    kind: "builtin-zero-copy",
+    frames: 60,
+    ...(rate.max_sample_rate !== undefined ? { maxSampleRate: rate.max_sample_rate } : {}),
+  });
+  assert.equal(rate.hz, chosen.hz, JSON.stringify(rate));
+  console.log(
+    `verify zero-copy: perf at ${rate.hz} Hz (${rate.rule}; limit ${rate.max_sample_rate}` +
+      `${rate.max_sample_rate_after ? `, lowered to ${rate.max_sample_rate_after}` : ""}): ` +
+      `${r.axl.perf.samples} samples, I4 needs ${r.axl.invariants.I4.evidence.min_samples}`,
+  );
 
   // The same frames judged without our tracepoints: kprobes on the dma-buf functions.
   const g = await judgeArtifacts(r.dir, { evidence: "generic" });
@@ -161,6 +177,18 @@ Deno.test("runVerify() copy mode: FAIL on I4 naming the copy routine", async () 
   }
   console.log(`verify copy: ${t.toVerdictMs} ms from the workload's end to the verdict`);
   assert.ok((await Deno.stat(`${r.dir}/perf.data`)).size > 0, "perf.data copied");
+  // perf.script, printed from perf's pipe output while the workload ran, is what perf script
+  // prints of the finished perf.data: a replay reads the same file as before.
+  const printed = await new Deno.Command("perf", {
+    args: ["script", "-i", `${r.dir}/perf.data`, ...PERF_SCRIPT_ARGS],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  assert.equal(
+    new TextDecoder().decode(printed.stdout),
+    await Deno.readTextFile(`${r.dir}/perf.script`),
+    "perf.script is perf script of perf.data",
+  );
 });
 
 Deno.test("runVerify() with a tiny trace buffer: INCONCLUSIVE, never PASS", async () => {

@@ -168,3 +168,84 @@ Deno.test("PerfCapture records at the chosen rate and notes a limit the kernel l
     await Deno.remove(tmp, { recursive: true });
   }
 });
+
+/**
+ * A perf whose `record -o -` streams one line per sample for the pid it records, and whose
+ * `script -i -` (or `-i FILE`) prints each line as a perf script sample as soon as it reads it.
+ */
+const STREAMING_PERF = `#!/bin/sh
+if [ "$1" = stat ]; then echo '<not supported>,,cycles,0,100.00,,' >&2; exit 0; fi
+if [ "$1" = script ]; then
+  [ "$3" = - ] && in=/dev/stdin || in=$3
+  n=0
+  while read -r pid; do
+    n=$((n + 1))
+    printf 'fake %s 1.%06d: 1 cpu-clock: \\n\\t 1 fake_loop+0x1 (/usr/bin/fake)\\n\\n' "$pid" "$n"
+  done < "$in"
+  exit 0
+fi
+out= ctl= ack= pid=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -o) out=$2; shift ;;
+    -p) pid=$2; shift ;;
+    --control=fifo:*) f=\${1#--control=fifo:}; ctl=\${f%,*}; ack=\${f#*,} ;;
+  esac
+  shift
+done
+[ "$out" = - ] || exec 1> "$out"
+stop=0
+trap 'stop=1' INT
+read -r _ < "$ctl"
+echo ack > "$ack"
+while [ $stop = 0 ]; do echo "$pid"; sleep 0.05; done
+exit 0
+`;
+
+Deno.test("PerfCapture folds perf script's samples while perf records (pipe mode), and perf.script is what perf script prints of perf.data", async () => {
+  const tmp = await Deno.makeTempDir();
+  const sleeper = new Deno.Command("sleep", { args: ["30"] }).spawn();
+  try {
+    await Deno.writeTextFile(`${tmp}/perf`, STREAMING_PERF, { mode: 0o755 });
+    await Deno.mkdir(`${tmp}/art`);
+    const perf = await PerfCapture.probe({
+      enabled: true,
+      binary: `${tmp}/perf`,
+      data: `${tmp}/perf.data`,
+      live: `${tmp}/art`,
+      kind: "command",
+      say: () => {},
+      notes: [],
+    });
+    await perf.attach([sleeper.pid]);
+    assert.equal(perf.unavailable, undefined);
+    // Samples reach perf.script while perf still records.
+    const deadline = Date.now() + 10_000;
+    let during = "";
+    while (Date.now() < deadline) {
+      during = await Deno.readTextFile(`${tmp}/art/perf.script`).catch(() => "");
+      if ((during.match(/cpu-clock/g) ?? []).length >= 3) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(
+      (during.match(/cpu-clock/g) ?? []).length >= 3,
+      `perf.script while recording: ${JSON.stringify(during)}`,
+    );
+    await perf.stop(`${tmp}/art`);
+    const written = await perf.writeScript(`${tmp}/art`, [sleeper.pid]);
+    const text = await Deno.readTextFile(`${tmp}/art/perf.script`);
+    const n = (text.match(/cpu-clock/g) ?? []).length;
+    assert.ok(n >= 3);
+    assert.equal(written?.summary?.samples, n);
+    // perf.data holds the stream perf record wrote: perf script on it prints perf.script.
+    const again = await new Deno.Command(`${tmp}/perf`, {
+      args: ["script", "-i", `${tmp}/art/perf.data`],
+      stdout: "piped",
+    }).output();
+    assert.equal(new TextDecoder().decode(again.stdout), text);
+  } finally {
+    sleeper.kill();
+    await sleeper.status;
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
