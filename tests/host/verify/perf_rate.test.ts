@@ -9,6 +9,9 @@ import {
 import { PerfCapture } from "../../../lib/verify/_perf_capture.ts";
 import { judgeCopies } from "../../../lib/verify/copies.ts";
 import { VerifyResultSchema } from "../../../lib/verify/schema.ts";
+import { judgeArtifacts } from "../../../lib/verify/replay.ts";
+import { verdictLines } from "../../../lib/commands/verify.ts";
+import { runDir } from "./_runs.ts";
 
 Deno.test("choosePerfRate() samples a short builtin run faster and a long one slower", () => {
   const hz = (frames: number) => choosePerfRate({ kind: "builtin-zero-copy", frames }).hz;
@@ -248,4 +251,25 @@ Deno.test("PerfCapture folds perf script's samples while perf records (pipe mode
     await sleeper.status;
     await Deno.remove(tmp, { recursive: true });
   }
+});
+
+Deno.test("verdictLines() prints perf's samples and rate when the run recorded them", async () => {
+  const r = await judgeArtifacts(runDir("zero-copy"));
+  // A capture made before the rate was recorded: no line, as before.
+  assert.equal(verdictLines(r).some((l) => l.startsWith("perf: ")), false);
+  r.axl.perf.rate = {
+    hz: 1250,
+    rule: "builtin-zero-copy: 120000 / 60 frames",
+    max_sample_rate: 1250,
+    capped_by: "perf_event_max_sample_rate",
+    max_sample_rate_after: 625,
+  };
+  assert.ok(
+    verdictLines(r).includes(
+      `perf: ${r.axl.perf.samples} samples at 1250 Hz (builtin-zero-copy: 120000 / 60 frames, ` +
+        `capped: perf_event_max_sample_rate 1250); the kernel lowered its limit to 625 Hz ` +
+        `during the run`,
+    ),
+    verdictLines(r).join("\n"),
+  );
 });
