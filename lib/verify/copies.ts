@@ -206,11 +206,12 @@ export function judgeCopies(
     );
   }
   if (s.samples < needed) {
+    const capped = kernelCap(perf.rate);
     return verdict(
       "INCONCLUSIVE",
       `only ${s.samples} samples: a ${threshold}% threshold needs ${needed} ` +
-        `(${SAMPLES_AT_THRESHOLD} samples at the threshold)`,
-      diagnosis("perf-few-samples", `${s.samples} < ${needed}`),
+        `(${SAMPLES_AT_THRESHOLD} samples at the threshold)${capped ? `; ${capped}` : ""}`,
+      diagnosis("perf-few-samples", `${s.samples} < ${needed}${capped ? `; ${capped}` : ""}`),
     );
   }
   const caveat = hiding.length > 0
@@ -227,6 +228,20 @@ export function judgeCopies(
       ? diagnosis("perf-unsymbolized", hiding.map((u) => `${u.percent}% in ${u.dso}`).join(", "))
       : undefined,
   );
+}
+
+/**
+ * When the kernel's `perf_event_max_sample_rate` held perf below the rate verify chose (at the
+ * start, or lowered during the run), that in words with what to do; else undefined.
+ */
+function kernelCap(rate: PerfRateRecord | undefined): string | undefined {
+  if (!rate) return undefined;
+  const limit = rate.maxSampleRateAfter ??
+    (rate.cappedBy === "perf_event_max_sample_rate" ? rate.maxSampleRate : undefined);
+  if (limit === undefined) return undefined;
+  return `perf sampled at most ${limit} Hz, the kernel's perf_event_max_sample_rate ` +
+    `(it lowers it while perf's interrupts take too long; ${rate.rule}): run more frames, ` +
+    `or raise kernel.perf_event_max_sample_rate`;
 }
 
 function perfSection(

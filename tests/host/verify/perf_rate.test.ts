@@ -273,3 +273,52 @@ Deno.test("verdictLines() prints perf's samples and rate when the run recorded t
     verdictLines(r).join("\n"),
   );
 });
+
+Deno.test("judgeCopies() names the kernel's sample-rate limit when it held perf below the rate asked for", () => {
+  const summary = {
+    samples: 482,
+    totalPeriod: 482,
+    events: ["cycles"],
+    symbols: [],
+    copyRoutines: [],
+    copyPercent: 0,
+    unknownSamples: 0,
+  };
+  const rate = {
+    hz: 2000,
+    rule: "builtin-zero-copy: 120000 / 60 frames",
+    maxSampleRate: 100000,
+    maxSampleRateAfter: 500,
+  };
+  const v = judgeCopies({ summary, event: "cycles", reason: "r", rate }, 1, 100);
+  assert.equal(v.invariant.status, "INCONCLUSIVE");
+  assert.match(
+    v.invariant.summary,
+    /^only 482 samples: a 1% threshold needs 1000 \(10 samples at the threshold\); perf sampled at most 500 Hz, the kernel's perf_event_max_sample_rate/,
+  );
+  assert.match(v.diagnoses[0]!.symptom, /raise kernel\.perf_event_max_sample_rate/);
+  // Capped at the start, the same.
+  const capped = judgeCopies(
+    {
+      summary,
+      event: "cycles",
+      reason: "r",
+      rate: {
+        ...rate,
+        hz: 250,
+        maxSampleRate: 250,
+        cappedBy: "perf_event_max_sample_rate" as const,
+        maxSampleRateAfter: undefined,
+      },
+    },
+    1,
+    100,
+  );
+  assert.match(capped.invariant.summary, /perf sampled at most 250 Hz/);
+  // Not capped: the summary as before.
+  const free = judgeCopies({ summary, event: "cycles", reason: "r" }, 1, 100);
+  assert.equal(
+    free.invariant.summary,
+    "only 482 samples: a 1% threshold needs 1000 (10 samples at the threshold)",
+  );
+});
