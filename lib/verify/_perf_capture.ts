@@ -133,7 +133,10 @@ export class PerfCapture {
       this.rate.maxSampleRateAfter = after;
       this.#o.notes.push(
         `perf: the kernel lowered perf_event_max_sample_rate from ${before} to ${after} during ` +
-          `the run (perf's interrupts took too long): samples above ${after} Hz were throttled`,
+          `the run (perf's interrupts took too long)` +
+          (after < this.rate.hz
+            ? `: perf, asked for ${this.rate.hz} Hz, was held to ${after}`
+            : ""),
       );
     }
     await Deno.writeTextFile(

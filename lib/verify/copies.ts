@@ -236,8 +236,12 @@ export function judgeCopies(
  */
 function kernelCap(rate: PerfRateRecord | undefined): string | undefined {
   if (!rate) return undefined;
-  const limit = rate.maxSampleRateAfter ??
-    (rate.cappedBy === "perf_event_max_sample_rate" ? rate.maxSampleRate : undefined);
+  const after = rate.maxSampleRateAfter;
+  const limit = after !== undefined && after < rate.hz
+    ? after
+    : rate.cappedBy === "perf_event_max_sample_rate"
+    ? rate.maxSampleRate
+    : undefined;
   if (limit === undefined) return undefined;
   return `perf sampled at most ${limit} Hz, the kernel's perf_event_max_sample_rate ` +
     `(it lowers it while perf's interrupts take too long; ${rate.rule}): run more frames, ` +

@@ -37,10 +37,10 @@ export const MIN_PERF_HZ = 1;
 export const MAX_PERF_HZ = 4000;
 
 /**
- * Frames × Hz of a short builtin run: 2,000 Hz for the default 60 frames. Measured in the arm64
- * TCG guest at 999 Hz, the builtin's 60 frames gave 1,090–1,941 samples (18–32 per frame), and
- * once, under host load, 554 (9 per frame); at 2,000 Hz that low still clears 1,000, and the
- * usual run gets 2–4 times what I4 needs, not 10.
+ * Frames × Hz of a short builtin run: 2,000 Hz for the default 60 frames. In the arm64 TCG guest
+ * at 999 Hz the builtin's 60 frames gave 1,449–1,941 samples on a quiet host and 482 on a loaded
+ * one, where I4 needs 1,000; at 2,000 Hz a fresh guest gave 1,908, about twice what I4 needs,
+ * not ten times.
  */
 export const BUILTIN_FRAME_HZ = 120_000;
 
