@@ -67,9 +67,12 @@ export interface CaptureOptions {
    */
   perfFrequency?: number;
   /**
-   * Run perf script on the samples as perf records them (default true: `perf record -o -`
-   * into `perf script -i -`), so that only its tail is left when the workload ends; `false`
-   * runs it on the data file after perf stops.
+   * Run perf script on the samples as perf records them (`perf record -o -` into
+   * `perf script -i -`), so that only its tail is left when the workload ends. Default false
+   * (perf script on the data file after perf stops): perf script reads a JIT's perf map
+   * (`/tmp/perf-PID.map`) when it first meets it, so live it leaves unnamed what the runtime
+   * compiled afterwards (a Voyager-shaped client's JIT transform went unnamed in the arm64
+   * guest, and the chain could not name it).
    */
   perfLive?: boolean;
   /** bufinfo sampling interval, ms (default 20). */
@@ -241,7 +244,7 @@ export async function captureRun(
     const perf = await PerfCapture.probe({
       enabled: o.perf !== false,
       data: o.perfData ?? join(tmp, "perf.data"),
-      ...(o.perfLive === false ? {} : { live: o.artifacts }),
+      ...(o.perfLive === true ? { live: o.artifacts } : {}),
       kind: o.workload.kind,
       ...(o.workload.kind.startsWith("builtin") || o.workload.framesKnown
         ? { frames: o.workload.expectedFrames }
