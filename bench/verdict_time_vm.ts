@@ -8,6 +8,9 @@
  * scripts/vm/run.sh -- deno run --no-check --allow-all bench/verdict_time_vm.ts --frames 60
  * ```
  *
+ * `--perf-script-after` runs perf script on the finished data file after perf stopped, as
+ * verify did before it read perf's pipe output while recording: the same run's "before".
+ *
  * @module
  */
 import { parseArgs } from "node:util";
@@ -28,11 +31,17 @@ export interface PerfCommandTime {
   bytes: number;
   /** The judge's perf summary equals the one of verify's own `perf script`. */
   sameSummary?: boolean;
+  /** The output is byte for byte the `perf.script` verify wrote. */
+  samePerfScript?: boolean;
 }
 
 /** What the guest writes to `$AXL_RESULTS/verdict_time.json`. */
 export interface VerdictTimeResults {
   frames: number;
+  /** perf script read perf's pipe output while the workload ran (verify's default). */
+  perfLive: boolean;
+  /** perf's rate, as result.json records it. */
+  perfHz?: number;
   status: string;
   timings: VerifyTimings;
   perfSamples: number;
@@ -41,7 +50,11 @@ export interface VerdictTimeResults {
 
 const { values } = parseArgs({
   args: Deno.args,
-  options: { frames: { type: "string", default: "60" }, out: { type: "string" } },
+  options: {
+    frames: { type: "string", default: "60" },
+    out: { type: "string" },
+    "perf-script-after": { type: "boolean", default: false },
+  },
 });
 const frames = Number(values.frames);
 const results = Deno.env.get("AXL_RESULTS") ?? ".";
@@ -57,6 +70,7 @@ const { result, timings } = await runVerify({
   workload: builtinWorkload({ frames, producer, device: dev }),
   headline: "bench: time to verdict",
   perfData: data,
+  perfLive: !values["perf-script-after"],
   onProgress: (m) => console.error(`[${Math.round(performance.now() - t0)} ms] ${m}`),
 });
 console.error(`verdict_time_vm.ts: ${result.axl.status}; ${JSON.stringify(timings)}`);
@@ -103,11 +117,20 @@ perf.push(await timeCommand("perf report --stdio", ["report", "--stdio", "-i", d
 perf.push(await timeCommand("perf script (verify)", ["script", "-i", data, ...PERF_SCRIPT_ARGS]));
 perf.push(await timeCommand("perf script (full stacks)", ["script", "-i", data, ...FULL]));
 const reference = JSON.stringify(await summaryOf("perf script (full stacks)"));
+const saved = await Deno.readFile(join(tmp, "artifacts", "perf.script"));
 for (const p of perf.slice(1)) {
   p.sameSummary = JSON.stringify(await summaryOf(p.what)) === reference;
 }
+const verifys = perf[1]!;
+const printed = await Deno.readFile(join(tmp, `${verifys.what.replaceAll(/\W+/g, "_")}.out`));
+verifys.samePerfScript = printed.length === saved.length && printed.every((b, i) => b === saved[i]);
+console.error(
+  `verdict_time_vm.ts: perf.script as perf script prints perf.data: ${verifys.samePerfScript}`,
+);
 const value: VerdictTimeResults = {
   frames,
+  perfLive: !values["perf-script-after"],
+  ...(result.axl.perf.rate ? { perfHz: result.axl.perf.rate.hz } : {}),
   status: result.axl.status,
   timings,
   perfSamples: (await summaryOf("perf script (verify)")).samples,

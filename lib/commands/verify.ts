@@ -486,6 +486,15 @@ export function verdictLines(result: VerifyResult): string[] {
     );
   }
   if (a.chain) lines.push(`chain: ${a.chain.summary}`);
+  if (a.perf.available && a.perf.rate) {
+    // The rate verify chose for perf (docs/verify.md#perfs-rate), and what capped it.
+    const r = a.perf.rate;
+    const cap = r.capped_by ? `, capped: ${r.capped_by} ${r.max_sample_rate ?? ""}`.trimEnd() : "";
+    const lowered = r.max_sample_rate_after !== undefined
+      ? `; the kernel lowered its limit to ${r.max_sample_rate_after} Hz during the run`
+      : "";
+    lines.push(`perf: ${a.perf.samples} samples at ${r.hz} Hz (${r.rule}${cap})${lowered}`);
+  }
   for (const d of a.diagnosis) {
     lines.push(`diagnosis [${d.invariant}] ${d.symptom}\n  cause: ${d.cause}\n  fix:   ${d.fix}`);
   }

@@ -1,8 +1,25 @@
 // perf during a capture: probe the event, attach to the workload, stop, write `perf.script`.
 // Whatever goes wrong becomes the reason perf is unavailable, never an exception.
 import { join } from "node:path";
-import { PerfRecording, perfScript, probePerfEvent } from "../trace/capture/perf_record.ts";
+import {
+  PerfRecording,
+  perfScript,
+  perfScriptLive,
+  probePerfEvent,
+  writeStream,
+} from "../trace/capture/perf_record.ts";
 import { parsePerfScript, type PerfSummary, summarizePerf } from "../trace/parse/perf_script.ts";
+import { choosePerfRate, describePerfRate, type PerfRate, readMaxSampleRate } from "./perf_rate.ts";
+
+/** perf's rate as capture.json records it: the choice, and the kernel's limit once perf stopped. */
+export interface PerfRateRecord extends PerfRate {
+  /**
+   * The kernel's `perf_event_max_sample_rate` once perf stopped, when it was lower than at the
+   * start: the kernel lowered it during the run because perf's interrupts took too long, and
+   * throttled the samples.
+   */
+  maxSampleRateAfter?: number;
+}
 
 /** Options of {@linkcode PerfCapture.probe}. */
 export interface PerfCaptureOptions {
@@ -10,10 +27,23 @@ export interface PerfCaptureOptions {
   enabled: boolean;
   /** perf binary (default `perf`). */
   binary?: string;
-  /** Samples per second (default: PerfRecording's). */
+  /** Samples per second asked for; default: chosen from the workload (`perf_rate.ts`). */
   frequency?: number;
+  /** The workload's kind (`builtin-…`, `command`, `pid`), for the rate. */
+  kind: string;
+  /** The frames the workload will submit, when known, for the rate. */
+  frames?: number;
+  /** Where the kernel says how fast perf may sample (default: procfs). */
+  maxSampleRatePath?: string;
   /** Where `perf record` writes (a temporary directory: not 9p, not the artifacts). */
   data: string;
+  /**
+   * Where `perf.script` and `perf-script.err` go. Given, perf script reads the samples as
+   * perf records them (pipe mode) and its output is folded as it prints, so that what is left
+   * when the workload ends is the tail; absent, perf script runs on the data file after perf
+   * stops.
+   */
+  live?: string;
   say: (message: string) => void;
   /** Capture notes (the event chosen when it is not `cycles`). */
   notes: string[];
@@ -27,6 +57,9 @@ export class PerfCapture {
   unavailable: string | undefined;
   #o: PerfCaptureOptions;
   #recording: PerfRecording | undefined;
+  #live: { pids: number[]; folded: Promise<{ summary?: PerfSummary }> } | undefined;
+  /** The rate perf records at, once probed. */
+  rate: PerfRateRecord | undefined;
 
   private constructor(o: PerfCaptureOptions) {
     this.#o = o;
@@ -40,6 +73,13 @@ export class PerfCapture {
     try {
       p.event = await probePerfEvent(o.binary);
       if (p.event.event === "cpu-clock") o.notes.push(`perf: ${p.event.reason}`);
+      const max = readMaxSampleRate(o.maxSampleRatePath);
+      p.rate = choosePerfRate({
+        kind: o.kind,
+        ...(o.frames !== undefined ? { frames: o.frames } : {}),
+        ...(o.frequency !== undefined ? { explicitHz: o.frequency } : {}),
+        ...(max !== undefined ? { maxSampleRate: max } : {}),
+      });
     } catch (e) {
       p.unavailable = (e as Error).message;
     }
@@ -50,14 +90,29 @@ export class PerfCapture {
   async attach(pids: number[]): Promise<void> {
     if (!this.event || this.unavailable || pids.length === 0) return;
     try {
-      this.#o.say(`attaching perf (${this.event.event}) to ${pids.join(",")}`);
+      const rate = this.rate!;
+      this.#o.say(
+        `attaching perf (${this.event.event} at ${describePerfRate(rate)}) to ${pids.join(",")}`,
+      );
       this.#recording = await PerfRecording.start({
         output: this.#o.data,
         event: this.event.event,
         pids,
+        frequency: rate.hz,
         ...(this.#o.binary ? { perf: this.#o.binary } : {}),
-        ...(this.#o.frequency ? { frequency: this.#o.frequency } : {}),
+        ...(this.#o.live ? { stream: true } : {}),
       });
+      const live = this.#o.live;
+      if (live && this.#recording.live) {
+        const output = perfScriptLive(
+          this.#recording.live,
+          this.#o.binary,
+          join(live, "perf-script.err"),
+        );
+        const folded = saveAndFold(output, join(live, "perf.script"), pids);
+        folded.catch(() => {}); // writeScript() reports it
+        this.#live = { pids, folded };
+      }
     } catch (e) {
       this.unavailable = (e as Error).message;
     }
@@ -71,6 +126,18 @@ export class PerfCapture {
       await recording.stop();
     } catch (e) {
       this.unavailable = (e as Error).message;
+    }
+    const after = readMaxSampleRate(this.#o.maxSampleRatePath);
+    const before = this.rate?.maxSampleRate;
+    if (this.rate && after !== undefined && before !== undefined && after < before) {
+      this.rate.maxSampleRateAfter = after;
+      this.#o.notes.push(
+        `perf: the kernel lowered perf_event_max_sample_rate from ${before} to ${after} during ` +
+          `the run (perf's interrupts took too long)` +
+          (after < this.rate.hz
+            ? `: perf, asked for ${this.rate.hz} Hz, was held to ${after}`
+            : ""),
+      );
     }
     await Deno.writeTextFile(
       join(dir, "perf-record.log"),
@@ -89,18 +156,24 @@ export class PerfCapture {
    * `perf.data` for whole call chains (`perf script -i perf.data`), and folds the
    * samples of `pids` as perf prints them, so that neither waits for the other; the path,
    * and the summary unless the output did not parse (the judge then reads the file and
-   * names the line).
+   * names the line). When perf script already runs on the live recording into `dir`, this
+   * waits for its tail (and folds the pids given to {@linkcode PerfCapture.attach}).
    */
   async writeScript(
     dir: string,
     pids: number[],
   ): Promise<{ path: string; summary?: PerfSummary } | undefined> {
     if (!this.scripting) return undefined;
+    const live = this.#live && this.#o.live === dir ? this.#live : undefined;
     const path = join(dir, "perf.script");
-    const output = perfScript(this.#o.data, this.#o.binary, join(dir, "perf-script.err"));
     // perf.script holds two frames per sample: perf.data keeps the whole call chains.
     const [folded] = await Promise.all([
-      saveAndFold(output, path, pids),
+      live?.folded ??
+        saveAndFold(
+          perfScript(this.#o.data, this.#o.binary, join(dir, "perf-script.err")),
+          path,
+          pids,
+        ),
       Deno.copyFile(this.#o.data, join(dir, "perf.data")),
     ]);
     return { path, ...folded };
@@ -112,9 +185,15 @@ export class PerfCapture {
   }
 
   /** The perf part of the capture record. */
-  record(): { unavailable: string } | { event: string; reason: string } {
+  record():
+    | { unavailable: string }
+    | { event: string; reason: string; rate?: PerfRateRecord } {
     if (this.#recording && !this.unavailable && this.event) {
-      return { event: this.event.event, reason: this.event.reason };
+      return {
+        event: this.event.event,
+        reason: this.event.reason,
+        ...(this.rate ? { rate: this.rate } : {}),
+      };
     }
     return { unavailable: this.unavailable ?? "not recorded" };
   }
@@ -131,7 +210,7 @@ export async function saveAndFold(
 ): Promise<{ summary?: PerfSummary }> {
   const [toFile, toFold] = output.tee();
   const [written, folded] = await Promise.allSettled([
-    Deno.writeFile(path, toFile),
+    writeStream(path, toFile),
     summarizePerf(parsePerfScript(toFold, path), { pids }),
   ]);
   if (written.status === "rejected") throw written.reason;

@@ -27,7 +27,7 @@ import {
 } from "../trace/capture/sysfs_stats.ts";
 import type { Environment, TraceSetup, WorkloadRecord } from "./judge.ts";
 import type { RunningWorkload, WorkloadOutcome, WorkloadSpec } from "./workload.ts";
-import { PerfCapture } from "./_perf_capture.ts";
+import { PerfCapture, type PerfRateRecord } from "./_perf_capture.ts";
 import { type DrainSummary, TraceDrain } from "../trace/capture/trace_drain.ts";
 import { stopOnSignal } from "./_interrupt.ts";
 import { type V4l2DeviceRef, v4l2DevicesOf } from "./v4l2_devices.ts";
@@ -61,8 +61,20 @@ export interface CaptureOptions {
   /** Record perf (default true) with this binary (default `perf`). */
   perf?: boolean;
   perfBinary?: string;
-  /** perf samples per second (default 999): a long run can take fewer. */
+  /**
+   * perf samples per second; default chosen from the workload's kind and frames so that I4
+   * gets its samples and not many more (`perf_rate.ts`, docs/verify.md#perfs-rate).
+   */
   perfFrequency?: number;
+  /**
+   * Run perf script on the samples as perf records them (`perf record -o -` into
+   * `perf script -i -`), so that only its tail is left when the workload ends. Default false
+   * (perf script on the data file after perf stops): perf script reads a JIT's perf map
+   * (`/tmp/perf-PID.map`) when it first meets it, so live it leaves unnamed what the runtime
+   * compiled afterwards (a Voyager-shaped client's JIT transform went unnamed in the arm64
+   * guest, and the chain could not name it).
+   */
+  perfLive?: boolean;
   /**
    * bufinfo sampling interval, ms. Default {@linkcode BUFINFO_CROSS_CHECK_MS} when the attach
    * probe events name each buffer's inode and exporter (they then say which devices shared a
@@ -98,7 +110,8 @@ export interface CaptureRecord {
   environment: Environment;
   notes: string[];
   bufinfoUnavailable: string | null;
-  perf: { unavailable: string } | { event: string; reason: string };
+  /** perf's event, and the rate it was asked for (absent in captures made before it was recorded). */
+  perf: { unavailable: string } | { event: string; reason: string; rate?: PerfRateRecord };
   /** The importing device (absent in captures made before it was recorded). */
   importer?: ImporterRecord;
   /** The dma-buf probe events, or why there were none (absent: not tried). */
@@ -247,6 +260,11 @@ export async function captureRun(
     const perf = await PerfCapture.probe({
       enabled: o.perf !== false,
       data: o.perfData ?? join(tmp, "perf.data"),
+      ...(o.perfLive === true ? { live: o.artifacts } : {}),
+      kind: o.workload.kind,
+      ...(o.workload.kind.startsWith("builtin") || o.workload.framesKnown
+        ? { frames: o.workload.expectedFrames }
+        : {}),
       say,
       notes,
       ...(o.perfBinary ? { binary: o.perfBinary } : {}),

@@ -51,7 +51,11 @@ export const CaptureRecordSchema = z.looseObject({
   bufinfoUnavailable: z.string().nullable(),
   perf: z.union([
     z.looseObject({ unavailable: z.string() }),
-    z.looseObject({ event: z.string(), reason: z.string() }),
+    z.looseObject({
+      event: z.string(),
+      reason: z.string(),
+      rate: z.looseObject({ hz: int.positive(), rule: z.string() }).optional(),
+    }),
   ]),
   importer: z.looseObject({ name: z.string().nullable(), axl: z.boolean(), reason: z.string() })
     .optional(),

@@ -19,10 +19,11 @@ import type { PerfSummary } from "../trace/parse/perf_script.ts";
 import { diagnosis } from "./diagnosis.ts";
 import type { Diagnosis, Status, VerifyResult } from "./schema.ts";
 import { invariant, round, type Verdict } from "./_invariant.ts";
+import type { PerfRateRecord } from "./_perf_capture.ts";
 
 /** Perf as a run recorded it, or why it did not. */
 export type PerfEvidence =
-  | { summary: PerfSummary; event: string; reason: string }
+  | { summary: PerfSummary; event: string; reason: string; rate?: PerfRateRecord }
   | { unavailable: string };
 
 /**
@@ -205,11 +206,12 @@ export function judgeCopies(
     );
   }
   if (s.samples < needed) {
+    const capped = kernelCap(perf.rate);
     return verdict(
       "INCONCLUSIVE",
       `only ${s.samples} samples: a ${threshold}% threshold needs ${needed} ` +
-        `(${SAMPLES_AT_THRESHOLD} samples at the threshold)`,
-      diagnosis("perf-few-samples", `${s.samples} < ${needed}`),
+        `(${SAMPLES_AT_THRESHOLD} samples at the threshold)${capped ? `; ${capped}` : ""}`,
+      diagnosis("perf-few-samples", `${s.samples} < ${needed}${capped ? `; ${capped}` : ""}`),
     );
   }
   const caveat = hiding.length > 0
@@ -228,14 +230,46 @@ export function judgeCopies(
   );
 }
 
+/**
+ * When the kernel's `perf_event_max_sample_rate` held perf below the rate verify chose (at the
+ * start, or lowered during the run), that in words with what to do; else undefined.
+ */
+function kernelCap(rate: PerfRateRecord | undefined): string | undefined {
+  if (!rate) return undefined;
+  const after = rate.maxSampleRateAfter;
+  const limit = after !== undefined && after < rate.hz
+    ? after
+    : rate.cappedBy === "perf_event_max_sample_rate"
+    ? rate.maxSampleRate
+    : undefined;
+  if (limit === undefined) return undefined;
+  return `perf sampled at most ${limit} Hz, the kernel's perf_event_max_sample_rate ` +
+    `(it lowers it while perf's interrupts take too long; ${rate.rule}): run more frames, ` +
+    `or raise kernel.perf_event_max_sample_rate`;
+}
+
 function perfSection(
-  perf: { summary: PerfSummary; event: string; reason: string },
+  perf: { summary: PerfSummary; event: string; reason: string; rate?: PerfRateRecord },
 ): VerifyResult["axl"]["perf"] {
   const s = perf.summary;
+  const r = perf.rate;
   return {
     available: true,
     reason: perf.reason,
     event: perf.event,
+    ...(r
+      ? {
+        rate: {
+          hz: r.hz,
+          rule: r.rule,
+          ...(r.maxSampleRate !== undefined ? { max_sample_rate: r.maxSampleRate } : {}),
+          ...(r.cappedBy ? { capped_by: r.cappedBy } : {}),
+          ...(r.maxSampleRateAfter !== undefined
+            ? { max_sample_rate_after: r.maxSampleRateAfter }
+            : {}),
+        },
+      }
+      : {}),
     samples: s.samples,
     copy_percent: round(s.copyPercent),
     top: s.symbols.slice(0, 15).map((x) => {

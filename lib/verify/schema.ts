@@ -208,6 +208,18 @@ export const VerifyResultSchema = z.object({
       available: z.boolean(),
       reason: z.string().optional(),
       event: z.string().optional(),
+      /**
+       * The rate perf was asked for and why (docs/verify.md#perfs-rate); absent in runs made
+       * before it was recorded. `max_sample_rate_after`: the kernel lowered its limit during
+       * the run (samples throttled).
+       */
+      rate: z.object({
+        hz: z.number().int(),
+        rule: z.string(),
+        max_sample_rate: z.number().int().optional(),
+        capped_by: z.enum(["perf_event_max_sample_rate", "max", "min"]).optional(),
+        max_sample_rate_after: z.number().int().optional(),
+      }).optional(),
       samples: z.number().int(),
       copy_percent: num,
       top: z.array(z.object({

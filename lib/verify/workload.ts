@@ -55,6 +55,11 @@ export interface WorkloadSpec {
   description: string;
   /** Frames expected, for sizing the trace buffer. */
   expectedFrames: number;
+  /**
+   * `expectedFrames` was given (`--frames`), not a default: perf's rate is then chosen from it
+   * (`perf_rate.ts`). A builtin workload's frames are always known.
+   */
+  framesKnown?: boolean;
   /** Pids known before start (the builtin runs in this process): perf attaches first. */
   pidsBeforeStart?: number[];
   start(context?: WorkloadContext): RunningWorkload;
@@ -97,6 +102,7 @@ export function commandWorkload(argv: string[], o: ExternalWorkloadOptions = {})
     kind: "command",
     description: argv.join(" "),
     expectedFrames: o.expectedFrames ?? o.frames ?? 300,
+    framesKnown: (o.expectedFrames ?? o.frames) !== undefined,
     start(context?: WorkloadContext) {
       // Held at a read of stdin until release(): perf attaches to this pid first (exec keeps
       // the pid), and a pipeline of a few seconds is not over before perf starts.
@@ -211,6 +217,7 @@ export function pidWorkload(pid: number, o: PidWorkloadOptions = {}): WorkloadSp
       ? `pid ${pid} until it exits`
       : `pid ${pid} for ${durationMs} ms`,
     expectedFrames: o.expectedFrames ?? o.frames ?? 300,
+    framesKnown: (o.expectedFrames ?? o.frames) !== undefined,
     pidsBeforeStart: [pid],
     start() {
       // One pending poll and one deadline at a time: a watch of hours keeps no list of timers.

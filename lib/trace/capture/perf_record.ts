@@ -89,7 +89,25 @@ export interface PerfRecordOptions {
   callGraph?: "fp" | "dwarf" | "lbr";
   /** How long to wait for perf to start recording (default 120000 ms). */
   startTimeoutMs?: number;
+  /**
+   * Stream the samples as perf records them (default false): perf writes its pipe format to
+   * stdout with small ring buffers ({@linkcode STREAM_MMAP_PAGES}), so that they reach the
+   * reader every fraction of a second instead of when perf stops; the recording still writes
+   * `output` (`perf script -i` and `perf report -i` read the pipe format from a file) and
+   * hands the same bytes to {@linkcode PerfRecording.live}.
+   */
+  stream?: boolean;
 }
+
+/**
+ * Ring-buffer pages per event when streaming: 32 KiB. The kernel wakes perf record when half of
+ * a ring buffer is full (its default watermark) and perf record writes only then, so the size
+ * sets how often samples reach `perf script`: 16 KiB is some tens of samples with frame-pointer
+ * call chains, a fraction of a second of a sampled process at the rates verify chooses. perf's
+ * default (512 KiB) holds many seconds of samples, and 64 KiB still came in 32 KiB steps
+ * seconds apart for one process in an earlier try.
+ */
+export const STREAM_MMAP_PAGES = 8;
 
 /**
  * A running `perf record -g -p PIDS`; {@linkcode PerfRecording.start} resolves once perf
@@ -111,17 +129,29 @@ export class PerfRecording {
   /** The command line, for reports. */
   readonly argv: string[];
   #stderrText = "";
+  #written: Promise<void> | undefined;
+  /**
+   * With `stream`: the recording's bytes as perf writes them (pipe format), for
+   * `perf script -i -` ({@linkcode perfScriptLive}); consume or cancel it.
+   */
+  readonly live: ReadableStream<Uint8Array> | undefined;
 
   /** What perf printed on stderr (after {@linkcode stop}). */
   get stderr(): string {
     return this.#stderrText;
   }
 
-  private constructor(child: Deno.ChildProcess, argv: string[]) {
+  private constructor(child: Deno.ChildProcess, argv: string[], output?: string) {
     this.#child = child;
     this.argv = argv;
     this.#stderr = new Response(child.stderr).text();
     this.#done = child.status;
+    if (output !== undefined) {
+      const [toFile, live] = child.stdout.tee();
+      this.#written = writeStream(output, toFile);
+      this.#written.catch(() => {}); // stop() reports it
+      this.live = live;
+    }
   }
 
   /** Starts perf; fails fast when it cannot be spawned. */
@@ -154,8 +184,9 @@ export class PerfRecording {
       "-D",
       "-1",
       `--control=fifo:${ctl},${ack}`,
-      "-o",
-      options.output,
+      ...(options.stream
+        ? ["--mmap-pages", String(STREAM_MMAP_PAGES), "-o", "-"]
+        : ["-o", options.output]),
       "-p",
       options.pids.join(","),
     ];
@@ -164,7 +195,7 @@ export class PerfRecording {
       child = new Deno.Command(argv[0]!, {
         args: argv.slice(1),
         stdin: "null",
-        stdout: "null",
+        stdout: options.stream ? "piped" : "null",
         stderr: "piped",
       }).spawn();
     } catch (e) {
@@ -173,7 +204,7 @@ export class PerfRecording {
         cause: e,
       });
     }
-    const rec = new PerfRecording(child, argv);
+    const rec = new PerfRecording(child, argv, options.stream ? options.output : undefined);
     const timeoutMs = options.startTimeoutMs ?? 120_000;
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
@@ -197,6 +228,8 @@ export class PerfRecording {
           child.kill("SIGKILL");
         } catch { /* gone */ }
         await rec.#done;
+        await rec.live?.cancel();
+        await rec.#written?.catch(() => {});
         const err = await rec.#stderr;
         throw new Error(
           `${argv.join(" ")} did not start (${
@@ -221,10 +254,30 @@ export class PerfRecording {
     const status = await this.#done;
     const err = await this.#stderr;
     this.#stderrText = err;
+    // Streaming: the data file is complete once perf's stdout has ended.
+    await this.#written;
     // perf exits 0 or 130 (SIGINT) after writing the file.
     if (status.code !== 0 && status.code !== 130 && status.signal !== "SIGINT") {
       throw new Error(`${this.argv.join(" ")} failed (exit ${status.code}): ${err.trim()}`);
     }
+  }
+}
+
+/**
+ * Writes `stream` to `path` chunk by chunk as it arrives. `Deno.writeFile()` with a stream
+ * (Deno 2.9.5) writes nothing until the stream ends, so a file it writes cannot be read while
+ * perf records.
+ *
+ * @example
+ * ```ts ignore
+ * import { writeStream } from "./perf_record.ts";
+ * await writeStream("/tmp/out.txt", ReadableStream.from([new TextEncoder().encode("hi\n")]));
+ * ```
+ */
+export async function writeStream(path: string, stream: ReadableStream<Uint8Array>): Promise<void> {
+  using file = await Deno.open(path, { write: true, create: true, truncate: true });
+  for await (const chunk of stream) {
+    for (let done = 0; done < chunk.length;) done += await file.write(chunk.subarray(done));
   }
 }
 
@@ -242,6 +295,43 @@ export const PERF_SCRIPT_ARGS: readonly string[] = [
   "--max-stack",
   "2",
 ];
+
+/**
+ * Runs `perf script -i -` on a recording as it streams ({@linkcode PerfRecording.live}) and
+ * returns its stdout, the same lines as {@linkcode perfScript} on the finished data file:
+ * perf symbolises while the workload runs, and what is left when it stops is the tail. The
+ * caller must consume or cancel the stream.
+ *
+ * @example
+ * ```ts ignore
+ * import { PerfRecording, perfScriptLive } from "./perf_record.ts";
+ * const rec = await PerfRecording.start({ output: "/tmp/perf.data", event: "cpu-clock",
+ *   pids: [1234], stream: true });
+ * const lines = new Response(perfScriptLive(rec.live!)).text();
+ * await rec.stop();
+ * console.log(await lines);
+ * ```
+ */
+export function perfScriptLive(
+  input: ReadableStream<Uint8Array>,
+  perf = "perf",
+  stderrFile?: string,
+): ReadableStream<Uint8Array> {
+  const child = new Deno.Command(perf, {
+    args: ["script", "-i", "-", ...PERF_SCRIPT_ARGS],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: stderrFile ? "piped" : "null",
+  }).spawn();
+  // perf script exiting early (its error is in stderrFile) cancels only this copy of the data.
+  input.pipeTo(child.stdin).catch(() => {});
+  if (stderrFile) {
+    child.stderr.pipeTo(
+      Deno.openSync(stderrFile, { write: true, create: true, truncate: true }).writable,
+    );
+  }
+  return child.stdout;
+}
 
 /**
  * Runs `perf script` on a data file and returns its stdout as a stream (for
