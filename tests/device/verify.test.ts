@@ -54,6 +54,7 @@ async function verifyCase(
   producer: "vivid" | "heap" = "vivid",
   stream = true,
   frames = 60,
+  perf = true,
 ) {
   const before = tracefsState();
   assert.ok(vivid, "vivid capture device present (scripts/vm/run.sh --vivid)");
@@ -80,6 +81,7 @@ async function verifyCase(
     headline: `device test ${name}`,
     ...(bufferSizeKb ? { bufferSizeKb } : {}),
     stream,
+    perf,
     device: { name: "metis-sim", simulated: true },
     // The default: the PCI function axl-metis-sim is bound to.
     importer: chooseImporter(systemAt("/"), {}),
@@ -226,11 +228,15 @@ Deno.test("runVerify() copy mode: FAIL on I4 naming the copy routine", async () 
 });
 
 Deno.test("runVerify() with a tiny trace buffer: INCONCLUSIVE, never PASS", async () => {
-  // Read at the end, not drained: a drain could keep up with a buffer of any size.
-  const r = await verifyCase("tiny-buffer", "zero-copy", 4, "vivid", false);
+  // Read at the end, not drained: a drain could keep up with a buffer of any size. Without
+  // perf: this case is about the trace, and reading the whole trace at the end sets V8's own
+  // collector threads copying inside the workload's process: their memmove once held 1.002 %
+  // of this run's samples (x86 guest, 2,000 Hz) and FAILed I4 on a zero-copy run.
+  const r = await verifyCase("tiny-buffer", "zero-copy", 4, "vivid", false, 60, false);
   assert.equal(r.axl.status, "INCONCLUSIVE");
   assert.equal(r.pass, false);
   assert.ok(r.axl.trace.overrun > 0 || r.axl.trace.lost_events > 0);
+  assert.equal(r.axl.invariants.I4.status, "SKIP", r.axl.invariants.I4.summary);
 });
 
 /**
