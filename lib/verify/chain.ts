@@ -253,7 +253,10 @@ function hotSymbols(input: ChainInput): Chain["hot"] {
   const by = new Map<string, Chain["hot"][number]>();
   for (const s of input.perf?.symbols ?? []) {
     const symbol = jitFunction(s.symbol) ?? s.symbol;
-    const key = `${symbol}\u0000${symbol === s.symbol ? s.dso : "jit"}`;
+    // A runtime thread's copies (V8's platform workers) stay apart from the frames' copies.
+    const key = `${symbol}\u0000${symbol === s.symbol ? s.dso : "jit"}\u0000${
+      s.runtimeThread ?? ""
+    }`;
     const e = by.get(key);
     if (e) {
       e.self_percent += s.selfPercent;
@@ -266,6 +269,7 @@ function hotSymbols(input: ChainInput): Chain["hot"] {
       self_percent: s.selfPercent,
       samples: s.samples,
       ...(s.copyRoutine ? { copy_routine: s.copyRoutine } : {}),
+      ...(s.runtimeThread ? { runtime_thread: s.runtimeThread } : {}),
     });
   }
   return [...by.values()]
@@ -358,7 +362,11 @@ function betweenPhrase(c: Chain): string {
   const named = c.hot.filter((h) => h.symbol !== "[unknown]").slice(0, 3);
   const hot = named.length
     ? `; top self symbols in the workload: ${
-      named.map((h) => `${h.symbol} ${h.self_percent}%${h.copy_routine ? " (copy)" : ""}`)
+      named.map((h) =>
+        `${h.symbol} ${h.self_percent}%${
+          h.runtime_thread ? " (V8's own copy)" : h.copy_routine ? " (copy)" : ""
+        }`
+      )
         .join(", ")
     }`
     : "";

@@ -41,6 +41,8 @@ export const ChainHotSymbolSchema = z.object({
   self_percent: z.number(),
   samples: z.number().int(),
   copy_routine: z.string().optional(),
+  /** The copies of a runtime's own threads (`v8-platform-worker`): not a frame copy. */
+  runtime_thread: z.string().optional(),
 });
 
 /**

@@ -11,7 +11,9 @@
  * of 100 is 1 %, and says nothing). Short of either, I4 is INCONCLUSIVE with the numbers.
  * Samples perf could not name (stripped binaries, JIT code) are
  * reported per DSO; a DSO whose unnamed share reaches the threshold could hide a copy, and
- * the verdict says so.
+ * the verdict says so. Copy routines sampled in V8's platform worker threads (its garbage
+ * collector and compilers, `perf_script_threads.ts`) are the runtime's own: they count in the
+ * totals, are named apart (`runtime_copies`), and never fail I4.
  *
  * @module
  */
@@ -132,6 +134,7 @@ export function judgeCopies(
   const needed = minSamplesFor(threshold, minSamples);
   const unnamed = unsymbolizedShares(s.symbols, threshold);
   const hiding = unnamed.filter((u) => u.couldHideCopy);
+  const runtime = s.runtimeCopies ?? [];
   const evidence = {
     event: perf.event,
     samples: s.samples,
@@ -147,6 +150,19 @@ export function judgeCopies(
       symbol: c.symbol,
       self_percent: round(c.selfPercent),
     })),
+    ...(runtime.length > 0
+      ? {
+        // Present only where a runtime thread copied: counted in `samples`, never a FAIL.
+        runtime_copy_percent: round(s.runtimeCopyPercent ?? 0),
+        runtime_copies: runtime.slice(0, 10).map((c) => ({
+          symbol: c.symbol,
+          dso: c.dso,
+          thread: c.runtimeThread,
+          self_percent: round(c.selfPercent),
+          samples: c.samples,
+        })),
+      }
+      : {}),
     comparison: "self_percent >= threshold_percent fails",
     min_samples: needed,
     unsymbolized: unnamed.slice(0, 10).map((u) => ({
@@ -219,11 +235,14 @@ export function judgeCopies(
       hiding.map((u) => `${u.percent}% in ${u.dso}`).join(", ")
     } have no symbol and could hide a copy`
     : "";
+  const own = runtime.length > 0
+    ? `; V8's own worker threads copied ${round(s.runtimeCopyPercent ?? 0)}% more, not frame copies`
+    : "";
   return verdict(
     "PASS",
     `no copy routine at or above ${threshold}% (all copies: ${
       round(s.copyPercent)
-    }%, ${s.samples} samples)${caveat}`,
+    }%, ${s.samples} samples${own})${caveat}`,
     hiding.length > 0
       ? diagnosis("perf-unsymbolized", hiding.map((u) => `${u.percent}% in ${u.dso}`).join(", "))
       : undefined,
@@ -272,6 +291,9 @@ function perfSection(
       : {}),
     samples: s.samples,
     copy_percent: round(s.copyPercent),
+    ...((s.runtimeCopies ?? []).length > 0
+      ? { runtime_copy_percent: round(s.runtimeCopyPercent ?? 0) }
+      : {}),
     top: s.symbols.slice(0, 15).map((x) => {
       const row: VerifyResult["axl"]["perf"]["top"][number] = {
         symbol: x.symbol,
@@ -280,6 +302,7 @@ function perfSection(
         samples: x.samples,
       };
       if (x.copyRoutine) row.copy_routine = x.copyRoutine;
+      if (x.runtimeThread) row.runtime_thread = x.runtimeThread;
       if (x.topCaller) row.top_caller = x.topCaller;
       return row;
     }),

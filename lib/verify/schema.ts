@@ -221,13 +221,21 @@ export const VerifyResultSchema = z.object({
         max_sample_rate_after: z.number().int().optional(),
       }).optional(),
       samples: z.number().int(),
+      /** Copy routines' self share in the workload's threads: the frames' candidates. */
       copy_percent: num,
+      /**
+       * Copy routines' self share in V8's platform worker threads (its garbage collector and
+       * compilers): counted in `samples`, not in `copy_percent`; present only when non-zero.
+       */
+      runtime_copy_percent: num.optional(),
       top: z.array(z.object({
         symbol: z.string(),
         dso: z.string(),
         self_percent: num,
         samples: z.number().int(),
         copy_routine: z.string().optional(),
+        /** `v8-platform-worker`: this row holds that runtime thread's copies, not a frame's. */
+        runtime_thread: z.string().optional(),
         top_caller: z.string().optional(),
       })),
     }),

@@ -7,6 +7,7 @@
 import { copyRoutine, normalizeSymbol } from "./copy_routines.ts";
 import { type LineSource, readLines } from "./lines.ts";
 import { ParseError } from "./parse_error.ts";
+import { runtimeThread } from "./perf_script_threads.ts";
 
 /** One stack frame of a sample. */
 export interface PerfFrame {
@@ -117,6 +118,12 @@ export interface SymbolShare {
   selfPercent: number;
   /** Id of the copy-routine pattern it matches, if any. */
   copyRoutine?: string;
+  /**
+   * Set on a copy routine's samples taken in a runtime's own threads (V8's platform workers:
+   * `v8-platform-worker`, see `perf_script_threads.ts`): an entry of its own beside the same
+   * routine's samples in the workload's threads, counted in the totals, not as a frame copy.
+   */
+  runtimeThread?: string;
   /** Most common caller (second frame) of the samples, when known. */
   topCaller?: string;
 }
@@ -131,10 +138,17 @@ export interface PerfSummary {
   events: string[];
   /** Symbols by self share, largest first (all of them). */
   symbols: SymbolShare[];
-  /** Copy routines only, largest first. */
+  /** Copy routines only, largest first: the frames' candidates (no runtime thread's). */
   copyRoutines: SymbolShare[];
   /** Sum of the copy routines' self percent. */
   copyPercent: number;
+  /**
+   * Copy routines in a runtime's own threads ({@linkcode SymbolShare.runtimeThread}), largest
+   * first ({@linkcode summarizePerf} always sets it; a summary built by hand may leave it out).
+   */
+  runtimeCopies?: SymbolShare[];
+  /** Sum of the runtime copies' self percent. */
+  runtimeCopyPercent?: number;
   /** Samples whose leaf symbol was unresolved. */
   unknownSamples: number;
 }
@@ -146,7 +160,10 @@ export interface PerfSummaryOptions {
 }
 
 /**
- * Computes self shares (leaf frames, period-weighted) and picks out the copy routines.
+ * Computes self shares (leaf frames, period-weighted) and picks out the copy routines. A copy
+ * routine's samples in V8's platform worker threads (`comm` `V8 DefaultWorke`: its garbage
+ * collector and compilers, never user JavaScript) stay in the totals under an entry of their
+ * own, in `runtimeCopies`, not in `copyRoutines`.
  *
  * @example
  * ```ts
@@ -171,7 +188,9 @@ export async function summarizePerf(
     events.add(s.event);
     const leaf = s.frames[0] ?? { addr: "0", symbol: "[unknown]", dso: "[unknown]" };
     if (leaf.symbol === "[unknown]") unknown++;
-    const key = `${leaf.symbol}\u0000${leaf.dso}`;
+    const c = copyRoutine(leaf.symbol);
+    const runtime = c ? runtimeThread(s.comm) : undefined;
+    const key = `${leaf.symbol}\u0000${leaf.dso}${runtime ? `\u0000${runtime.id}` : ""}`;
     let e = bySym.get(key);
     if (!e) {
       e = {
@@ -182,8 +201,8 @@ export async function summarizePerf(
         selfPercent: 0,
         callers: new Map(),
       };
-      const c = copyRoutine(leaf.symbol);
       if (c) e.copyRoutine = c.id;
+      if (runtime) e.runtimeThread = runtime.id;
       bySym.set(key, e);
     }
     e.period += s.period;
@@ -197,7 +216,8 @@ export async function summarizePerf(
     if (top) out.topCaller = top[0];
     return out;
   }).sort((a, b) => b.period - a.period || a.symbol.localeCompare(b.symbol));
-  const copyRoutines = symbols.filter((s) => s.copyRoutine !== undefined);
+  const copyRoutines = symbols.filter((s) => s.copyRoutine !== undefined && !s.runtimeThread);
+  const runtimeCopies = symbols.filter((s) => s.runtimeThread !== undefined);
   return {
     samples: n,
     totalPeriod: total,
@@ -205,6 +225,8 @@ export async function summarizePerf(
     symbols,
     copyRoutines,
     copyPercent: copyRoutines.reduce((a, s) => a + s.selfPercent, 0),
+    runtimeCopies,
+    runtimeCopyPercent: runtimeCopies.reduce((a, s) => a + s.selfPercent, 0),
     unknownSamples: unknown,
   };
 }

@@ -50,7 +50,11 @@ export function chainHtml(
   ).join("");
   const hot = c.hot.map((h) =>
     `<li>${escape(h.symbol)} ${h.self_percent}% (${escape(h.dso)}, ${h.samples} samples)${
-      h.copy_routine ? " copy routine" : ""
+      h.runtime_thread
+        ? " copy routine in V8's worker threads (not a frame copy)"
+        : h.copy_routine
+        ? " copy routine"
+        : ""
     }</li>`
   ).join("");
   // A whole chain is green only beside a run that passed: beside a FAIL or an INCONCLUSIVE

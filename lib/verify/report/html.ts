@@ -251,11 +251,11 @@ export function renderHtmlReport(r: VerifyResult): string {
     ? "no latency samples"
     : `${lat.count} frames (${lat.source}): p50 ${lat.p50} µs, p90 ${lat.p90} µs, p99 ${lat.p99} µs, max ${lat.max} µs`;
   const top = a.perf.top.map((t) =>
-    `<tr${t.copy_routine ? ' class="copy"' : ""}><td>${
+    `<tr${t.copy_routine && !t.runtime_thread ? ' class="copy"' : ""}><td>${
       escapeHtml(t.symbol)
     }</td><td>${t.self_percent}%</td><td>${t.samples}</td><td>${escapeHtml(t.dso)}</td><td>${
       escapeHtml(t.copy_routine ?? "")
-    }</td></tr>`
+    }${t.runtime_thread ? " in V8's worker threads: not a frame copy" : ""}</td></tr>`
   ).join("");
   const env = a.environment;
   return `<!DOCTYPE html>
@@ -295,7 +295,11 @@ ${frameTimelineSvg(a.frames.list)}
     a.perf.available
       ? `${a.perf.samples} samples of ${escapeHtml(a.perf.event ?? "")} (${
         escapeHtml(a.perf.reason ?? "")
-      }); copy routines ${a.perf.copy_percent}% self`
+      }); copy routines ${a.perf.copy_percent}% self${
+        a.perf.runtime_copy_percent !== undefined
+          ? `; V8's own worker threads (garbage collector, compilers): ${a.perf.runtime_copy_percent}% more in copy routines, not frame copies`
+          : ""
+      }`
       : `unavailable: ${escapeHtml(a.perf.reason ?? "")}`
   }</p>
 ${

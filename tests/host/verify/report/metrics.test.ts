@@ -56,7 +56,7 @@ Deno.test("prometheusMetrics() gives the copy control's copy share as a ratio", 
   const s = samples(prometheusMetrics(r));
   assert.equal(
     s.get('axl_verify_copy_share_ratio{device="metis-sim",kernel="6.12.117+deb12-amd64"}'),
-    0.03546,
+    0.03486, // the frames' copies: V8's worker threads' 0.06 % are apart
   );
   assert.equal(
     s.get(
