@@ -408,9 +408,7 @@ export function installDmabufProbes(
       "(CONFIG_PROBE_EVENTS_BTF_ARGS, Linux 6.6+)" +
       (kernel.offsetsUnavailable ? ` and ${kernel.offsetsUnavailable}` : "");
   }
-  const remove = () => removeDmabufProbes(tracefs, group);
-  journalGroup(tracefs, group);
-  installed.set(group, remove);
+  const remove = register(tracefs, group);
   hookUnload();
   if (inode && defs.some((d) => d.withExporter)) out.exporter = true;
   try {
@@ -427,20 +425,13 @@ export function installDmabufProbes(
           // The kernel refused the exporter's fetch-arg: the inode alone, as before it was added.
           delete out.exporter;
           out.exporterUnavailable = `the kernel refused '${text}': ${(e as Error).message}`;
-          remove();
-          journalGroup(tracefs, group);
-          installed.set(group, remove);
+          startOver(tracefs, group);
           return installWithInode(tracefs, group, defs, out);
         }
         if (!out.inode) throw e;
         // The kernel refused the inode's fetch-args: no inode in any event, for the same fields.
-        out.inode = false;
-        delete out.inodeFrom;
-        delete out.offsets;
-        out.inodeUnavailable = `the kernel refused '${text}': ${(e as Error).message}`;
-        remove();
-        journalGroup(tracefs, group);
-        installed.set(group, remove);
+        dropInode(out, text, e);
+        startOver(tracefs, group);
         return retryPlain(path, group, defs, out);
       }
       out.definitions.push(text);
@@ -467,19 +458,39 @@ function installWithInode(
     try {
       append(path, d.withInode!);
     } catch (e) {
-      out.inode = false;
-      delete out.inodeFrom;
-      delete out.offsets;
-      out.inodeUnavailable = `the kernel refused '${d.withInode}': ${(e as Error).message}`;
-      removeDmabufProbes(tracefs, group);
-      journalGroup(tracefs, group);
-      installed.set(group, () => removeDmabufProbes(tracefs, group));
+      dropInode(out, d.withInode!, e);
+      startOver(tracefs, group);
       return retryPlain(path, group, defs, out);
     }
     out.definitions.push(d.withInode!);
     out.events.push(`${group}:${DMABUF_PROBE_EVENTS[d.kind]}`);
   }
   return out;
+}
+
+/**
+ * Journals `group` (so that a later run removes it if this process dies) and registers its
+ * removal for the unload hook; returns that removal.
+ */
+function register(tracefs: string, group: string): () => void {
+  const remove = () => removeDmabufProbes(tracefs, group);
+  journalGroup(tracefs, group);
+  installed.set(group, remove);
+  return remove;
+}
+
+/** Removes the events `group` defined so far, after the kernel refused one, and registers it again. */
+function startOver(tracefs: string, group: string): void {
+  removeDmabufProbes(tracefs, group);
+  register(tracefs, group);
+}
+
+/** The kernel refused an inode fetch-arg (`refused`): the events go without the inode. */
+function dropInode(out: InstalledProbes, refused: string, e: unknown): void {
+  out.inode = false;
+  delete out.inodeFrom;
+  delete out.offsets;
+  out.inodeUnavailable = `the kernel refused '${refused}': ${(e as Error).message}`;
 }
 
 function retryPlain(

@@ -273,3 +273,28 @@ Deno.test("installDmabufProbes() without BTF names takes the inode from the offs
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("installDmabufProbes() whose every line the kernel refuses tries each fallback, then cleans up and says why", async () => {
+  // kprobe_events a directory: every write fails, so the exporter's line, then the inode's, then
+  // the plain one are refused in turn (each fallback starts over), and the last failure is the
+  // answer. Nothing stays journaled for a later run to remove.
+  const root = await Deno.makeTempDir();
+  Deno.env.set("AXL_STATE_DIR", `${root}/state`);
+  try {
+    await Deno.mkdir(`${root}/kprobe_events`);
+    await Deno.writeTextFile(`${root}/README`, "$arg<N>, <argname>[->field[->field|.field...]],\n");
+    await Deno.writeTextFile(`${root}/available_filter_functions`, [...FUNCS_612].join("\n"));
+    const p = installDmabufProbes(root, "axl_kp_refused");
+    assert.ok("unavailable" in p, JSON.stringify(p));
+    // the plain line was the last one tried: no inode, no exporter in it
+    assert.match(
+      p.unavailable,
+      /^defining kprobe events failed: write 'p:axl_kp_refused\/axl_kp_attach [^']*' to /,
+    );
+    assert.doesNotMatch(p.unavailable, / ino=| exp=/);
+    assert.deepEqual([...Deno.readDirSync(`${root}/state`)], [], "no group left journaled");
+  } finally {
+    Deno.env.delete("AXL_STATE_DIR");
+    await Deno.remove(root, { recursive: true });
+  }
+});
