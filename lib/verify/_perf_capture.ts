@@ -73,7 +73,7 @@ export class PerfCapture {
     try {
       p.event = await probePerfEvent(o.binary);
       if (p.event.event === "cpu-clock") o.notes.push(`perf: ${p.event.reason}`);
-      const max = readMaxSampleRate(o.maxSampleRatePath);
+      const max = readMaxSampleRate(o.maxSampleRatePath, o.notes);
       p.rate = choosePerfRate({
         kind: o.kind,
         ...(o.frames !== undefined ? { frames: o.frames } : {}),
@@ -127,7 +127,7 @@ export class PerfCapture {
     } catch (e) {
       this.unavailable = (e as Error).message;
     }
-    const after = readMaxSampleRate(this.#o.maxSampleRatePath);
+    const after = readMaxSampleRate(this.#o.maxSampleRatePath, this.#o.notes);
     const before = this.rate?.maxSampleRate;
     if (this.rate && after !== undefined && before !== undefined && after < before) {
       this.rate.maxSampleRateAfter = after;

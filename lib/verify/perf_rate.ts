@@ -160,10 +160,16 @@ export function describePerfRate(r: PerfRate): string {
   return `${r.hz} Hz (${r.rule}${cap})`;
 }
 
+/** The largest `perf_event_max_sample_rate` the kernel can hold (an `int`). */
+export const MAX_SAMPLE_RATE_LIMIT = 2147483647;
+
 /**
  * The kernel's `perf_event_max_sample_rate`, or undefined when it cannot be read (not Linux,
- * no perf events). The kernel lowers it while perf's interrupts take too long, and it stays
- * lowered until the next boot or a write.
+ * no perf events) or does not read as one. The kernel lowers it while perf's interrupts take
+ * too long, and it stays lowered until the next boot or a write. It prints the limit as a
+ * decimal `int` of at least 1: any other text (empty, a sign, hex, an exponent, more than an
+ * `int` holds) is not its limit, and caps nothing; with `notes`, that (or a read error other
+ * than a missing file) is said there, once.
  *
  * @example
  * ```ts ignore
@@ -171,11 +177,27 @@ export function describePerfRate(r: PerfRate): string {
  * console.log(readMaxSampleRate()); // e.g. 100000
  * ```
  */
-export function readMaxSampleRate(path = MAX_SAMPLE_RATE_PATH): number | undefined {
+export function readMaxSampleRate(
+  path = MAX_SAMPLE_RATE_PATH,
+  notes?: string[],
+): number | undefined {
+  const say = (what: string) => {
+    const note = `perf: ${what}: perf's rate is not capped by it`;
+    if (notes && !notes.includes(note)) notes.push(note);
+  };
+  let text: string;
   try {
-    const n = Number(Deno.readTextFileSync(path).trim());
-    return Number.isInteger(n) && n > 0 ? n : undefined;
-  } catch {
+    text = Deno.readTextFileSync(path);
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) say(`cannot read ${path}: ${(e as Error).message}`);
     return undefined;
   }
+  const t = text.trim();
+  const n = /^\d{1,10}$/.test(t) ? Number(t) : NaN;
+  if (n >= 1 && n <= MAX_SAMPLE_RATE_LIMIT) return n;
+  say(
+    `${path} reads ${JSON.stringify(t.length > 40 ? `${t.slice(0, 40)}…` : t)}, not a sample ` +
+      `rate (a whole number from 1 to ${MAX_SAMPLE_RATE_LIMIT})`,
+  );
+  return undefined;
 }

@@ -76,6 +76,57 @@ Deno.test("readMaxSampleRate() reads the kernel's limit and nothing else", async
   }
 });
 
+Deno.test("readMaxSampleRate() refuses damaged sysctl text, and says so in the notes", async () => {
+  // The kernel prints the limit as a decimal int of at least 1 (proc_dointvec_minmax): anything
+  // else is not its limit, caps nothing, and is named in a note instead of being dropped.
+  const tmp = await Deno.makeTempDir();
+  try {
+    const read = async (text: string) => {
+      await Deno.writeTextFile(`${tmp}/rate`, text);
+      const notes: string[] = [];
+      return { n: readMaxSampleRate(`${tmp}/rate`, notes), notes };
+    };
+    for (
+      const text of [
+        "",
+        "\n",
+        "lots\n",
+        "-5\n",
+        "0\n",
+        "0x10\n",
+        "1e5\n",
+        "2000.5\n",
+        "2000 3000\n",
+        "99999999999999999999\n",
+        "2147483648\n",
+        "\u0000\u0001\u00ff",
+      ]
+    ) {
+      const { n, notes } = await read(text);
+      assert.equal(n, undefined, JSON.stringify(text));
+      assert.equal(notes.length, 1, JSON.stringify(text));
+      assert.match(
+        notes[0]!,
+        /^perf: .*\/rate reads .*, not a sample rate \(a whole number from 1 to 2147483647\): perf's rate is not capped by it$/,
+      );
+    }
+    // the kernel's own text, and the largest int it can hold
+    assert.deepEqual(await read("100000\n"), { n: 100000, notes: [] });
+    assert.deepEqual(await read("2147483647\n"), { n: 2147483647, notes: [] });
+    // a file that is not there (no perf events): undefined, nothing to say
+    const notes: string[] = [];
+    assert.equal(readMaxSampleRate(`${tmp}/absent`, notes), undefined);
+    assert.deepEqual(notes, []);
+    // a file that cannot be read says why
+    await Deno.mkdir(`${tmp}/dir`);
+    assert.equal(readMaxSampleRate(`${tmp}/dir`, notes), undefined);
+    assert.equal(notes.length, 1);
+    assert.match(notes[0]!, /^perf: cannot read .*\/dir: .*: perf's rate is not capped by it$/);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
 /**
  * A perf that records nothing: `stat` says there is no PMU, `record` writes its argv to
  * `argv.txt`, acknowledges the control FIFO, lowers the sample-rate limit file as the kernel
