@@ -228,15 +228,21 @@ Deno.test("runVerify() copy mode: FAIL on I4 naming the copy routine", async () 
 });
 
 Deno.test("runVerify() with a tiny trace buffer: INCONCLUSIVE, never PASS", async () => {
-  // Read at the end, not drained: a drain could keep up with a buffer of any size. Without
-  // perf: this case is about the trace, and reading the whole trace at the end sets V8's own
-  // collector threads copying inside the workload's process: their memmove once held 1.002 %
-  // of this run's samples (x86 guest, 2,000 Hz) and FAILed I4 on a zero-copy run.
-  const r = await verifyCase("tiny-buffer", "zero-copy", 4, "vivid", false, 60, false);
+  // Read at the end, not drained: a drain could keep up with a buffer of any size. With perf,
+  // as a user runs it: the lost events alone must make it INCONCLUSIVE. Reading the whole
+  // trace at the end sets V8's own collector threads copying in the workload's process: their
+  // memmove once held 1.002 % of this run's samples (x86 guest, 2,000 Hz) and FAILed I4 on a
+  // zero-copy run; those copies are V8's, named apart, and must not fail I4.
+  const r = await verifyCase("tiny-buffer", "zero-copy", 4, "vivid", false);
   assert.equal(r.axl.status, "INCONCLUSIVE");
   assert.equal(r.pass, false);
   assert.ok(r.axl.trace.overrun > 0 || r.axl.trace.lost_events > 0);
-  assert.equal(r.axl.invariants.I4.status, "SKIP", r.axl.invariants.I4.summary);
+  const i4 = r.axl.invariants.I4;
+  assert.notEqual(i4.status, "FAIL", i4.summary);
+  console.log(
+    `verify tiny-buffer: I4 ${i4.status}, ${r.axl.perf.samples} samples, frames' copies ` +
+      `${r.axl.perf.copy_percent}%, V8's worker threads' ${r.axl.perf.runtime_copy_percent ?? 0}%`,
+  );
 });
 
 /**
