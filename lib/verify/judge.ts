@@ -342,8 +342,10 @@ function withAttachmentEvents(input: JudgeInput): JudgeInput {
 function attachmentNote(input: JudgeInput): string {
   const fold = input.trace.dmabuf!.attachments;
   const samples = "unavailable" in input.bufinfo ? 0 : input.bufinfo.samples;
+  const bad = input.trace.dmabuf!.badInodes;
   return `attachments (I1) from ${fold.attaches} attach and ${fold.detaches} detach probe ` +
-    `events merged with ${samples} bufinfo samples`;
+    `events merged with ${samples} bufinfo samples` +
+    (bad > 0 ? `; ${bad} probe events carried an ino that is not an inode, left out` : "");
 }
 
 /** The importer and the evidence source of a run (`evidence/source.ts`). */

@@ -26,7 +26,7 @@ import {
 } from "../core/trace_scan.ts";
 import { FRAME_LIST_LIMIT, FRAME_WINDOW, FrameJoin, type FrameJoinOptions } from "./frames.ts";
 import type { AxlBufferEvent, AxlJobEvent, FenceLife } from "./trace_events.ts";
-import { DmabufProbeFacts } from "./evidence/dmabuf_probes.ts";
+import { DmabufProbeFacts, probeInode } from "./evidence/dmabuf_probes.ts";
 import { notePointerInode, NvmapFacts } from "./evidence/nvmap_events.ts";
 
 export type { AxlBufferEvent, AxlJobEvent, FenceLife } from "./trace_events.ts";
@@ -253,8 +253,10 @@ function foldEvent(
   if (DmabufProbeFacts.isProbeEvent(name)) {
     (facts.dmabuf ??= new DmabufProbeFacts(ATTACHED_AT_START.get(facts))).add(name, f);
     const buf = f.field("buf");
-    const ino = f.int("ino");
-    if (buf !== undefined && !Number.isNaN(ino)) notePointerInode(pointersOf(facts), buf, ino);
+    const ino = probeInode(f);
+    if (buf !== undefined && ino !== undefined && !Number.isNaN(ino)) {
+      notePointerInode(pointersOf(facts), buf, ino);
+    }
     return;
   }
   if (NvmapFacts.isNvmapEvent(name)) {

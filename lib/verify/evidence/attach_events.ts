@@ -51,6 +51,13 @@ export class AttachFold {
   withExporter = 0;
   /** Detach events folded. */
   detaches = 0;
+  /**
+   * Detaches of an attachment neither the events nor bufinfo's first sample showed (attached
+   * before both): counted here, changing nothing.
+   */
+  unmatchedDetaches = 0;
+  /** Events whose inode was not one (negative, fractional, beyond 2^53): left out. */
+  refused = 0;
   /** Attachments per inode and device right now. */
   readonly #live = new Map<number, Map<string, number>>();
   readonly #obs = new Map<number, AttachObservation>();
@@ -70,6 +77,10 @@ export class AttachFold {
   /** Folds an attach of `inode` by `device`; `exporter` is "" when the event had none. */
   attach(inode: number, device: string, exporter: string): void {
     this.attaches++;
+    if (!isInode(inode)) {
+      this.refused++;
+      return;
+    }
     if (exporter) this.withExporter++;
     const live = this.#liveOf(inode);
     live.set(device, (live.get(device) ?? 0) + 1);
@@ -80,9 +91,16 @@ export class AttachFold {
   /** Folds a detach of `inode` by `device`. */
   detach(inode: number, device: string): void {
     this.detaches++;
+    if (!isInode(inode)) {
+      this.refused++;
+      return;
+    }
     const live = this.#live.get(inode);
     const n = live?.get(device);
-    if (live === undefined || n === undefined) return; // attached before the trace and bufinfo
+    if (live === undefined || n === undefined) {
+      this.unmatchedDetaches++; // attached before the trace and bufinfo
+      return;
+    }
     if (n <= 1) live.delete(device);
     else live.set(device, n - 1);
   }
@@ -119,6 +137,11 @@ export class AttachFold {
     }
     return o;
   }
+}
+
+/** Whether `n` can be an inode number: a whole number from 0 to 2^53 − 1. */
+function isInode(n: number): boolean {
+  return Number.isSafeInteger(n) && n >= 0;
 }
 
 /**

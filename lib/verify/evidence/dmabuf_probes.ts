@@ -70,6 +70,11 @@ export class DmabufProbeFacts {
   unnamed = 0;
   /** Whether any event carried the buffer's inode. */
   inodes = false;
+  /**
+   * Events whose `ino` was not a decimal inode (the probes fetch `i_ino` as `u64`, printed in
+   * decimal: a sign, hex or more digits than an inode holds is damage): their inode is left out.
+   */
+  badInodes = 0;
   /** What each device did, by its bufinfo name. */
   readonly devices = new Map<string, DeviceUse>();
   /** The devices attached to each inode at once (events that carry the inode). */
@@ -99,31 +104,31 @@ export class DmabufProbeFacts {
       return true;
     }
     const use = this.#use(dev);
-    const ino = f.int("ino");
-    if (!Number.isNaN(ino)) this.inodes = true;
+    const ino = probeInode(f);
+    if (ino === undefined) this.badInodes++;
+    const known = ino !== undefined && !Number.isNaN(ino);
+    if (known) this.inodes = true;
     const att = f.field("att") ?? "";
     switch (kind) {
       case "attach": {
         use.attaches++;
         const exp = f.field("exp");
-        if (!Number.isNaN(ino)) {
-          this.attachments.attach(ino, dev, exp && exp !== "(fault)" ? exp : "");
-        }
+        if (known) this.attachments.attach(ino, dev, exp && exp !== "(fault)" ? exp : "");
         break;
       }
       case "detach":
         use.detaches++;
-        if (!Number.isNaN(ino)) this.attachments.detach(ino, dev);
+        if (known) this.attachments.detach(ino, dev);
         break;
       case "map":
         use.maps++;
         use.buffers.add(f.field("buf") ?? "");
-        if (!Number.isNaN(ino)) bump(use.mapsByInode, ino, 1);
+        if (known) bump(use.mapsByInode, ino, 1);
         bump(use.openMaps, att, 1);
         break;
       case "unmap":
         use.unmaps++;
-        if (!Number.isNaN(ino)) bump(use.unmapsByInode, ino, 1);
+        if (known) bump(use.unmapsByInode, ino, 1);
         bump(use.openMaps, att, -1);
         break;
     }
@@ -148,6 +153,25 @@ export class DmabufProbeFacts {
     }
     return u;
   }
+}
+
+/**
+ * The `ino` field of a probe event: NaN when the event has none, undefined when it is not a
+ * decimal inode (at most 15 digits, so that it stays an exact number).
+ *
+ * @example
+ * ```ts
+ * import { probeInode } from "./dmabuf_probes.ts";
+ * const f = (ino?: string) => ({ field: (_: string) => ino, int: (_: string) => Number(ino) });
+ * console.log(probeInode(f("349"))); // 349
+ * console.log(probeInode(f("0x10"))); // undefined
+ * console.log(probeInode(f())); // NaN
+ * ```
+ */
+export function probeInode(f: ProbeFields): number | undefined {
+  const raw = f.field("ino");
+  if (raw === undefined) return NaN;
+  return /^\d{1,15}$/.test(raw) ? Number(raw) : undefined;
 }
 
 function bump<K>(m: Map<K, number>, k: K, by: number): void {

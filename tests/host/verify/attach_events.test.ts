@@ -145,6 +145,30 @@ Deno.test("judgeArtifacts() with bufinfo at the start and the end only: I1 from 
   }
 });
 
+Deno.test("judgeArtifacts() says how many probe events carried an ino that is not an inode", async () => {
+  const dir = await startAndEndOnly(true);
+  try {
+    // the first attach event's inode garbled into hex: that event's inode is left out, and said
+    const trace = await Deno.readTextFile(join(dir, "trace.txt"));
+    const garbled = trace.replace(
+      /(axl_kp_attach: .* ino=)(\d+)/,
+      (_, a, n) => `${a}0x${Number(n).toString(16)}`,
+    );
+    assert.notEqual(garbled, trace);
+    await Deno.writeTextFile(join(dir, "trace.txt"), garbled);
+    const r = await judgeArtifacts(await readCapture(dir));
+    assert.ok(
+      r.axl.notes.includes(
+        "attachments (I1) from 119 attach and 120 detach probe events merged with 2 bufinfo " +
+          "samples; 1 probe events carried an ino that is not an inode, left out",
+      ),
+      r.axl.notes.join("\n"),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("judgeArtifacts() without the exporter in the events judges I1 from bufinfo alone, as before", async () => {
   const dir = await startAndEndOnly(false);
   try {
@@ -203,5 +227,71 @@ Deno.test("judgeArtifacts() merges the attach events of probes defined with the 
     assert.equal(r.axl.invariants.I1.status, "PASS", r.axl.invariants.I1.summary);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("AttachFold() counts a detach it never saw attach, and the state after it stays right", () => {
+  const fold = new AttachFold(new Map([[9, ["vivid.0"]]]));
+  fold.detach(5, "vgem"); // neither the events nor bufinfo's first sample attached it
+  fold.detach(5, "vgem");
+  fold.detach(9, "0000:00:02.0"); // inode known, device not attached to it
+  fold.attach(5, "0000:00:02.0", "system");
+  assert.equal(fold.observations().get(5)?.maxDevices, 1, "no attachment went below zero");
+  fold.attach(5, "vgem", "system");
+  assert.equal(fold.observations().get(5)?.maxDevices, 2);
+  assert.deepEqual(fold.observations().get(9)?.devicesSeen, ["vivid.0"]);
+  assert.deepEqual([fold.detaches, fold.unmatchedDetaches], [3, 3]);
+});
+
+Deno.test("AttachFold() refuses what is not an inode, and counts it", () => {
+  const fold = new AttachFold();
+  for (const inode of [-3, NaN, 1.5, 2 ** 60, Infinity]) fold.attach(inode, "vivid.0", "system");
+  fold.detach(-3, "vivid.0");
+  assert.deepEqual([...fold.observations().keys()], []);
+  assert.deepEqual([fold.attaches, fold.refused], [5, 6]);
+});
+
+// One attach line of a real 6.12 capture, then damaged as a cut or a garbled trace would be.
+const ATTACH = "  195.007156 |   1)    deno-204    |               |  /* axl_kp_attach: " +
+  '(dma_buf_dynamic_attach+0x4/0x260) buf=0xffff88807b0c0800 dev="0000:00:02.0" ino=1 ' +
+  'exp="videobuf2_dma_contig" */';
+
+Deno.test("readTraceFacts() leaves a cut attach line unparsed and folds nothing of it (C and TypeScript)", async () => {
+  for (const cut of ["exp=", 'exp="video', "ino=", 'dev="0000:0']) {
+    const line = ATTACH.slice(0, ATTACH.indexOf(cut) + cut.length) + "\n";
+    for (const scanner of ["c", "typescript"] as const) {
+      const f = await readTraceFacts([line], { scanner });
+      assert.equal(f.unparsed, 1, `${scanner}: ${line}`);
+      assert.equal(f.dmabuf?.attachments.attaches ?? 0, 0, `${scanner}: ${line}`);
+    }
+  }
+});
+
+Deno.test("readTraceFacts() takes no inode from an ino that is not a decimal inode (C and TypeScript)", async () => {
+  // The probes fetch i_ino as u64: the kernel prints it in decimal. A sign, hex or more digits
+  // than an inode number holds is damage: the event counts, its inode is left out, and said.
+  for (const ino of ["-3", "0x10", "99999999999999999999", "1e3"]) {
+    const line = ATTACH.replace("ino=1", `ino=${ino}`) + "\n";
+    for (const scanner of ["c", "typescript"] as const) {
+      const f = await readTraceFacts([line], { scanner });
+      const d = f.dmabuf!;
+      assert.equal(d.events, 1, `${scanner} ${ino}`);
+      assert.equal(d.badInodes, 1, `${scanner} ${ino}`);
+      assert.equal(d.inodes, false, `${scanner} ${ino}`);
+      assert.deepEqual([...d.attachments.observations().keys()], [], `${scanner} ${ino}`);
+      assert.equal(d.devices.get("0000:00:02.0")?.attaches, 1, `${scanner} ${ino}`);
+    }
+  }
+});
+
+Deno.test("readTraceFacts() folds an attach whose exporter the kernel could not read without one", async () => {
+  for (const exp of ["exp=(fault)", 'exp=""']) {
+    const line = ATTACH.replace('exp="videobuf2_dma_contig"', exp) + "\n";
+    for (const scanner of ["c", "typescript"] as const) {
+      const f = await readTraceFacts([line], { scanner });
+      const a = f.dmabuf!.attachments;
+      assert.deepEqual([a.attaches, a.withExporter], [1, 0], `${scanner} ${exp}`);
+      assert.equal(a.observations().get(1)?.exporter, "", `${scanner} ${exp}`);
+    }
   }
 });
