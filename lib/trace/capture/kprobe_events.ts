@@ -77,6 +77,9 @@ export interface KernelOffsets {
   source: string;
 }
 
+/** The largest offset taken from an offsets file: no member of these structs lies further. */
+export const MAX_STRUCT_OFFSET = 65535;
+
 const OFFSET_KEYS: Readonly<Record<string, keyof KernelOffsets>> = {
   "dma_buf_attachment.dmabuf": "attachmentDmabuf",
   "dma_buf_attachment.dev": "attachmentDev",
@@ -108,23 +111,35 @@ export function parseKernelOffsets(
     if (!line || line.startsWith("#")) continue;
     const eq = line.indexOf("=");
     if (eq <= 0) return { unavailable: `${source}: '${line}' is no key=value line` };
-    values.set(line.slice(0, eq), line.slice(eq + 1));
+    const key = line.slice(0, eq), value = line.slice(eq + 1);
+    // Two measurements run together (a debug build's appended to the normal one's): neither.
+    const had = values.get(key);
+    if (had !== undefined && had !== value) {
+      return { unavailable: `${source} gives ${key} twice: ${had}, then ${value}` };
+    }
+    values.set(key, value);
   }
   const release = values.get("release");
   if (!release) return { unavailable: `${source} names no kernel release` };
   const out: Record<string, unknown> = { release, source };
+  const offset = (key: string, v: string): number | { unavailable: string } =>
+    /^\d{1,5}$/.test(v) && Number(v) <= MAX_STRUCT_OFFSET ? Number(v) : {
+      unavailable: `${source}: ${key} is '${v}', not an offset (a whole number from 0 to ` +
+        `${MAX_STRUCT_OFFSET})`,
+    };
   for (const [key, field] of Object.entries(OFFSET_KEYS)) {
     const v = values.get(key);
-    if (v === undefined || !/^\d+$/.test(v)) {
-      return { unavailable: `${source} has no offset ${key}` };
-    }
-    out[field] = Number(v);
+    if (v === undefined) return { unavailable: `${source} has no offset ${key}` };
+    const n = offset(key, v);
+    if (typeof n !== "number") return n;
+    out[field] = n;
   }
   // Measured since the attach event names the exporter; older files lack it.
   const exp = values.get("dma_buf.exp_name");
   if (exp !== undefined) {
-    if (!/^\d+$/.test(exp)) return { unavailable: `${source}: dma_buf.exp_name is no offset` };
-    out.dmabufExpName = Number(exp);
+    const n = offset("dma_buf.exp_name", exp);
+    if (typeof n !== "number") return n;
+    out.dmabufExpName = n;
   }
   return out as unknown as KernelOffsets;
 }
@@ -403,6 +418,11 @@ export function installDmabufProbes(
   else if (kernel.offsets) {
     out.inodeFrom = "offsets";
     out.offsets = kernel.offsets.source;
+    if (kernel.offsets.dmabufExpName === undefined) {
+      out.exporterUnavailable = `${kernel.offsets.source} has no offset dma_buf.exp_name ` +
+        "(measured before verify named the exporter): measure it again with " +
+        "scripts/kernel-offsets.sh";
+    }
   } else {
     out.inodeUnavailable = "the kernel cannot name probe arguments through BTF " +
       "(CONFIG_PROBE_EVENTS_BTF_ARGS, Linux 6.6+)" +

@@ -197,9 +197,6 @@ Deno.test("dmabufProbeDefinitions() names the exporter in the attach event where
   const none = dmabufProbeDefinitions("g", { ...k612, btfArgs: false });
   assert.ok(Array.isArray(none));
   assert.ok(none.every((d) => d.withExporter === undefined));
-  assert.deepEqual(parseKernelOffsets(OFFSETS_515 + "dma_buf.exp_name=x\n", "f"), {
-    unavailable: "f: dma_buf.exp_name is no offset",
-  });
 });
 
 Deno.test("parseKernelOffsets() and loadKernelOffsets() refuse what does not fit the running kernel", async () => {
@@ -295,6 +292,88 @@ Deno.test("installDmabufProbes() whose every line the kernel refuses tries each 
     assert.deepEqual([...Deno.readDirSync(`${root}/state`)], [], "no group left journaled");
   } finally {
     Deno.env.delete("AXL_STATE_DIR");
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("parseKernelOffsets() refuses a damaged exporter offset, naming what the file held", () => {
+  const with_ = (line: string) => parseKernelOffsets(OFFSETS_515 + line, "f");
+  assert.deepEqual(with_("dma_buf.exp_name=x\n"), {
+    unavailable: "f: dma_buf.exp_name is 'x', not an offset (a whole number from 0 to 65535)",
+  });
+  for (const v of ["", "-8", "0x60", "9.6", " 96", "99999999999999999999", "65536"]) {
+    const o = with_(`dma_buf.exp_name=${v}\n`);
+    assert.ok("unavailable" in o, `'${v}' taken as ${JSON.stringify(o)}`);
+    assert.equal(
+      o.unavailable,
+      `f: dma_buf.exp_name is '${v}', not an offset (a whole number from 0 to 65535)`,
+    );
+  }
+  // the same for the inode's keys: a value no struct has is damage, not an offset
+  const huge = parseKernelOffsets(OFFSETS_515.replace("inode.i_ino=56", "inode.i_ino=1e9"), "f");
+  assert.deepEqual(huge, {
+    unavailable: "f: inode.i_ino is '1e9', not an offset (a whole number from 0 to 65535)",
+  });
+});
+
+Deno.test("parseKernelOffsets() refuses a file that gives one key twice with different values", () => {
+  // e.g. the debug build's measurement appended to the normal one's (exp_name 208 against 96)
+  assert.deepEqual(
+    parseKernelOffsets(OFFSETS_515 + "dma_buf.exp_name=96\ndma_buf.exp_name=208\n", "f"),
+    { unavailable: "f gives dma_buf.exp_name twice: 96, then 208" },
+  );
+  assert.deepEqual(
+    parseKernelOffsets(OFFSETS_515 + "release=5.15.215-axl-jetson-vm-debug\n", "f"),
+    {
+      unavailable:
+        "f gives release twice: 5.15.215-axl-jetson-vm, then 5.15.215-axl-jetson-vm-debug",
+    },
+  );
+  // the same value twice says the same thing
+  const same = parseKernelOffsets(OFFSETS_515 + "dma_buf.exp_name=96\ndma_buf.exp_name=96\n", "f");
+  assert.ok(!("unavailable" in same) && same.dmabufExpName === 96);
+});
+
+Deno.test("loadKernelOffsets() refuses another release's exporter offset with the rest of its file", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/offsets`, OFFSETS_515 + "dma_buf.exp_name=96\n");
+    const o = loadKernelOffsets("5.15.148-tegra", `${dir}/offsets`);
+    assert.ok("unavailable" in o);
+    assert.match(
+      o.unavailable,
+      /measured for 5\.15\.215-axl-jetson-vm, not the running 5\.15\.148-tegra/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("installDmabufProbes() with offsets measured before the exporter's says why its events name none", async () => {
+  const root = await Deno.makeTempDir();
+  Deno.env.set("AXL_STATE_DIR", `${root}/state`);
+  try {
+    await Deno.writeTextFile(`${root}/kprobe_events`, "");
+    await Deno.writeTextFile(`${root}/README`, "$arg<N>, <argname>\n");
+    await Deno.writeTextFile(`${root}/available_filter_functions`, [...FUNCS_612].join("\n"));
+    await Deno.writeTextFile(
+      `${root}/offsets`,
+      OFFSETS_515.replace(/^release=.*$/m, `release=${Deno.osRelease()}`),
+    );
+    Deno.env.set("AXL_KERNEL_OFFSETS", `${root}/offsets`);
+    const p = installDmabufProbes(root, "axl_kp_noexp");
+    assert.ok(!("unavailable" in p));
+    assert.equal(p.inodeFrom, "offsets");
+    assert.equal(p.exporter, undefined);
+    assert.equal(
+      p.exporterUnavailable,
+      `${root}/offsets has no offset dma_buf.exp_name (measured before verify named the ` +
+        "exporter): measure it again with scripts/kernel-offsets.sh",
+    );
+    removeDmabufProbes(root, "axl_kp_noexp");
+  } finally {
+    Deno.env.delete("AXL_STATE_DIR");
+    Deno.env.delete("AXL_KERNEL_OFFSETS");
     await Deno.remove(root, { recursive: true });
   }
 });
