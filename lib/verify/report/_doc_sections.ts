@@ -12,7 +12,7 @@ export const DOC_SECTIONS: Readonly<Record<string, { title: string; text: string
   },
   "docs/design.md#copy-routines-are-a-pattern-set": {
     "title": "Copy routines are a pattern set",
-    "text": "glibc picks its `memcpy` at run time: on aarch64 `__memcpy_generic`, `__memcpy_simd`,\n`__memcpy_thunderx2`, `__memcpy_falkor`, `__memcpy_a64fx` and others; on x86\n`__memmove_avx_unaligned_erms` and its relatives (the guest picked that one even with ERMS masked).\nKernel copies (`__arch_copy_to_user`, `copy_page`, `_copy_from_user`, …) count too. The patterns\nlive in `lib/trace/parse/copy_routines.ts`, each with a note on what it matches."
+    "text": "glibc picks its `memcpy` at run time: on aarch64 `__memcpy_generic`, `__memcpy_simd`,\n`__memcpy_thunderx2`, `__memcpy_falkor`, `__memcpy_a64fx` and others; on x86\n`__memmove_avx_unaligned_erms` and its relatives (the guest picked that one even with ERMS masked).\nKernel copies (`__arch_copy_to_user`, `copy_page`, `_copy_from_user`, …) count too. The patterns\nlive in `lib/trace/parse/copy_routines.ts`, each with a note on what it matches. A copy routine\nsampled in one of V8's platform worker threads (`V8 DefaultWorke`: its garbage collector and\ncompilers, never user JavaScript) is the runtime's own: counted in the run's samples, named apart,\nnever a frame copy (`lib/trace/parse/perf_script_threads.ts`)."
   },
   "docs/design.md#enough-samples-and-symbols": {
     "title": "Enough samples and symbols",

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { parsePerfScript, summarizePerf } from "../../../lib/trace/parse/perf_script.ts";
 import { judgeArtifacts } from "../../../lib/verify/replay.ts";
+import { renderHtmlReport } from "../../../lib/verify/report/html.ts";
 
 const DIR = new URL("../../fixtures/trace/6.12-axl/v8-worker-copies", import.meta.url).pathname;
 
@@ -66,4 +67,16 @@ Deno.test("judgeArtifacts() does not FAIL I4 on V8's worker threads' copies, and
   assert.equal(r.axl.status, "INCONCLUSIVE");
   assert.ok(r.axl.trace.overrun > 0 || r.axl.trace.lost_events > 0);
   assert.ok(!r.axl.notes.some((n) => /damaged/.test(n)), r.axl.notes.join("\n"));
+});
+
+Deno.test("renderHtmlReport() shows V8's worker threads' copies apart from the frames'", async () => {
+  const html = renderHtmlReport(await judgeArtifacts(DIR));
+  assert.match(
+    html,
+    /copy routines 0\.468% self; V8's own worker threads \(garbage collector, compilers\): 0\.935% more in copy routines, not frame copies/,
+  );
+  // the V8 row is no frame copy: not marked as one
+  const row = html.match(/<tr[^>]*><td>__memmove_avx_unaligned_erms<\/td>[^\n]*?<\/tr>/g) ?? [];
+  assert.ok(row.some((r) => /in V8's worker threads: not a frame copy/.test(r)), row.join("\n"));
+  assert.ok(row.filter((r) => / class="copy"/.test(r)).every((r) => !/V8/.test(r)));
 });
