@@ -10,11 +10,13 @@
  *   submitted, each detached again. Held: fewer attaches than frames, each nvmap buffer the
  *   importer attached attached once, mapped, detached once, and as many such buffers as bufinfo
  *   listed nvmap buffers (every buffer a frame could travel in).
- * - **Cross-checking** where the probes carry inodes and judged: every nvmap buffer (joined to
- *   its inode through the probes' `buf=`/`ino=`) the probes saw the importer map, nvmap saw it
- *   map too, and the reverse, and nvmap never saw more map calls of a buffer than the probes
- *   saw `dma_buf_map_attachment()` calls (the core maps an attachment once when the exporter
- *   sets `cache_sgt_mapping`, as nvmap does, and hands the same table to later calls).
+ * - **Cross-checking** where the probes carry inodes and judged: every frame buffer nvmap saw
+ *   the importer attach during the trace (its pointer joined to the inode through the probes'
+ *   `buf=`/`ino=`) and the probes saw it map, nvmap saw it map too, and the reverse, and nvmap
+ *   never saw more map calls of a buffer than the probes saw `dma_buf_map_attachment()` calls
+ *   (the core maps an attachment once when the exporter sets `cache_sgt_mapping`, as nvmap
+ *   does, and hands the same table to later calls; so a buffer attached before the trace is not
+ *   compared).
  *
  * nvmap of L4T R35/R36 maps each attachment once through the core's cache, so an importer that
  * holds its attachment shows one attach and one map per buffer, however many frames.
@@ -147,7 +149,10 @@ export function countNvmapImports(
 export interface NvmapCrossCheck {
   /** False when they disagree on a buffer both name. */
   agree: boolean;
-  /** Frame buffers (inodes) both sources were compared on. */
+  /**
+   * Frame buffers (inodes) both sources were compared on: those nvmap saw the importer attach
+   * during the trace, and those it saw the importer map.
+   */
   checked: number;
   /** Inodes the probes saw the importer map and nvmap's events never did. */
   probes_only: number[];
@@ -182,17 +187,20 @@ export function crossCheckNvmap(
   frameInodes: ReadonlySet<number>,
   probes: Pick<DeviceUse, "mapsByInode">,
 ): NvmapCrossCheck | undefined {
-  const nvmapInodes = nvmap.bufferInodes();
   const u = nvmap.devices.get(importer);
   const mappedByNvmap = new Map<number, number>();
+  const attachedByNvmap = new Set<number>();
   let unjoined = 0;
   for (const [p, b] of u?.byBuffer ?? []) {
-    if (b.maps === 0) continue;
     const ino = nvmap.inodeOf(p);
+    if (ino !== undefined && b.attaches > 0) attachedByNvmap.add(ino);
+    if (b.maps === 0) continue;
     if (ino === undefined) unjoined++;
     else mappedByNvmap.set(ino, (mappedByNvmap.get(ino) ?? 0) + b.maps);
   }
-  const frames = [...frameInodes].filter((i) => nvmapInodes.has(i));
+  // Frame buffers nvmap saw the importer attach during the trace: one attached before it (a
+  // `--pid` run) may be mapped through the core's cached table, which nvmap never sees.
+  const frames = [...frameInodes].filter((i) => attachedByNvmap.has(i));
   if (frames.length === 0 && mappedByNvmap.size === 0 && unjoined === 0) return undefined;
   const probesOnly = frames.filter((i) => (probes.mapsByInode.get(i) ?? 0) > 0)
     .filter((i) => !mappedByNvmap.has(i));

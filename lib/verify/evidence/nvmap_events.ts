@@ -255,16 +255,6 @@ export class NvmapFacts {
     return { buffers: all.size, withInode };
   }
 
-  /** The inodes of every buffer the events named, where probe events joined the pointer. */
-  bufferInodes(): Set<number> {
-    const out = new Set<number>();
-    for (const b of this.#named()) {
-      const ino = this.#joined(b);
-      if (ino !== undefined) out.add(ino);
-    }
-    return out;
-  }
-
   #named(): Set<string> {
     const all = new Set<string>([...this.made, ...this.released]);
     for (const u of this.devices.values()) for (const b of u.buffers) all.add(b);
