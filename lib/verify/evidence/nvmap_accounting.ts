@@ -5,8 +5,10 @@
  *
  * - **Counting** where the probes cannot tell frames from other buffers (they carry no inode:
  *   no BTF argument names and no measured offsets): nvmap's events name which of the
- *   importer's buffers are nvmap's, the camera's. A frame is counted on an attach of an nvmap
- *   buffer by the importer, never on an IOMMU map. Per frame: at least one attach per frame
+ *   importer's buffers are nvmap's (the camera's, and any other nvmap surface: like the probes
+ *   without inodes, they cannot tell a converter's nvmap output from a camera frame; I1 and the
+ *   chain do). A frame is counted on an attach of an nvmap buffer by the importer, never on an
+ *   IOMMU map. Per frame: at least one attach per frame
  *   submitted, each detached again. Held: fewer attaches than frames, each nvmap buffer the
  *   importer attached attached once, mapped, detached once, and as many such buffers as bufinfo
  *   listed nvmap buffers (every buffer a frame could travel in).
