@@ -12,8 +12,8 @@
  * with the fix), never FAIL.
  *
  * nvmap's own events (`nvmap_accounting.ts`), when the trace has them: where the probes carry no
- * inode, they count the importer's imports of nvmap buffers instead of leaving I3
- * INCONCLUSIVE; where the probes carry inodes, they must agree with the probes' maps, and a PASS
+ * inode, or there are no probe events (bufinfo the source), they count the importer's imports of
+ * nvmap buffers instead of leaving I3 INCONCLUSIVE; where the probes carry inodes, they must agree with the probes' maps, and a PASS
  * they contradict becomes INCONCLUSIVE, saying where.
  *
  * @module
@@ -27,7 +27,12 @@ import type { DmabufProbeFacts } from "./dmabuf_probes.ts";
 import type { FrameEvidence } from "./source.ts";
 import { heldMappings } from "./held_mappings.ts";
 import type { NvmapFacts } from "./nvmap_events.ts";
-import { countNvmapImports, crossCheckNvmap, describeDisagreement } from "./nvmap_accounting.ts";
+import {
+  countNvmapImports,
+  crossCheckNvmap,
+  describeDisagreement,
+  type NvmapCount,
+} from "./nvmap_accounting.ts";
 
 /** I3's verdict with the counts it rests on. */
 export interface ImporterAccountingVerdict extends AccountingVerdict {
@@ -129,6 +134,16 @@ function fromProbes(
     );
   }
   if (ev.source === "bufinfo") {
+    // Without probe events nvmap's own still count the importer's imports of nvmap buffers.
+    const n = nvmap && ev.importer.name !== null && !lossy && framesSubmitted !== null
+      ? countNvmapImports(nvmap, ev.importer.name, framesSubmitted, bufinfo)
+      : undefined;
+    if (n) {
+      return fromNvmap(n, evidence, framesSubmitted!, [
+        `I3: no probe events (${ev.passedOver.join("; ")}); nvmap's events counted ${who}'s ` +
+        "imports of nvmap buffers",
+      ]);
+    }
     return verdict(
       "INCONCLUSIVE",
       `bufinfo showed ${ev.frameInodes.size} buffers attached to ${who}, but samples cannot ` +
@@ -166,26 +181,12 @@ function fromProbes(
       ? countNvmapImports(nvmap, ev.importer.name, framesSubmitted, bufinfo)
       : undefined;
     if (n) {
-      Object.assign(evidence, n.evidence, { probe_maps: counts.imports });
-      return {
-        invariant: invariant("I3", n.status, n.summary, evidence),
-        diagnoses: n.status === "FAIL"
-          ? [
-            diagnosis(
-              "maps-ne-frames",
-              `${n.imports} attaches of nvmap buffers, ${framesSubmitted} frames`,
-            ),
-          ]
-          : [],
-        submitted: framesSubmitted,
-        imports: n.imports,
-        releases: n.releases,
-        notes: [
-          `I3: the probes carry no inode, so ${who}'s ${counts.imports} maps could not be told ` +
-          "from maps of other buffers; nvmap's events named its nvmap buffers, and I3 counted " +
-          "those",
-        ],
-      };
+      evidence.probe_maps = counts.imports;
+      return fromNvmap(n, evidence, framesSubmitted, [
+        `I3: the probes carry no inode, so ${who}'s ${counts.imports} maps could not be told ` +
+        "from maps of other buffers; nvmap's events named its nvmap buffers, and I3 counted " +
+        "those",
+      ]);
     }
     return verdict(
       "INCONCLUSIVE",
@@ -260,6 +261,31 @@ function fromProbes(
       "video sink shows twice or a retry, are counted here, not failed",
     ],
   );
+}
+
+/** I3 as nvmap's events counted it (`nvmap_accounting.ts`), with the evidence so far. */
+function fromNvmap(
+  n: NvmapCount,
+  evidence: Record<string, unknown>,
+  framesSubmitted: number,
+  notes: string[],
+): ImporterAccountingVerdict {
+  Object.assign(evidence, n.evidence);
+  return {
+    invariant: invariant("I3", n.status, n.summary, evidence),
+    diagnoses: n.status === "FAIL"
+      ? [
+        diagnosis(
+          "maps-ne-frames",
+          `${n.imports} attaches of nvmap buffers, ${framesSubmitted} frames`,
+        ),
+      ]
+      : [],
+    submitted: framesSubmitted,
+    imports: n.imports,
+    releases: n.releases,
+    notes,
+  };
 }
 
 /** The workload's frame buffers the importer never mapped (only when the probes carry inodes). */

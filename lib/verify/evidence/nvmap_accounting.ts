@@ -4,7 +4,8 @@
  * the dma-buf core makes to it, naming the buffer by its `struct dma_buf` pointer. Two uses:
  *
  * - **Counting** where the probes cannot tell frames from other buffers (they carry no inode:
- *   no BTF argument names and no measured offsets): nvmap's events name which of the
+ *   no BTF argument names and no measured offsets), or there are none (no kprobe events in the
+ *   kernel): nvmap's events name which of the
  *   importer's buffers are nvmap's (the camera's, and any other nvmap surface: like the probes
  *   without inodes, they cannot tell a converter's nvmap output from a camera frame; I1 and the
  *   chain do). A frame is counted on an attach of an nvmap buffer by the importer, never on an

@@ -173,3 +173,23 @@ Deno.test("arm64 nvmap held run without measured offsets, one buffer never attac
     /held an attachment of 3 nvmap buffers for 40 frames, but bufinfo listed 4/,
   );
 });
+
+Deno.test("arm64 nvmap held run without probe events (no kprobe events): I3 PASS held, from nvmap's events", async () => {
+  const r = await judgeEdited(
+    "held",
+    (t) => t.split("\n").filter((l) => !/ axl_kp_(attach|map|unmap|detach): /.test(l)).join("\n"),
+    (record) => {
+      record.probes = { unavailable: "the kernel has no kprobe events (CONFIG_KPROBE_EVENTS)" };
+    },
+  );
+  const i3 = r.axl.invariants.I3;
+  assert.equal(r.axl.evidence?.source, "bufinfo");
+  assert.equal(i3.status, "PASS", i3.summary);
+  assert.equal(
+    i3.summary,
+    `${CARD} held an attachment of each of the 4 nvmap buffers for 40 frames ` +
+      "(nvmap's events: 4 attaches, 4 maps, 4 detaches)",
+  );
+  assert.equal(i3.evidence.counted_from, "nvmap events");
+  assert.ok(r.axl.notes.some((x) => x.startsWith("I3: no probe events")));
+});
