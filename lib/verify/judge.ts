@@ -259,6 +259,7 @@ export function judge(given: JudgeInput): VerifyResult {
     loss.lossy,
     input.bufinfo,
     workloadInodes(input.workload),
+    t.nvmap,
   );
   const i3 = generic ??
     judgeAccounting(join, input.workload.framesSubmitted, input.setup.missingEvents, loss.lossy);

@@ -4,7 +4,9 @@
 // buffer and device). Judged from the kprobes
 // (--evidence generic) with nvmap's own events beside them: the run records them (hash-ptr
 // cleared for its buffer), joins their dmabuf= pointers to inodes through the probes' buf=/ino=,
-// and names in the chain section every CPU touch of a camera buffer by the workload.
+// cross-checks I3's maps against nvmap's, and names in the chain section every CPU touch of a
+// camera buffer by the workload. On both guests: on the arm64 5.15 one the probes reach the
+// inode through the struct offsets the rig measured ($AXL_KERNEL_OFFSETS).
 // Artifacts go to $AXL_RESULTS/verify-nvmap-read/ when the rig provides it.
 import assert from "node:assert/strict";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
@@ -14,8 +16,11 @@ import { tracefsState } from "./verify/_tracefs_state.ts";
 const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-verify-nvmap-" });
 /**
- * 24 frames: a 40-frame run of this client gave I4 11,965–13,882 perf samples in the x86 guest,
- * ten times the 1,000 it needs at the threshold.
+ * 24 frames on both guests: a 40-frame run of this client gave I4 11,965–13,882 perf samples in
+ * the x86 guest; in the arm64 guest 24 frames gave 5,990–6,266 (perf at 999 Hz, held to 750 by
+ * the kernel's limit in one run), and 1,440 with the limit set to 250 Hz beforehand (one sample
+ * per tick, the lowest the kernel goes): still above the 500 I4 needs at the 2 % threshold, and
+ * the 1,000 it needs at 1 %. The test took 42–44 s of the arm64 guest, 24 s at 250 Hz.
  */
 const FRAMES = 24;
 /** I4's threshold for a Deno client (see verify_metis_user.test.ts). */
@@ -23,12 +28,6 @@ const THRESHOLD = "2";
 const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
 const CLIENT = new URL("./verify/_nvmap_client.ts", import.meta.url).pathname;
 const HEAP = "/dev/dma_heap/nvmap-sim";
-/**
- * x86_64 only for now: on the arm64 5.15 guest the probes carry no inode (no BTF argument names;
- * docs/verify.md, "Evidence from whoever imports"), so nothing joins nvmap's pointers there.
- * Reported as ignored.
- */
-const ON_X86_64 = Deno.build.arch === "x86_64";
 
 async function verify(name: string, mode: string): Promise<VerifyResult> {
   const { node, pci } = metisTarget();
@@ -88,7 +87,7 @@ function present(): boolean {
 Deno.test({
   name:
     "axl verify -- a script reading each nvmap-sim camera frame: PASS, nvmap's events joined, the CPU touch named",
-  ignore: !ON_X86_64 || !present(),
+  ignore: !present(),
   fn: async () => {
     const { pci } = metisTarget();
     const found = tracefsState();
@@ -106,6 +105,16 @@ Deno.test({
     assert.ok(card, `nvmap saw ${pci} attach: ${JSON.stringify(n.devices)}`);
     assert.ok(card.attaches >= FRAMES, `an attach per frame: ${card.attaches}`);
     assert.ok(card.inodes.length > 0 && n.withInode === n.buffers, JSON.stringify(n));
+    // I3's maps and nvmap's agree on every camera buffer the card mapped
+    const i3 = a.invariants.I3;
+    assert.deepEqual(i3.evidence.nvmap_check, {
+      agree: true,
+      checked: card.inodes.length,
+      probes_only: [],
+      nvmap_only: [],
+      more_nvmap_maps: [],
+      unjoined: 0,
+    }, i3.summary);
     // The client's reads (its own task: vivid fills from a kernel worker, left out).
     const touches = a.chain?.cpu_touches ?? [];
     const reads = touches.filter((t) => t.kind === "begin_cpu_access" && t.in_chain);

@@ -11,6 +11,11 @@
  * importer never mapped, FAILs. A source that cannot count says so (INCONCLUSIVE or SKIP,
  * with the fix), never FAIL.
  *
+ * nvmap's own events (`nvmap_accounting.ts`), when the trace has them: where the probes carry no
+ * inode, or there are no probe events (bufinfo the source), they count the importer's imports of
+ * nvmap buffers instead of leaving I3 INCONCLUSIVE; where the probes carry inodes, they must agree with the probes' maps, and a PASS
+ * they contradict becomes INCONCLUSIVE, saying where.
+ *
  * @module
  */
 import { diagnosis } from "../diagnosis.ts";
@@ -21,6 +26,13 @@ import type { BufinfoSummary } from "../../trace/parse/bufinfo_summary.ts";
 import type { DmabufProbeFacts } from "./dmabuf_probes.ts";
 import type { FrameEvidence } from "./source.ts";
 import { heldMappings } from "./held_mappings.ts";
+import type { NvmapFacts } from "./nvmap_events.ts";
+import {
+  countNvmapImports,
+  crossCheckNvmap,
+  describeDisagreement,
+  type NvmapCount,
+} from "./nvmap_accounting.ts";
 
 /** I3's verdict with the counts it rests on. */
 export interface ImporterAccountingVerdict extends AccountingVerdict {
@@ -35,7 +47,7 @@ const LISTED = 20;
  * Judges I3 from a non-axl evidence source. `bufinfo` is what the held shape is checked
  * against; without it only the per-frame shape can pass. `workloadInodes` are the frame
  * buffers the workload itself reported (the builtin does; empty when unknown): each must
- * have been mapped.
+ * have been mapped. `nvmap`: nvmap's events of the run, when it has them.
  *
  * @example
  * ```ts
@@ -57,6 +69,34 @@ export function judgeImporterAccounting(
   lossy: boolean,
   bufinfo: BufinfoSummary | { unavailable: string } = { unavailable: "not given" },
   workloadInodes: ReadonlySet<number> = new Set(),
+  nvmap?: NvmapFacts,
+): ImporterAccountingVerdict {
+  const v = fromProbes(ev, dmabuf, framesSubmitted, lossy, bufinfo, workloadInodes, nvmap);
+  if (!nvmap || ev.source !== "kprobes" || !ev.use || ev.use.mapsByInode.size === 0) return v;
+  if (v.invariant.evidence.counted_from !== undefined) return v;
+  const check = crossCheckNvmap(nvmap, ev.importer.name ?? "", ev.frameInodes, ev.use);
+  if (!check) return v;
+  v.invariant.evidence.nvmap_check = check;
+  if (check.agree) return v;
+  const who = ev.importer.name ?? "the importer";
+  const why = describeDisagreement(check, who);
+  const notes = [...(v.notes ?? []), `I3: nvmap's events disagree with the probes: ${why}`];
+  if (v.invariant.status === "PASS") {
+    v.invariant.status = "INCONCLUSIVE";
+    v.invariant.summary = `${v.invariant.summary}, but nvmap's events disagree (${why})`;
+  }
+  return { ...v, notes };
+}
+
+/** I3 from the probes (and from nvmap's events where the probes carry no inode). */
+function fromProbes(
+  ev: FrameEvidence,
+  dmabuf: DmabufProbeFacts | undefined,
+  framesSubmitted: number | null,
+  lossy: boolean,
+  bufinfo: BufinfoSummary | { unavailable: string },
+  workloadInodes: ReadonlySet<number>,
+  nvmap: NvmapFacts | undefined,
 ): ImporterAccountingVerdict {
   const counts = importerCounts(ev);
   const evidence: Record<string, unknown> = {
@@ -94,6 +134,16 @@ export function judgeImporterAccounting(
     );
   }
   if (ev.source === "bufinfo") {
+    // Without probe events nvmap's own still count the importer's imports of nvmap buffers.
+    const n = nvmap && ev.importer.name !== null && !lossy && framesSubmitted !== null
+      ? countNvmapImports(nvmap, ev.importer.name, framesSubmitted, bufinfo)
+      : undefined;
+    if (n) {
+      return fromNvmap(n, evidence, framesSubmitted!, [
+        `I3: no probe events (${ev.passedOver.join("; ")}); nvmap's events counted ${who}'s ` +
+        "imports of nvmap buffers",
+      ]);
+    }
     return verdict(
       "INCONCLUSIVE",
       `bufinfo showed ${ev.frameInodes.size} buffers attached to ${who}, but samples cannot ` +
@@ -126,6 +176,18 @@ export function judgeImporterAccounting(
     );
   }
   if (counts.imports !== framesSubmitted && ev.use?.mapsByInode.size === 0) {
+    // nvmap's events name which of the importer's buffers are nvmap's (the camera's).
+    const n = nvmap && ev.importer.name !== null
+      ? countNvmapImports(nvmap, ev.importer.name, framesSubmitted, bufinfo)
+      : undefined;
+    if (n) {
+      evidence.probe_maps = counts.imports;
+      return fromNvmap(n, evidence, framesSubmitted, [
+        `I3: the probes carry no inode, so ${who}'s ${counts.imports} maps could not be told ` +
+        "from maps of other buffers; nvmap's events named its nvmap buffers, and I3 counted " +
+        "those",
+      ]);
+    }
     return verdict(
       "INCONCLUSIVE",
       `${who} mapped ${counts.imports} buffers for ${framesSubmitted} frames submitted, but the ` +
@@ -199,6 +261,31 @@ export function judgeImporterAccounting(
       "video sink shows twice or a retry, are counted here, not failed",
     ],
   );
+}
+
+/** I3 as nvmap's events counted it (`nvmap_accounting.ts`), with the evidence so far. */
+function fromNvmap(
+  n: NvmapCount,
+  evidence: Record<string, unknown>,
+  framesSubmitted: number,
+  notes: string[],
+): ImporterAccountingVerdict {
+  Object.assign(evidence, n.evidence);
+  return {
+    invariant: invariant("I3", n.status, n.summary, evidence),
+    diagnoses: n.status === "FAIL"
+      ? [
+        diagnosis(
+          "maps-ne-frames",
+          `${n.imports} attaches of nvmap buffers, ${framesSubmitted} frames`,
+        ),
+      ]
+      : [],
+    submitted: framesSubmitted,
+    imports: n.imports,
+    releases: n.releases,
+    notes,
+  };
 }
 
 /** The workload's frame buffers the importer never mapped (only when the probes carry inodes). */

@@ -67,6 +67,20 @@ export interface NvmapDeviceUse {
   unmaps: number;
   /** Buffers (normalised pointers) it attached or mapped. */
   buffers: Set<string>;
+  /** Its attaches, maps, unmaps and detaches of each buffer, by normalised pointer. */
+  byBuffer: Map<string, NvmapBufferUse>;
+}
+
+/** What one device did with one nvmap buffer. */
+export interface NvmapBufferUse {
+  /** `nvmap_dmabuf_attach` events. */
+  attaches: number;
+  /** `nvmap_dmabuf_detach` events. */
+  detaches: number;
+  /** `nvmap_dmabuf_map_dma_buf` events. */
+  maps: number;
+  /** `nvmap_dmabuf_unmap_dma_buf` events. */
+  unmaps: number;
 }
 
 /** CPU accesses of one buffer by one task. */
@@ -114,8 +128,18 @@ export function normalizePointer(p: string): string {
  */
 export function notePointerInode(pairs: Map<string, number>, pointer: string, inode: number): void {
   const p = normalizePointer(pointer);
-  if (p && Number.isInteger(inode) && inode > 0) pairs.set(p, inode);
+  if (!p || !Number.isInteger(inode) || inode <= 0) return;
+  const before = pairs.get(p);
+  // A `struct dma_buf` freed and another allocated at its address: the pointer names two
+  // buffers in one run, so it joins neither ({@linkcode REUSED_POINTER}).
+  pairs.set(p, before === undefined || before === inode ? inode : REUSED_POINTER);
 }
+
+/**
+ * The inode a pointer joins when probe events recorded it with two different inodes (a buffer
+ * freed and another allocated at the same address during the run): none.
+ */
+export const REUSED_POINTER = -1;
 
 /**
  * Whether a normalised pointer is a hashed `%p` (tracefs `hash-ptr` set): a 32-bit value,
@@ -176,9 +200,17 @@ export class NvmapFacts {
     notePointerInode(this.#inodeOf, pointer, inode);
   }
 
-  /** The inode of a buffer pointer, when a probe event recorded the pair. */
+  /**
+   * The inode of a buffer pointer, when a probe event recorded the pair (none when the pointer
+   * named two buffers in the run).
+   */
   inodeOf(pointer: string): number | undefined {
-    return this.#inodeOf.get(normalizePointer(pointer));
+    return this.#joined(normalizePointer(pointer));
+  }
+
+  /** Pointers the probe events recorded with two different inodes (freed and reused). */
+  reusedPointers(): string[] {
+    return [...this.#inodeOf].filter(([, ino]) => ino === REUSED_POINTER).map(([p]) => p);
   }
 
   /** Folds one event of task `pid`; false for events that are not nvmap's. */
@@ -201,7 +233,7 @@ export class NvmapFacts {
   inodesOf(device: string): Set<number> {
     const out = new Set<number>();
     for (const b of this.devices.get(device)?.buffers ?? []) {
-      const ino = this.#inodeOf.get(b);
+      const ino = this.#joined(b);
       if (ino !== undefined) out.add(ino);
     }
     return out;
@@ -210,20 +242,30 @@ export class NvmapFacts {
   /** Every CPU touch, with the buffer's inode where known. */
   cpuTouches(): NvmapCpuTouch[] {
     return [...this.#touches.values()].map((t) => {
-      const inode = this.#inodeOf.get(t.buffer);
+      const inode = this.#joined(t.buffer);
       return inode === undefined ? { ...t } : { ...t, inode };
     });
   }
 
   /** How many distinct buffers the events named, and how many of them joined an inode. */
   joined(): { buffers: number; withInode: number } {
+    const all = this.#named();
+    let withInode = 0;
+    for (const b of all) if (this.#joined(b) !== undefined) withInode++;
+    return { buffers: all.size, withInode };
+  }
+
+  #named(): Set<string> {
     const all = new Set<string>([...this.made, ...this.released]);
     for (const u of this.devices.values()) for (const b of u.buffers) all.add(b);
     for (const t of this.#touches.values()) all.add(t.buffer);
     all.delete("");
-    let withInode = 0;
-    for (const b of all) if (this.#inodeOf.has(b)) withInode++;
-    return { buffers: all.size, withInode };
+    return all;
+  }
+
+  #joined(pointer: string): number | undefined {
+    const ino = this.#inodeOf.get(pointer);
+    return ino === REUSED_POINTER ? undefined : ino;
   }
 
   #touch(kind: NvmapCpuKind, pid: number | undefined, buffer: string): void {
@@ -240,13 +282,23 @@ export class NvmapFacts {
     if (!device) return;
     let u = this.devices.get(device);
     if (!u) {
-      u = { device, attaches: 0, detaches: 0, maps: 0, unmaps: 0, buffers: new Set() };
+      u = {
+        device,
+        attaches: 0,
+        detaches: 0,
+        maps: 0,
+        unmaps: 0,
+        buffers: new Set(),
+        byBuffer: new Map(),
+      };
       this.devices.set(device, u);
     }
+    let b = u.byBuffer.get(buffer);
+    if (!b) u.byBuffer.set(buffer, b = { attaches: 0, detaches: 0, maps: 0, unmaps: 0 });
     if (buffer) u.buffers.add(buffer);
-    if (kind === "attach") u.attaches++;
-    else if (kind === "detach") u.detaches++;
-    else if (kind === "map") u.maps++;
-    else if (kind === "unmap") u.unmaps++;
+    if (kind === "attach") u.attaches++, b.attaches++;
+    else if (kind === "detach") u.detaches++, b.detaches++;
+    else if (kind === "map") u.maps++, b.maps++;
+    else if (kind === "unmap") u.unmaps++, b.unmaps++;
   }
 }

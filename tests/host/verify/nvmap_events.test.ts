@@ -192,3 +192,23 @@ Deno.test("analyzeChain() names the workload's CPU touches of nvmap camera buffe
   });
   assert.equal("cpu_touches" in without, false, "no nvmap events, no field: old results stay");
 });
+
+Deno.test("notePointerInode() joins no inode to a pointer the probes saw with two (freed and reused)", async () => {
+  // frame A's struct dma_buf freed and another buffer (inode 43) allocated at its address
+  const reused = TRACE.replace(
+    "\n",
+    "\n" + line(
+      "client",
+      301,
+      "9.000000",
+      "axl_kp_map",
+      `(dma_buf_map_attachment+0x4/0xe0) att=0xffff888004e00200 buf=0x${A} dev="${EDU}" dir=1 ino=43`,
+    ) + "\n",
+  );
+  const n = (await facts(reused)).nvmap!;
+  assert.equal(n.inodeOf(A), undefined);
+  assert.deepEqual(n.reusedPointers(), [A]);
+  assert.deepEqual([...n.inodesOf(EDU)], [42]);
+  assert.deepEqual(n.joined(), { buffers: 2, withInode: 1 });
+  assert.equal(n.cpuTouches().find((t) => t.buffer === A)?.inode, undefined);
+});
