@@ -20,7 +20,7 @@
  * test iterates N = 1, 2, ... until a call succeeds with nothing fired;
  * the hits of that call are the points its path has.
  *
- * Not armed, a point costs a static branch that falls through. Nothing a
+ * Not armed, a point costs one static branch, never taken. Nothing a
  * user can see changes: debugfs is root's, and the module behaves the
  * same until someone writes fault_nth.
  */

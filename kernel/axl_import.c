@@ -112,7 +112,8 @@ static int axl_import_map(struct axl_import *imp, int fd)
 	}
 
 	imp->sgt = AXL_FAULT_PTR("import.map", -ENOMEM,
-				 dma_buf_map_attachment_unlocked(imp->attach, axl_map_dir(imp->dir)));
+				 dma_buf_map_attachment_unlocked(imp->attach,
+								 axl_map_dir(imp->dir)));
 	if (IS_ERR(imp->sgt)) {
 		ret = PTR_ERR(imp->sgt);
 		goto err_detach;

@@ -15,6 +15,8 @@
  *    debugfs bufinfo lists for the test's buffers, the process's fds and
  *    the module's refcount
  *    are what they were before the call;
+ *  - nothing was imported or queued (the debugfs totals), and a SUBMIT
+ *    consumed no seqno: the next job's is the one after the last;
  *  - the same call, unarmed, then works (and is undone);
  * until the armed call succeeds with nothing fired. The last case unloads
  * and loads the module again, and every case fails on a kernel splat
@@ -207,6 +209,8 @@ struct path {
 static int dev = -1, in_buf = -1, out_buf = -1, node = -1;
 static uint32_t handle, input_handle;
 static int fence_fd = -1;
+static uint64_t last_seqno; /* of the last job queued */
+static char call_err[256];  /* what a call saw wrong besides its return */
 
 static int call_import(void)
 {
@@ -246,6 +250,13 @@ static int call_submit(void)
 	int ret = raw_ioctl(dev, AXL_IOCTL_SUBMIT, &a);
 
 	fence_fd = ret ? -1 : a.fence_fd;
+	/* a failed submit consumes no seqno */
+	if (!ret && last_seqno && a.seqno != last_seqno + 1)
+		snprintf(call_err, sizeof(call_err), "seqno %llu after %llu",
+			 (unsigned long long)a.seqno,
+			 (unsigned long long)last_seqno);
+	if (!ret)
+		last_seqno = a.seqno;
 	return ret;
 }
 
@@ -298,10 +309,14 @@ static int run_path(const struct path *p)
 	FAIL_IF(mark < 0, "cannot read /dev/kmsg");
 	FAIL_IF(snap(&base) < 0, "cannot read debugfs bufinfo");
 	for (n = 1; n <= MAX_POINTS; n++) {
+		long long imported = axl_stat("imported");
+		long long submitted = axl_stat("submitted");
+
 		EXPECT_RET(fault_arm(n), 0);
 		ret = p->call();
 		FAIL_IF(fault_read(&st) < 0, "cannot read %s", FAULT_STATE);
 		EXPECT_RET(fault_arm(0), 0);
+		FAIL_IF(call_err[0], "%s: N=%u: %s", p->name, n, call_err);
 		if (!strcmp(st.site, "none")) {
 			/* every point passed: the call must have succeeded */
 			FAIL_IF(ret, "%s: N=%u: %s with no point fired (%d hits)",
@@ -325,10 +340,17 @@ static int run_path(const struct path *p)
 		FAIL_IF(!settled(&base, why, sizeof(why)),
 			"%s: N=%u: after %s failed with %s: %s", p->name, n, st.site,
 			axl_errname(st.err), why);
+		/* nothing was imported or queued */
+		FAIL_IF(axl_stat("imported") != imported || axl_stat("submitted") != submitted,
+			"%s: N=%u: after %s failed: imported %lld, was %lld; submitted %lld, was %lld",
+			p->name, n, st.site, axl_stat("imported"), imported,
+			axl_stat("submitted"), submitted);
 		/* the same call, unarmed, works */
 		ret = p->call();
 		FAIL_IF(ret, "%s: N=%u: after %s, the unarmed call: %s", p->name, n,
 			st.site, axl_errname(ret));
+		FAIL_IF(call_err[0], "%s: N=%u: after %s, the unarmed call: %s", p->name,
+			n, st.site, call_err);
 		p->undo();
 		FAIL_IF(!settled(&base, why, sizeof(why)),
 			"%s: N=%u: after %s and an unarmed call: %s", p->name, n,
@@ -475,7 +497,7 @@ int main(void)
 	if (ret)
 		return ret;
 	if (access(FAULT_NTH, W_OK)) {
-		printf("TAP version 13\n1..0 # SKIP no %s (debugfs, or an axl.ko without fault points)\n",
+		printf("TAP version 13\n1..0 # SKIP no %s (no debugfs, or an older axl.ko)\n",
 		       FAULT_NTH);
 		return KSFT_SKIP;
 	}
