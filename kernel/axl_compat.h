@@ -36,6 +36,7 @@
 #include <linux/slab.h>
 #include <linux/hrtimer.h>
 #include <linux/version.h>
+#include "axl_fault.h"
 
 #if __has_include(<linux/iosys-map.h>)
 #include <linux/iosys-map.h>
@@ -139,7 +140,8 @@ static inline int axl_resv_get_fences(struct dma_resv *obj, bool writers,
 	if (!excl)
 		return 0;
 	if (!*fences) {
-		*fences = kmalloc(sizeof(**fences), GFP_KERNEL);
+		*fences = AXL_FAULT_NULL("submit.get_fences_excl",
+					 kmalloc(sizeof(**fences), GFP_KERNEL));
 		if (!*fences) {
 			dma_fence_put(excl);
 			return -ENOMEM;

@@ -21,6 +21,7 @@
 #include <linux/axl.h>
 
 #include "axl_compat.h" /* struct iosys_map on every kernel */
+#include "axl_fault.h"
 
 struct dma_buf;
 struct dma_buf_attachment;
@@ -248,6 +249,9 @@ struct axl_job {
  * @failed:     jobs that ended with -EIO (or another engine error).
  * @timed_out:  jobs that ended with -ETIMEDOUT.
  * @cancelled:  jobs cancelled (file closed, failed submit, unload).
+ * @pins:       live struct axl_pin: buffers charged (axl_pin.c).
+ * @users:      live struct axl_user: accounts (axl_user.c).
+ * @writers:    buffers with a writer mapping (axl_writers.c).
  */
 struct axl_stats {
 	atomic64_t files;
@@ -261,6 +265,9 @@ struct axl_stats {
 	atomic64_t failed;
 	atomic64_t timed_out;
 	atomic64_t cancelled;
+	atomic64_t pins;
+	atomic64_t users;
+	atomic64_t writers;
 };
 
 extern struct axl_stats axl_stats;

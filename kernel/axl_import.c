@@ -83,7 +83,7 @@ static int axl_import_map(struct axl_import *imp, int fd)
 	if (!dev)
 		return -ENODEV;
 
-	imp->dmabuf = dma_buf_get(fd);
+	imp->dmabuf = AXL_FAULT_PTR("import.dma_buf_get", -EBADF, dma_buf_get(fd));
 	if (IS_ERR(imp->dmabuf))
 		return PTR_ERR(imp->dmabuf);
 
@@ -104,13 +104,16 @@ static int axl_import_map(struct axl_import *imp, int fd)
 		goto err_unpin;
 
 	imp->dev = dev;
-	imp->attach = dma_buf_attach(imp->dmabuf, dev);
+	imp->attach = AXL_FAULT_PTR("import.attach", -ENOMEM,
+				    dma_buf_attach(imp->dmabuf, dev));
 	if (IS_ERR(imp->attach)) {
 		ret = PTR_ERR(imp->attach);
 		goto err_unclaim;
 	}
 
-	imp->sgt = dma_buf_map_attachment_unlocked(imp->attach, axl_map_dir(imp->dir));
+	imp->sgt = AXL_FAULT_PTR("import.map", -ENOMEM,
+				 dma_buf_map_attachment_unlocked(imp->attach,
+								 axl_map_dir(imp->dir)));
 	if (IS_ERR(imp->sgt)) {
 		ret = PTR_ERR(imp->sgt);
 		goto err_detach;
@@ -178,9 +181,10 @@ static int axl_handle_reserve(struct axl_file *file, u32 *handle)
 	if (file->nr_imports >= axl_max_imports()) {
 		ret = -ENOSPC;
 	} else {
-		ret = xa_alloc_cyclic(&file->imports, handle, NULL,
-				      AXL_HANDLE_LIMIT, &file->next_handle,
-				      GFP_KERNEL);
+		ret = AXL_FAULT_INT("import.xa_alloc", -ENOMEM,
+				    xa_alloc_cyclic(&file->imports, handle, NULL,
+						    AXL_HANDLE_LIMIT,
+						    &file->next_handle, GFP_KERNEL));
 		if (ret >= 0) {
 			file->nr_imports++;
 			ret = 0;
@@ -203,7 +207,9 @@ static int axl_handle_commit(struct axl_file *file, struct axl_import *imp)
 	int ret;
 
 	mutex_lock(&file->lock);
-	ret = xa_err(xa_store(&file->imports, imp->handle, imp, GFP_KERNEL));
+	ret = AXL_FAULT_INT("import.xa_store", -ENOMEM,
+			    xa_err(xa_store(&file->imports, imp->handle, imp,
+					    GFP_KERNEL)));
 	if (!ret) {
 		atomic64_inc(&axl_stats.imports);
 		atomic64_inc(&axl_stats.imported);
@@ -299,7 +305,10 @@ static int axl_import_copy_out(struct axl_file *file, void __user *uarg,
 
 static struct axl_import *axl_import_alloc(void)
 {
-	struct axl_import *imp = kzalloc(sizeof(*imp), GFP_KERNEL_ACCOUNT);
+	struct axl_import *imp;
+
+	imp = AXL_FAULT_NULL("import.alloc",
+			     kzalloc(sizeof(*imp), GFP_KERNEL_ACCOUNT));
 
 	if (imp) {
 		kref_init(&imp->ref);

@@ -149,7 +149,8 @@ static int axl_job_map_input(struct axl_job *job)
 	struct dma_buf *dmabuf = job->import->dmabuf;
 	int ret;
 
-	ret = axl_dma_buf_vmap(dmabuf, &job->in_map);
+	ret = AXL_FAULT_INT("submit.vmap_input", -ENOMEM,
+			    axl_dma_buf_vmap(dmabuf, &job->in_map));
 	if (ret)
 		return ret;
 	/* the engine reads with plain loads: system memory only */
@@ -203,18 +204,21 @@ static int axl_job_map_result(struct axl_job *job, struct axl_file *file,
 	job->pin_file = file;
 
 	job->dev = axl_dev();
-	job->result_attach = dma_buf_attach(result, job->dev);
+	job->result_attach = AXL_FAULT_PTR("submit.attach", -ENOMEM,
+					   dma_buf_attach(result, job->dev));
 	if (IS_ERR(job->result_attach)) {
 		ret = PTR_ERR(job->result_attach);
 		goto err_unpin;
 	}
-	job->result_sgt = dma_buf_map_attachment_unlocked(job->result_attach,
-							  AXL_RESULT_DIR);
+	job->result_sgt = AXL_FAULT_PTR("submit.map", -ENOMEM,
+					dma_buf_map_attachment_unlocked(job->result_attach,
+									AXL_RESULT_DIR));
 	if (IS_ERR(job->result_sgt)) {
 		ret = PTR_ERR(job->result_sgt);
 		goto err_detach;
 	}
-	ret = axl_dma_buf_vmap(result, &job->out_map);
+	ret = AXL_FAULT_INT("submit.vmap_result", -ENOMEM,
+			    axl_dma_buf_vmap(result, &job->out_map));
 	if (ret)
 		goto err_unmap;
 
@@ -344,10 +348,12 @@ static int axl_job_begin_cpu(struct axl_job *job, long left)
 	ret = axl_job_wait_idle(job->result, &left);
 	if (ret)
 		return ret;
-	ret = dma_buf_begin_cpu_access(input, AXL_CPU_ACCESS);
+	ret = AXL_FAULT_INT("submit.begin_cpu_input", -EIO,
+			    dma_buf_begin_cpu_access(input, AXL_CPU_ACCESS));
 	if (ret)
 		return ret;
-	ret = dma_buf_begin_cpu_access(job->result, AXL_CPU_ACCESS);
+	ret = AXL_FAULT_INT("submit.begin_cpu_result", -EIO,
+			    dma_buf_begin_cpu_access(job->result, AXL_CPU_ACCESS));
 	if (ret)
 		goto err_end_input;
 	return 0;
@@ -384,20 +390,24 @@ static int axl_job_get_deps(struct axl_job *job)
 	int ret;
 
 	/* the engine reads the input: wait for writers */
-	ret = axl_resv_get_fences(job->import->dmabuf->resv, true, &nr_in,
-				  &in);
+	ret = AXL_FAULT_INT("submit.get_fences_input", -ENOMEM,
+			    axl_resv_get_fences(job->import->dmabuf->resv, true,
+						&nr_in, &in));
 	if (ret)
 		return ret;
 	/* and writes the result: wait for everyone */
-	ret = axl_resv_get_fences(job->result->resv, false, &nr_out, &out);
+	ret = AXL_FAULT_INT("submit.get_fences_result", -ENOMEM,
+			    axl_resv_get_fences(job->result->resv, false,
+						&nr_out, &out));
 	if (ret)
 		goto err_put_in;
 
 	job->nr_deps = nr_in + nr_out;
 	if (!job->nr_deps)
 		goto out_free;
-	job->deps = kmalloc_array(job->nr_deps, sizeof(*job->deps),
-				  GFP_KERNEL_ACCOUNT);
+	job->deps = AXL_FAULT_NULL("submit.deps",
+				   kmalloc_array(job->nr_deps, sizeof(*job->deps),
+						 GFP_KERNEL_ACCOUNT));
 	if (!job->deps) {
 		ret = -ENOMEM;
 		goto err_put_out;
@@ -540,10 +550,12 @@ static int axl_job_lock_resv(struct axl_job *job, struct axl_job_resv *r)
 
 	r->out = job->result;
 	get_dma_buf(r->out);
-	ret = dma_resv_lock_interruptible(r->out->resv, NULL);
+	ret = AXL_FAULT_INT("submit.resv_lock", -EINTR,
+			    dma_resv_lock_interruptible(r->out->resv, NULL));
 	if (ret)
 		goto err_put;
-	ret = axl_resv_reserve(r->out->resv, 1, 0);
+	ret = AXL_FAULT_INT("submit.resv_reserve", -ENOMEM,
+			    axl_resv_reserve(r->out->resv, 1, 0));
 	if (ret)
 		goto err_unlock;
 	return 0;
@@ -585,7 +597,7 @@ static struct sync_file *axl_submit_publish(struct axl_job *job,
 
 	axl_engine_fence_init(job);
 
-	sync = sync_file_create(fence);
+	sync = AXL_FAULT_NULL("submit.sync_file", sync_file_create(fence));
 	if (!sync) {
 		dma_fence_set_error(fence, -ECANCELED);
 		dma_fence_signal(fence);
@@ -657,12 +669,13 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 	ret = axl_share_admit(file, timeout_ns, &user);
 	if (ret)
 		return ret;
-	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	job = AXL_FAULT_NULL("submit.job", kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT));
 	if (!job) {
 		ret = -ENOMEM;
 		goto err_count;
 	}
-	job->fence = kzalloc(sizeof(*job->fence), GFP_KERNEL_ACCOUNT);
+	job->fence = AXL_FAULT_NULL("submit.fence",
+				    kzalloc(sizeof(*job->fence), GFP_KERNEL_ACCOUNT));
 	if (!job->fence) {
 		ret = -ENOMEM;
 		goto err_free_job;
@@ -675,7 +688,8 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 	 * cannot swap in another buffer (one that is busy, say, whose fences
 	 * SUBMIT would then wait for under the device lock).
 	 */
-	result = dma_buf_get(args.result_fd);
+	result = AXL_FAULT_PTR("submit.dma_buf_get", -EBADF,
+			       dma_buf_get(args.result_fd));
 	if (IS_ERR(result)) {
 		ret = PTR_ERR(result);
 		goto err_free_fence;
@@ -710,7 +724,8 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 	if (ret)
 		goto err_unmap_result;
 
-	fd = get_unused_fd_flags(O_CLOEXEC);
+	fd = AXL_FAULT_INT("submit.get_unused_fd", -EMFILE,
+			   get_unused_fd_flags(O_CLOEXEC));
 	if (fd < 0) {
 		ret = fd;
 		goto err_end_cpu;

@@ -179,6 +179,9 @@ static int axl_stats_show(struct seq_file *m, void *unused)
 		{ "failed", &axl_stats.failed },
 		{ "timed_out", &axl_stats.timed_out },
 		{ "cancelled", &axl_stats.cancelled },
+		{ "pins", &axl_stats.pins },
+		{ "users", &axl_stats.users },
+		{ "writers", &axl_stats.writers },
 	};
 	size_t i;
 
@@ -194,6 +197,7 @@ static void axl_debugfs_init(void)
 {
 	axl_debugfs = debugfs_create_dir(AXL_DRIVER_NAME, NULL);
 	debugfs_create_file("stats", 0444, axl_debugfs, NULL, &axl_stats_fops);
+	axl_fault_debugfs(axl_debugfs);
 }
 
 /*
@@ -237,6 +241,7 @@ static void __exit axl_exit(void)
 {
 	misc_deregister(&axl_misc);
 	debugfs_remove_recursive(axl_debugfs);
+	axl_fault_fini();
 	axl_metis_fini();
 	/* queued jobs still hold attachments to the device */
 	axl_engine_fini();

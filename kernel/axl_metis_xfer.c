@@ -131,7 +131,7 @@ static int axl_metis_map(struct axl_metis_file *f, int fd)
 	int ret, i;
 
 	f->dev = axl_dev();
-	f->dmabuf = dma_buf_get(fd);
+	f->dmabuf = AXL_FAULT_PTR("metis.dma_buf_get", -EBADF, dma_buf_get(fd));
 	if (IS_ERR(f->dmabuf)) {
 		ret = PTR_ERR(f->dmabuf);
 		goto err_clear;
@@ -151,12 +151,14 @@ static int axl_metis_map(struct axl_metis_file *f, int fd)
 	ret = axl_writer_claim(f->dmabuf, f, AXL_METIS_DIR);
 	if (ret)
 		goto err_unpin;
-	f->attach = dma_buf_attach(f->dmabuf, f->dev);
+	f->attach = AXL_FAULT_PTR("metis.attach", -ENOMEM,
+				  dma_buf_attach(f->dmabuf, f->dev));
 	if (IS_ERR(f->attach)) {
 		ret = PTR_ERR(f->attach);
 		goto err_unclaim;
 	}
-	f->sgt = dma_buf_map_attachment_unlocked(f->attach, AXL_METIS_DIR);
+	f->sgt = AXL_FAULT_PTR("metis.map", -ENOMEM,
+			       dma_buf_map_attachment_unlocked(f->attach, AXL_METIS_DIR));
 	if (IS_ERR(f->sgt)) {
 		ret = PTR_ERR(f->sgt);
 		goto err_detach;
@@ -164,7 +166,7 @@ static int axl_metis_map(struct axl_metis_file *f, int fd)
 	ret = -EIO;
 	if (!f->sgt->nents)
 		goto err_unmap;
-	ret = axl_dma_buf_vmap(f->dmabuf, &f->map);
+	ret = AXL_FAULT_INT("metis.vmap", -ENOMEM, axl_dma_buf_vmap(f->dmabuf, &f->map));
 	if (ret)
 		goto err_unmap;
 	/* the simulated eDMA copies with plain loads and stores */
@@ -172,7 +174,8 @@ static int axl_metis_map(struct axl_metis_file *f, int fd)
 	if (f->map.is_iomem)
 		goto err_vunmap;
 	ret = -ENOMEM;
-	f->ll = kmalloc_array(AXL_METIS_LL_MAX, sizeof(*f->ll), GFP_KERNEL);
+	f->ll = AXL_FAULT_NULL("metis.ll",
+			       kmalloc_array(AXL_METIS_LL_MAX, sizeof(*f->ll), GFP_KERNEL));
 	if (!f->ll)
 		goto err_vunmap;
 
@@ -425,7 +428,8 @@ static int axl_metis_copy(struct axl_metis_file *f, const struct axl_metis_xfer 
 	int ret;
 
 	*moved = 0;
-	ret = dma_buf_begin_cpu_access(f->dmabuf, dir);
+	ret = AXL_FAULT_INT("metis.begin_cpu", -EIO,
+			    dma_buf_begin_cpu_access(f->dmabuf, dir));
 	if (ret)
 		return ret;
 	while ((n = axl_metis_ll_build(&w, f->ll, max)))

@@ -116,7 +116,7 @@ struct axl_pin *axl_pin_new(const struct dma_buf *buf)
 	struct axl_pin *pin;
 	int ret;
 
-	pin = kzalloc(sizeof(*pin), GFP_KERNEL_ACCOUNT);
+	pin = AXL_FAULT_NULL("pin.alloc", kzalloc(sizeof(*pin), GFP_KERNEL_ACCOUNT));
 	if (!pin)
 		return ERR_PTR(-ENOMEM);
 	INIT_LIST_HEAD(&pin->node);
@@ -128,6 +128,7 @@ struct axl_pin *axl_pin_new(const struct dma_buf *buf)
 		kfree(pin);
 		return ERR_PTR(ret);
 	}
+	atomic64_inc(&axl_stats.pins);
 	return pin;
 }
 
@@ -138,6 +139,7 @@ static void axl_pin_uncharge(struct axl_pin *pin)
 	atomic64_sub(pin->size, &pin->user->pinned);
 	axl_user_put(pin->user);
 	kfree(pin);
+	atomic64_dec(&axl_stats.pins);
 }
 
 /**

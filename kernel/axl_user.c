@@ -62,17 +62,20 @@ struct axl_user *axl_user_get(void)
 		refcount_inc(&user->ref);
 		goto out;
 	}
-	user = kzalloc(sizeof(*user), GFP_KERNEL);
+	user = AXL_FAULT_NULL("user.alloc", kzalloc(sizeof(*user), GFP_KERNEL));
 	if (!user)
 		goto out;
 	user->uid = uid;
 	refcount_set(&user->ref, 1);
 	atomic64_set(&user->pinned, 0);
 	atomic64_set(&user->queued_ns, 0);
-	if (xa_err(xa_store(&axl_users, uid, user, GFP_KERNEL))) {
+	if (AXL_FAULT_INT("user.xa_store", -ENOMEM,
+			  xa_err(xa_store(&axl_users, uid, user, GFP_KERNEL)))) {
 		kfree(user);
 		user = NULL;
+		goto out;
 	}
+	atomic64_inc(&axl_stats.users);
 out:
 	mutex_unlock(&axl_users_lock);
 	return user;
@@ -88,6 +91,7 @@ void axl_user_put(struct axl_user *user)
 	if (refcount_dec_and_test(&user->ref)) {
 		xa_erase(&axl_users, user->uid);
 		kfree(user);
+		atomic64_dec(&axl_stats.users);
 	}
 	mutex_unlock(&axl_users_lock);
 }

@@ -40,11 +40,15 @@ int axl_writer_claim(struct dma_buf *buf, void *owner,
 
 	if (dir == DMA_TO_DEVICE)
 		return 0;
-	ret = xa_insert(&axl_writers, key, owner, GFP_KERNEL_ACCOUNT);
-	if (ret != -EBUSY)
-		return ret;
-	axl_engine_flush_cleanup();
-	return xa_insert(&axl_writers, key, owner, GFP_KERNEL_ACCOUNT);
+	ret = AXL_FAULT_INT("writer.insert", -ENOMEM,
+			    xa_insert(&axl_writers, key, owner, GFP_KERNEL_ACCOUNT));
+	if (ret == -EBUSY) {
+		axl_engine_flush_cleanup();
+		ret = xa_insert(&axl_writers, key, owner, GFP_KERNEL_ACCOUNT);
+	}
+	if (!ret)
+		atomic64_inc(&axl_stats.writers);
+	return ret;
 }
 
 /**
@@ -54,8 +58,8 @@ int axl_writer_claim(struct dma_buf *buf, void *owner,
  */
 void axl_writer_release(struct dma_buf *buf, enum dma_data_direction dir)
 {
-	if (dir != DMA_TO_DEVICE)
-		xa_erase(&axl_writers, (unsigned long)buf);
+	if (dir != DMA_TO_DEVICE && xa_erase(&axl_writers, (unsigned long)buf))
+		atomic64_dec(&axl_stats.writers);
 }
 
 /**

@@ -513,6 +513,7 @@ int bufinfo_read(struct bufinfo_entry *entries, int max)
 
 		if (sscanf(line, "%zu %x %x %ld %63s %lu", &e.size, &flags, &mode,
 			   &count, e.exporter, &e.inode) == 6 && line[0] != '\t') {
+			e.count = count;
 			cur = n < max ? &entries[n] : NULL;
 			if (cur)
 				*cur = e;

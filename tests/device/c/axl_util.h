@@ -138,6 +138,7 @@ struct bufinfo_entry {
 	char exporter[64];
 	int ndevices;
 	char devices[8][64];
+	long count; /* references to the dma-buf's file */
 };
 /* Entries of debugfs bufinfo; returns the count or -errno. */
 int bufinfo_read(struct bufinfo_entry *entries, int max);

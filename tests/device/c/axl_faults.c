@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * axl fault-injection test: every failure site on the IMPORT, IMPORT_FD2,
+ * SUBMIT, Metis ATTACH and XFER paths fails once, and the driver unwinds.
+ *
+ * The kernels axl is tested on have no CONFIG_FAULT_INJECTION or
+ * fail_function, so the driver has test-only fault points of its own
+ * (kernel/axl_fault.c): writing N to debugfs axl/fault_nth fails the Nth
+ * point hit after it, once, with the errno the real call gives when it
+ * fails; axl/fault_state says how many points were hit and which one
+ * fired. For each path, N = 1, 2, ...: arm, call, and check
+ *  - the call fails with the injected errno;
+ *  - nothing leaked: axl's live counters (files, imports, jobs, fences,
+ *    pins, users, writer mappings), the attachments and file references
+ *    debugfs bufinfo lists for the test's buffers, the process's fds and
+ *    the module's refcount
+ *    are what they were before the call;
+ *  - nothing was imported or queued (the debugfs totals), and a SUBMIT
+ *    consumed no seqno: the next job's is the one after the last;
+ *  - the same call, unarmed, then works (and is undone);
+ * until the armed call succeeds with nothing fired. The last case unloads
+ * and loads the module again, and every case fails on a kernel splat
+ * (with the debug kernel's KASAN, lockdep and DMA-API checks).
+ *
+ * The points are global: nothing else may use axl while this runs.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <linux/axl_metis.h>
+
+#include "axl_util.h"
+
+#define FAULT_NTH   "/sys/kernel/debug/axl/fault_nth"
+#define FAULT_STATE "/sys/kernel/debug/axl/fault_state"
+#define MODULE_REFCNT "/sys/module/axl/refcnt"
+
+/* More points than any path has: a path still failing at this N is a bug. */
+#define MAX_POINTS 64
+
+#define W 64
+#define H 32
+
+/* ---- the fault points ---- */
+
+static int fault_arm(unsigned int nth)
+{
+	char text[16];
+
+	snprintf(text, sizeof(text), "%u", nth);
+	return sysfs_write(FAULT_NTH, text);
+}
+
+struct fault_state {
+	int hits;
+	char site[64]; /* "none" until one fired */
+	int err;       /* negative errno it injected */
+};
+
+static int fault_read(struct fault_state *st)
+{
+	FILE *f = fopen(FAULT_STATE, "re");
+	int n;
+
+	if (!f)
+		return -errno;
+	n = fscanf(f, "hits %d fired %63s %d", &st->hits, st->site, &st->err);
+	fclose(f);
+	return n == 3 ? 0 : -EINVAL;
+}
+
+/* An ioctl without axl_ioctl()'s retry on EINTR: an injected -EINTR must show. */
+static int raw_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+}
+
+/* ---- what may leak ---- */
+
+static const char *const counters[] = {
+	"files", "imports", "jobs", "fences", "pins", "users", "writers",
+};
+
+struct snapshot {
+	long long stat[ARRAY_SIZE(counters)];
+	int attachments; /* of the test's buffers, in debugfs bufinfo */
+	long refs;       /* to their files, in debugfs bufinfo */
+	int fds;
+	long refcnt;
+};
+
+static unsigned long watched[4]; /* inodes of the test's buffers */
+static int nwatched;
+
+static void watch(int buf)
+{
+	watched[nwatched++] = fd_inode(buf);
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* the directory's own fd */
+}
+
+static long read_refcnt(void)
+{
+	FILE *f = fopen(MODULE_REFCNT, "re");
+	long v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static int snap(struct snapshot *s)
+{
+	static struct bufinfo_entry e[512];
+	int n = bufinfo_read(e, 512);
+
+	if (n < 0)
+		return n;
+	for (size_t i = 0; i < ARRAY_SIZE(counters); i++)
+		s->stat[i] = axl_stat(counters[i]);
+	s->attachments = 0;
+	s->refs = 0;
+	for (int i = 0; i < nwatched; i++) {
+		const struct bufinfo_entry *b = bufinfo_find(e, n, watched[i]);
+
+		if (b) {
+			s->attachments += b->ndevices;
+			s->refs += b->count;
+		}
+	}
+	s->fds = count_fds();
+	s->refcnt = read_refcnt();
+	return 0;
+}
+
+/* First difference of @now from @base into @why; 0 when equal. */
+static int snap_diff(const struct snapshot *base, const struct snapshot *now,
+		     char *why, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(counters); i++)
+		if (now->stat[i] != base->stat[i])
+			return snprintf(why, len, "stats %s %lld, was %lld", counters[i],
+					now->stat[i], base->stat[i]);
+	if (now->attachments != base->attachments)
+		return snprintf(why, len, "bufinfo attachments %d, were %d",
+				now->attachments, base->attachments);
+	if (now->refs != base->refs)
+		return snprintf(why, len, "dma-buf file references %ld, were %ld",
+				now->refs, base->refs);
+	if (now->fds != base->fds)
+		return snprintf(why, len, "fds %d, were %d", now->fds, base->fds);
+	if (now->refcnt != base->refcnt)
+		return snprintf(why, len, "module refcnt %ld, was %ld", now->refcnt,
+				base->refcnt);
+	return 0;
+}
+
+/* Wait (2 s at most: jobs end and are cleaned up) until nothing differs from @base. */
+static bool settled(const struct snapshot *base, char *why, size_t len)
+{
+	struct snapshot now;
+
+	for (int t = 0; t <= 2000; t += 10) {
+		if (snap(&now) < 0) {
+			snprintf(why, len, "cannot read debugfs bufinfo");
+			return false;
+		}
+		if (!snap_diff(base, &now, why, len))
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* ---- the paths ---- */
+
+/*
+ * One path: call() makes the call under test (0 or -errno) and leaves
+ * what it made for undo() to take back after a success.
+ */
+struct path {
+	const char *name;
+	int (*call)(void);
+	void (*undo)(void);
+};
+
+static int dev = -1, in_buf = -1, out_buf = -1, node = -1;
+static uint32_t handle, input_handle;
+static int fence_fd = -1;
+static uint64_t last_seqno; /* of the last job queued */
+static char call_err[256];  /* what a call saw wrong besides its return */
+
+static int call_import(void)
+{
+	struct axl_import_fd a = {
+		.fd = in_buf, .width = W, .height = H, .pixfmt = AXL_PIXFMT_GREY,
+		.stride = W, .flags = AXL_IMPORT_BIDIRECTIONAL,
+	};
+	int ret = raw_ioctl(dev, AXL_IOCTL_IMPORT_FD, &a);
+
+	handle = a.handle;
+	return ret;
+}
+
+static int call_import2(void)
+{
+	struct axl_import_fd2 a = {
+		.fd = in_buf, .width = W, .height = H, .pixfmt = AXL_PIXFMT_GREY,
+		.nplanes = 1, .flags = AXL_IMPORT_BIDIRECTIONAL,
+		.planes = { { .offset = 0, .pitch = W } },
+	};
+	int ret = raw_ioctl(dev, AXL_IOCTL_IMPORT_FD2, &a);
+
+	handle = a.handle;
+	return ret;
+}
+
+static void undo_import(void)
+{
+	axl_release(dev, handle);
+}
+
+static int call_submit(void)
+{
+	struct axl_submit a = {
+		.input_handle = input_handle, .result_fd = out_buf, .timeout_us = 0,
+	};
+	int ret = raw_ioctl(dev, AXL_IOCTL_SUBMIT, &a);
+
+	fence_fd = ret ? -1 : a.fence_fd;
+	/* a failed submit consumes no seqno */
+	if (!ret && last_seqno && a.seqno != last_seqno + 1)
+		snprintf(call_err, sizeof(call_err), "seqno %llu after %llu",
+			 (unsigned long long)a.seqno,
+			 (unsigned long long)last_seqno);
+	if (!ret)
+		last_seqno = a.seqno;
+	return ret;
+}
+
+static void undo_submit(void)
+{
+	fence_wait(fence_fd, 5000);
+	close(fence_fd);
+	fence_fd = -1;
+}
+
+static int call_attach(void)
+{
+	return raw_ioctl(node, AXL_METIS_IOCTL_DMA_ATTACH, &in_buf);
+}
+
+static void undo_attach(void)
+{
+	int unused = 0;
+
+	axl_ioctl(node, AXL_METIS_IOCTL_DMA_DETACH, &unused);
+}
+
+static int call_xfer(void)
+{
+	struct axl_metis_xfer x = {
+		.phy = 0, .size = W * H, .offset = 0, .channel = -1,
+		.flags = AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC,
+	};
+
+	return raw_ioctl(node, AXL_METIS_IOCTL_DMA_XFER, &x);
+}
+
+static void undo_nothing(void)
+{
+}
+
+/*
+ * N = 1, 2, ... on @p until its call succeeds with no point fired. Prints
+ * the points the path has, in order.
+ */
+static int run_path(const struct path *p)
+{
+	char why[256], sites[1024] = "", splat[512];
+	struct snapshot base;
+	struct fault_state st;
+	int mark, ret;
+	unsigned int n;
+
+	mark = kmsg_mark();
+	FAIL_IF(mark < 0, "cannot read /dev/kmsg");
+	FAIL_IF(snap(&base) < 0, "cannot read debugfs bufinfo");
+	for (n = 1; n <= MAX_POINTS; n++) {
+		long long imported = axl_stat("imported");
+		long long submitted = axl_stat("submitted");
+
+		EXPECT_RET(fault_arm(n), 0);
+		ret = p->call();
+		FAIL_IF(fault_read(&st) < 0, "cannot read %s", FAULT_STATE);
+		EXPECT_RET(fault_arm(0), 0);
+		FAIL_IF(call_err[0], "%s: N=%u: %s", p->name, n, call_err);
+		if (!strcmp(st.site, "none")) {
+			/* every point passed: the call must have succeeded */
+			FAIL_IF(ret, "%s: N=%u: %s with no point fired (%d hits)",
+				p->name, n, axl_errname(ret), st.hits);
+			FAIL_IF(st.hits != (int)n - 1,
+				"%s: N=%u: %d points hit, but %u before", p->name, n,
+				st.hits, n - 1);
+			p->undo();
+			FAIL_IF(!settled(&base, why, sizeof(why)),
+				"%s: after the unarmed call and its undo: %s", p->name, why);
+			break;
+		}
+		snprintf(sites + strlen(sites), sizeof(sites) - strlen(sites),
+			 "%s%s", n > 1 ? " " : "", st.site);
+		if (ret != st.err) {
+			if (!ret)
+				p->undo();
+			FAIL_IF(true, "%s: N=%u: %s fired %s, the call returned %s",
+				p->name, n, st.site, axl_errname(st.err), axl_errname(ret));
+		}
+		FAIL_IF(!settled(&base, why, sizeof(why)),
+			"%s: N=%u: after %s failed with %s: %s", p->name, n, st.site,
+			axl_errname(st.err), why);
+		/* nothing was imported or queued */
+		FAIL_IF(axl_stat("imported") != imported || axl_stat("submitted") != submitted,
+			"%s: N=%u: after %s failed: imported %lld, was %lld; submitted %lld, was %lld",
+			p->name, n, st.site, axl_stat("imported"), imported,
+			axl_stat("submitted"), submitted);
+		/* the same call, unarmed, works */
+		ret = p->call();
+		FAIL_IF(ret, "%s: N=%u: after %s, the unarmed call: %s", p->name, n,
+			st.site, axl_errname(ret));
+		FAIL_IF(call_err[0], "%s: N=%u: after %s, the unarmed call: %s", p->name,
+			n, st.site, call_err);
+		p->undo();
+		FAIL_IF(!settled(&base, why, sizeof(why)),
+			"%s: N=%u: after %s and an unarmed call: %s", p->name, n,
+			st.site, why);
+	}
+	FAIL_IF(n > MAX_POINTS, "%s: still failing at N=%u", p->name, n);
+	tap_diag("%s: %u fault points: %s", p->name, n - 1, sites);
+	ret = kmsg_scan_splats(mark, splat, sizeof(splat));
+	close(mark);
+	FAIL_IF(ret, "kernel log: %s", splat);
+	return KSFT_PASS;
+}
+
+/* The case's setup for /dev/axl: the device and two buffers. */
+static int setup_axl(void)
+{
+	dev = axl_open_dev();
+	FAIL_IF(dev < 0, "open %s: %s", AXL_DEV_PATH, axl_errname(dev));
+	in_buf = heap_alloc(W * H);
+	out_buf = heap_alloc(4096);
+	FAIL_IF(in_buf < 0 || out_buf < 0, "heap: %s / %s", axl_errname(in_buf),
+		axl_errname(out_buf));
+	watch(in_buf);
+	watch(out_buf);
+	return KSFT_PASS;
+}
+
+static int case_import(void)
+{
+	static const struct path p = { "IMPORT", call_import, undo_import };
+
+	if (setup_axl())
+		return KSFT_FAIL;
+	return run_path(&p);
+}
+
+static int case_import2(void)
+{
+	static const struct path p = { "IMPORT_FD2", call_import2, undo_import };
+
+	if (setup_axl())
+		return KSFT_FAIL;
+	return run_path(&p);
+}
+
+static int case_submit(void)
+{
+	static const struct path p = { "SUBMIT", call_submit, undo_submit };
+	struct axl_import_fd imp;
+
+	if (setup_axl())
+		return KSFT_FAIL;
+	EXPECT_RET(axl_import(dev, in_buf, W, H, AXL_PIXFMT_GREY, W,
+			      AXL_IMPORT_TO_DEVICE, &imp), 0);
+	input_handle = imp.handle;
+	/* one job first: from then on the result holds a fence (implicit sync) */
+	EXPECT_RET(call_submit(), 0);
+	undo_submit();
+	FAIL_IF(!axl_stats_settle(1, 1, 0, 1, 2000),
+		"the first job did not end");
+	return run_path(&p);
+}
+
+static bool node_find(char *path, size_t len)
+{
+	glob_t g;
+	bool one;
+
+	if (glob("/dev/" AXL_METIS_NODE_PREFIX "*", 0, NULL, &g))
+		return false;
+	one = g.gl_pathc == 1;
+	if (one)
+		snprintf(path, len, "%s", g.gl_pathv[0]);
+	globfree(&g);
+	return one;
+}
+
+static int setup_metis(void)
+{
+	char path[128];
+
+	if (!node_find(path, sizeof(path))) {
+		tap_diag("no single /dev/%s* (axl.ko with metis_node=1)",
+			 AXL_METIS_NODE_PREFIX);
+		return KSFT_SKIP;
+	}
+	node = open(path, O_RDWR | O_CLOEXEC);
+	FAIL_IF(node < 0, "open %s: %s", path, strerror(errno));
+	in_buf = heap_alloc(W * H);
+	FAIL_IF(in_buf < 0, "heap: %s", axl_errname(in_buf));
+	watch(in_buf);
+	return KSFT_PASS;
+}
+
+static int case_attach(void)
+{
+	static const struct path p = { "Metis ATTACH", call_attach, undo_attach };
+	int ret = setup_metis();
+
+	return ret ? ret : run_path(&p);
+}
+
+static int case_xfer(void)
+{
+	static const struct path p = { "Metis XFER", call_xfer, undo_nothing };
+	int ret = setup_metis();
+
+	if (ret)
+		return ret;
+	EXPECT_RET(call_attach(), 0);
+	return run_path(&p);
+}
+
+/* After all that, the module's references are all gone: it unloads and loads. */
+static int check_loaded(void)
+{
+	int fd = axl_open_dev();
+
+	FAIL_IF(fd < 0, "open %s after the reload: %s", AXL_DEV_PATH,
+		axl_errname(fd));
+	close(fd);
+	return KSFT_PASS;
+}
+
+static int case_reload(void)
+{
+	return axl_module_run_reloaded("", check_loaded);
+}
+
+int main(void)
+{
+	static const struct axl_case cases[] = {
+		{ "IMPORT fails cleanly at each of its fault points", case_import },
+		{ "IMPORT_FD2 fails cleanly at each of its fault points", case_import2 },
+		{ "SUBMIT fails cleanly at each of its fault points", case_submit },
+		{ "Metis ATTACH fails cleanly at each of its fault points", case_attach },
+		{ "Metis XFER fails cleanly at each of its fault points", case_xfer },
+		{ "the module unloads and loads again after the injected faults",
+		  case_reload },
+	};
+	int ret;
+
+	ret = tap_skip_unless_importable("debugfs and module reloads");
+	if (ret)
+		return ret;
+	if (access(FAULT_NTH, W_OK)) {
+		printf("TAP version 13\n1..0 # SKIP no %s (no debugfs, or an older axl.ko)\n",
+		       FAULT_NTH);
+		return KSFT_SKIP;
+	}
+	ret = tap_run(cases, ARRAY_SIZE(cases));
+	fault_arm(0); /* whatever a case left */
+	return ret;
+}
