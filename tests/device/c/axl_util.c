@@ -542,6 +542,32 @@ const struct bufinfo_entry *bufinfo_find(const struct bufinfo_entry *e, int n,
 	return NULL;
 }
 
+int bufinfo_attachments(int buf)
+{
+	static struct bufinfo_entry e[512];
+	int n = bufinfo_read(e, 512);
+	const struct bufinfo_entry *hit;
+
+	if (n < 0)
+		return n;
+	hit = bufinfo_find(e, n < 512 ? n : 512, (unsigned long)fd_inode(buf));
+	return hit ? hit->ndevices : -ENOENT;
+}
+
+int open_fd_count(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
 int bufinfo_attached_to(const char *device)
 {
 	static struct bufinfo_entry e[512];

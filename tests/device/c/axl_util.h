@@ -146,6 +146,11 @@ int bufinfo_attached_to(const char *device);
 const struct bufinfo_entry *bufinfo_find(const struct bufinfo_entry *e, int n,
 					 unsigned long inode);
 
+/* Devices attached to the dma-buf @buf (an fd) by debugfs bufinfo, or -errno (-ENOENT: not listed). */
+int bufinfo_attachments(int buf);
+/* Entries of /proc/self/fd, or -1. */
+int open_fd_count(void);
+
 /* One counter of /sys/kernel/debug/axl/stats, or -1. */
 long long axl_stat(const char *name);
 /* Poll until the live counters (files imports jobs fences) reach the given values. */
