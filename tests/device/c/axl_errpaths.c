@@ -495,8 +495,8 @@ static int case_self_dependency(void)
 		bufinfo_attachments(out));
 	EXPECT_RET(axl_release(dev, iself.handle), 0);
 
-	/* b reads what a writes, a still in flight (the engine runs it 300 ms) */
-	EXPECT_RET(param_set("latency_us", 300000), 0);
+	/* b reads what a writes, a still in flight (the engine runs it 500 ms) */
+	EXPECT_RET(param_set("latency_us", 500000), 0);
 	EXPECT_RET(axl_submit(dev, ix.handle, r, 0, &a), 0);
 	EXPECT_RET(fence_state(a.fence_fd, &st), 0);
 	FAIL_IF(st.status != 0, "job a ended (%d) before job b was submitted", st.status);
