@@ -505,23 +505,25 @@ static int case_self_dependency(void)
 	EXPECT_RET(axl_submit(dev, ir.handle, out, 0, &b), 0);
 	FAIL_IF(b.seqno != a.seqno + 1, "seqnos %llu, %llu", (unsigned long long)a.seqno,
 		(unsigned long long)b.seqno);
-	ret = job_ok(&a, r, &x.ref);
-	if (ret != KSFT_PASS)
-		return ret;
+	FAIL_IF(fence_wait(a.fence_fd, 5000), "job a's fence not signalled in 5 s");
 	EXPECT_RET(fence_state(a.fence_fd, &st), 0);
+	FAIL_IF(st.status != 1, "job a: fence status %d (%s)", st.status, axl_errname(st.status));
 	FAIL_IF(b.submit_ns < st.timestamp_ns,
 		"job b was queued %.1f ms before job a's fence signalled",
 		(st.timestamp_ns - b.submit_ns) / 1e6);
 	FAIL_IF(fence_wait(b.fence_fd, 5000), "job b's fence not signalled in 5 s");
-	close(a.fence_fd);
 	FAIL_IF(!axl_stats_settle(1, 2, 0, axl_stat("fences"), 5000), "jobs not cleaned up");
 	EXPECT_RET(axl_release(dev, ix.handle), 0);
 	EXPECT_RET(axl_release(dev, ir.handle), 0);
 	/*
-	 * What job b should have read: a's result, read once nothing maps it
-	 * TO_DEVICE (a CPU read would sync that mapping the other way: a
-	 * DMA-API report on the debug kernel)
+	 * a's result, and what job b should have read: the buffer is read only
+	 * once nothing maps it TO_DEVICE (a CPU read syncs every mapping the
+	 * other way: a DMA-API report on the debug kernel)
 	 */
+	ret = job_ok(&a, r, &x.ref);
+	if (ret != KSFT_PASS)
+		return ret;
+	close(a.fence_fd);
 	EXPECT_RET(frame_geom(&g, AXL_PIXFMT_RAW, PAGE, 1, 0), 0);
 	map = buf_map(r, PAGE);
 	FAIL_IF(!map, "mmap of a's result");
