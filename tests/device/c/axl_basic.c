@@ -13,7 +13,6 @@
  * /dev/axl is absent.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -136,20 +135,6 @@ static int fence_finish(int fence, struct fence_state *st)
 		return ret;
 	ret = fence_state(fence, st);
 	return ret ? ret : st->status;
-}
-
-static int count_open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
 }
 
 static int open_dev_info(struct axl_info *info)
@@ -633,9 +618,9 @@ static int case_efault(void)
 	mprotect(ro, PAGE, PROT_READ);
 	cancelled0 = axl_stat("cancelled");
 	submitted0 = axl_stat("submitted");
-	fds0 = count_open_fds();
+	fds0 = open_fd_count();
 	EXPECT_RET(axl_ioctl(dev, AXL_IOCTL_SUBMIT, ro_sub), -EFAULT);
-	FAIL_IF(count_open_fds() != fds0, "fd leaked by a failed submit");
+	FAIL_IF(open_fd_count() != fds0, "fd leaked by a failed submit");
 	/* the job's fence stays in its result buffer while that lives */
 	FAIL_IF(!axl_stats_settle(1, 1, 0, 1, 5000), "job or fence left behind");
 	FAIL_IF(axl_stat("cancelled") != cancelled0 || axl_stat("submitted") != submitted0 + 1,

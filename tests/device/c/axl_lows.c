@@ -18,7 +18,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -38,57 +37,6 @@
 #define NVMAP_HEAP "/dev/dma_heap/nvmap-sim"
 #define NVMAP_SHORT "/sys/kernel/debug/nvmap_sim/next_short_pages"
 #define DEBUGFS "/sys/kernel/debug"
-
-/* ---- the Metis node ---- */
-
-static char node_path[128];
-
-/* Finds /dev/axl-metis-*; false when there is none or several. */
-static bool node_find(void)
-{
-	glob_t g;
-	bool one;
-
-	if (glob("/dev/" AXL_METIS_NODE_PREFIX "*", 0, NULL, &g))
-		return false;
-	one = g.gl_pathc == 1;
-	if (one)
-		snprintf(node_path, sizeof(node_path), "%s", g.gl_pathv[0]);
-	globfree(&g);
-	return one;
-}
-
-static int node_open(void)
-{
-	int fd = open(node_path, O_RDWR | O_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
-}
-
-static int node_attach(int fd, int buf)
-{
-	return axl_ioctl(fd, AXL_METIS_IOCTL_DMA_ATTACH, &buf);
-}
-
-static int node_xfer(int fd, uint64_t phy, size_t size, uint32_t offset, int flags)
-{
-	struct axl_metis_xfer x = {
-		.phy = phy, .size = size, .offset = offset, .flags = flags, .channel = -1,
-	};
-
-	return axl_ioctl(fd, AXL_METIS_IOCTL_DMA_XFER, &x);
-}
-
-/* POLLIN within @timeout_ms: 1, 0 on timeout, or -errno. */
-static int node_poll(int fd, int timeout_ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int ret = poll(&p, 1, timeout_ms);
-
-	if (ret < 0)
-		return -errno;
-	return ret && (p.revents & POLLIN);
-}
 
 /* ---- the vmap bound ---- */
 
@@ -134,14 +82,14 @@ static int case_vmap_bound(void)
 	size = lseek(buf, 0, SEEK_END);
 	FAIL_IF(size != PAGE, "the buffer's size is %lld, not one page: next_short_pages unused",
 		(long long)size);
-	fd = node_open();
-	FAIL_IF(fd < 0, "open %s: %s", node_path, axl_errname(fd));
-	EXPECT_RET(node_attach(fd, buf), 0);
-	EXPECT_RET(node_xfer(fd, 0, PAGE, 0, AXL_METIS_XFER_WRITE | sync), 0);
-	EXPECT_RET(node_xfer(fd, 0, PAGE, 0, AXL_METIS_XFER_READ | sync), 0);
-	EXPECT_RET(node_xfer(fd, 0, PAGE, PAGE, AXL_METIS_XFER_WRITE | sync), -EINVAL);
-	EXPECT_RET(node_xfer(fd, 0, 2 * PAGE, 0, AXL_METIS_XFER_READ | sync), -EINVAL);
-	EXPECT_RET(node_xfer(fd, 0, 2, PAGE - 1, AXL_METIS_XFER_READ | sync), -EINVAL);
+	fd = metis_open();
+	FAIL_IF(fd < 0, "open %s: %s", metis_node_path, axl_errname(fd));
+	EXPECT_RET(metis_attach(fd, buf), 0);
+	EXPECT_RET(metis_xfer(fd, 0, PAGE, 0, AXL_METIS_XFER_WRITE | sync), 0);
+	EXPECT_RET(metis_xfer(fd, 0, PAGE, 0, AXL_METIS_XFER_READ | sync), 0);
+	EXPECT_RET(metis_xfer(fd, 0, PAGE, PAGE, AXL_METIS_XFER_WRITE | sync), -EINVAL);
+	EXPECT_RET(metis_xfer(fd, 0, 2 * PAGE, 0, AXL_METIS_XFER_READ | sync), -EINVAL);
+	EXPECT_RET(metis_xfer(fd, 0, 2, PAGE - 1, AXL_METIS_XFER_READ | sync), -EINVAL);
 	close(fd);
 	close(buf);
 	FAIL_IF(kmsg >= 0 && kmsg_scan_splats(kmsg, first, sizeof(first)) > 0,
@@ -167,7 +115,7 @@ static void *seq_a_run(void *arg)
 {
 	struct seq_thread *a = arg;
 
-	a->ret = node_xfer(a->fd, 0, PAGE, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC);
+	a->ret = metis_xfer(a->fd, 0, PAGE, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC);
 	a->end_ns = now_ns();
 	return NULL;
 }
@@ -190,18 +138,18 @@ static int case_sync_sequence(void)
 
 	buf = heap_alloc(PAGE);
 	FAIL_IF(buf < 0, "heap allocation: %s", axl_errname(buf));
-	a.fd = node_open();
-	FAIL_IF(a.fd < 0, "open %s: %s", node_path, axl_errname(a.fd));
-	EXPECT_RET(node_attach(a.fd, buf), 0);
+	a.fd = metis_open();
+	FAIL_IF(a.fd < 0, "open %s: %s", metis_node_path, axl_errname(a.fd));
+	EXPECT_RET(metis_attach(a.fd, buf), 0);
 	EXPECT_RET(param_set("metis_xfer_us", 100), 0);
 	EXPECT_RET(param_set("metis_sync_wait_ms", SEQ_WAIT_MS), 0);
 	pthread_create(&t, NULL, seq_a_run, &a);
 	/* A's transfer ended: its poll event is up, and the file is free */
-	FAIL_IF(node_poll(a.fd, 5000) != 1, "thread A's transfer never ended");
+	FAIL_IF(metis_poll(a.fd, 5000) != 1, "thread A's transfer never ended");
 	axl_ioctl(a.fd, AXL_METIS_IOCTL_CLEAR_POLL_EVENT, &(int){ 0 });
 	EXPECT_RET(param_set("metis_xfer_us", SEQ_B_XFER_US), 0);
 	b_start = now_ns();
-	b_ret = node_xfer(a.fd, 0, PAGE, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC);
+	b_ret = metis_xfer(a.fd, 0, PAGE, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC);
 	pthread_join(t, NULL);
 	param_set("metis_xfer_us", 100);
 	param_set("metis_sync_wait_ms", 0);
@@ -215,7 +163,7 @@ static int case_sync_sequence(void)
 	/* B's own wait may time out first (documented); either way it is B's */
 	FAIL_IF(b_ret && b_ret != -ETIMEDOUT, "thread B: %s", axl_errname(b_ret));
 	/* B's transfer still ends, later: wait for it before the file closes */
-	FAIL_IF(node_poll(a.fd, 5000) != 1, "thread B's transfer never ended");
+	FAIL_IF(metis_poll(a.fd, 5000) != 1, "thread B's transfer never ended");
 	close(a.fd);
 	close(buf);
 	return KSFT_PASS;
@@ -301,7 +249,7 @@ static int case_failed_load(void)
 			tap_diag("fail_init=%s: the load failed, but created and removed:%s",
 				 steps[i], seen);
 			bad = 1;
-		} else if (!access(AXL_DEV_PATH, F_OK) || node_find() ||
+		} else if (!access(AXL_DEV_PATH, F_OK) || metis_node_find() ||
 			   !access(DEBUGFS "/axl", F_OK)) {
 			tap_diag("fail_init=%s: a node or debugfs entry of axl is left", steps[i]);
 			bad = 1;
@@ -314,20 +262,20 @@ static int case_failed_load(void)
 			return KSFT_FAIL;
 		}
 	}
-	FAIL_IF(access(AXL_DEV_PATH, F_OK) || !node_find(), "the nodes are back after a load");
+	FAIL_IF(access(AXL_DEV_PATH, F_OK) || !metis_node_find(), "the nodes are back after a load");
 	if (bad)
 		return KSFT_FAIL;
 	/* the Metis node comes after the last step that can fail: without it, the load works */
 	EXPECT_RET(axl_module_unload(), 0);
 	snprintf(failing, sizeof(failing), "%s fail_init=metis_node", params);
 	load_ret = axl_module_load(ko, failing);
-	bad = load_ret || access(AXL_DEV_PATH, F_OK) || node_find() ||
+	bad = load_ret || access(AXL_DEV_PATH, F_OK) || metis_node_find() ||
 	      !access(DEBUGFS "/axl-metis", F_OK);
 	if (bad)
 		tap_diag("fail_init=metis_node: %s, /dev/axl %s, the Metis node %s",
 			 load_ret ? axl_errname(load_ret) : "loaded",
 			 access(AXL_DEV_PATH, F_OK) ? "absent" : "present",
-			 node_find() ? "present" : "absent");
+			 metis_node_find() ? "present" : "absent");
 	if (!load_ret)
 		axl_module_unload();
 	EXPECT_RET(axl_module_load(ko, params), 0);
@@ -361,7 +309,7 @@ static int ns_attach_as(struct ns_share *s, uid_t uid, int i)
 
 		if (setresuid(uid, uid, uid))
 			_exit(200);
-		ret = node_attach(s->node[i], s->buf[i]);
+		ret = metis_attach(s->node[i], s->buf[i]);
 		_exit(ret < 0 ? -ret : 0);
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) == 200)
@@ -392,8 +340,8 @@ static int case_userns_owner(void)
 	pid_t pid;
 
 	for (int i = 0; i < 3; i++) {
-		s.node[i] = node_open();
-		FAIL_IF(s.node[i] < 0, "open %s", node_path);
+		s.node[i] = metis_open();
+		FAIL_IF(s.node[i] < 0, "open %s", metis_node_path);
 		s.buf[i] = heap_alloc(MIB);
 		FAIL_IF(s.buf[i] < 0, "heap allocation: %s", axl_errname(s.buf[i]));
 	}
@@ -445,7 +393,7 @@ static int case_userns_owner(void)
 	FAIL_IF(got[1] != -ENOSPC,
 		"namespace uid 2 got an account of its own (%s, not ENOSPC): a uid range "
 		"multiplies its owner's share", axl_errname(got[1]));
-	EXPECT_RET(node_attach(s.node[2], s.buf[2]), 0);
+	EXPECT_RET(metis_attach(s.node[2], s.buf[2]), 0);
 	for (int i = 0; i < 3; i++) {
 		close(s.node[i]);
 		close(s.buf[i]);
@@ -466,18 +414,7 @@ int main(void)
 		  case_vmap_bound },
 	};
 
-	if (geteuid() != 0) {
-		printf("TAP version 13\n1..0 # SKIP needs root\n");
+	if (tap_skip_unless_metis())
 		return KSFT_SKIP;
-	}
-	if (!node_find()) {
-		printf("TAP version 13\n1..0 # SKIP no /dev/%s* (axl.ko with metis_node=1)\n",
-		       AXL_METIS_NODE_PREFIX);
-		return KSFT_SKIP;
-	}
-	if (access(AXL_HEAP_PATH, R_OK)) {
-		printf("TAP version 13\n1..0 # SKIP no %s\n", AXL_HEAP_PATH);
-		return KSFT_SKIP;
-	}
 	return tap_run(cases, ARRAY_SIZE(cases));
 }

@@ -19,8 +19,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,51 +54,6 @@
 
 /* ---- the node ---- */
 
-static char node_path[128];
-
-/* Finds /dev/axl-metis-*; false when there is none or several. */
-static bool node_find(void)
-{
-	glob_t g;
-	bool one;
-
-	if (glob("/dev/" AXL_METIS_NODE_PREFIX "*", 0, NULL, &g))
-		return false;
-	one = g.gl_pathc == 1;
-	if (one)
-		snprintf(node_path, sizeof(node_path), "%s", g.gl_pathv[0]);
-	globfree(&g);
-	return one;
-}
-
-static int node_open(void)
-{
-	int fd = open(node_path, O_RDWR | O_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
-}
-
-static int node_attach(int fd, int buf)
-{
-	return axl_ioctl(fd, AXL_METIS_IOCTL_DMA_ATTACH, &buf);
-}
-
-static int node_detach(int fd)
-{
-	int unused = 0;
-
-	return axl_ioctl(fd, AXL_METIS_IOCTL_DMA_DETACH, &unused);
-}
-
-static int node_xfer(int fd, uint64_t phy, size_t size, uint32_t offset, int flags)
-{
-	struct axl_metis_xfer x = {
-		.phy = phy, .size = size, .offset = offset, .flags = flags, .channel = -1,
-	};
-
-	return axl_ioctl(fd, AXL_METIS_IOCTL_DMA_XFER, &x);
-}
-
 static int node_status(int fd)
 {
 	struct axl_metis_xfer x = {};
@@ -113,17 +66,6 @@ static int node_clear_event(int fd)
 	int unused = 0;
 
 	return axl_ioctl(fd, AXL_METIS_IOCTL_CLEAR_POLL_EVENT, &unused);
-}
-
-/* POLLIN within @timeout_ms: 1, 0 on timeout, or -errno. */
-static int node_poll(int fd, int timeout_ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int ret = poll(&p, 1, timeout_ms);
-
-	if (ret < 0)
-		return -errno;
-	return ret && (p.revents & POLLIN);
 }
 
 /* ---- buffers ---- */
@@ -204,10 +146,10 @@ static int case_queries(void)
 	static const uint64_t want[] = { 0, 4, 0, UINT64_MAX };
 	struct axl_metis_res_info res;
 	struct axl_metis_dma_stats st;
-	int fd = node_open();
+	int fd = metis_open();
 	uint64_t v;
 
-	FAIL_IF(fd < 0, "open %s: %s", node_path, axl_errname(fd));
+	FAIL_IF(fd < 0, "open %s: %s", metis_node_path, axl_errname(fd));
 	for (uint64_t id = 0; id < ARRAY_SIZE(want); id++) {
 		v = id;
 		EXPECT_RET(axl_ioctl(fd, AXL_METIS_IOCTL_GET_DEV_PROPERTY, &v), 0);
@@ -233,37 +175,37 @@ static int case_queries(void)
 static int case_roundtrip(void)
 {
 	struct buf a, b;
-	int fa = node_open(), fb = node_open();
+	int fa = metis_open(), fb = metis_open();
 	long at;
 
-	FAIL_IF(fa < 0 || fb < 0, "open %s", node_path);
+	FAIL_IF(fa < 0 || fb < 0, "open %s", metis_node_path);
 	EXPECT_RET(buf_make(&a, BIG, 1), 0);
 	EXPECT_RET(buf_make(&b, BIG, 2), 0);
-	EXPECT_RET(node_attach(fa, a.fd), 0);
-	EXPECT_RET(node_attach(fb, b.fd), 0);
+	EXPECT_RET(metis_attach(fa, a.fd), 0);
+	EXPECT_RET(metis_attach(fb, b.fd), 0);
 	FAIL_IF(attached_devices(a.fd) != 1, "bufinfo: %d devices attached to the buffer",
 		attached_devices(a.fd));
 
-	EXPECT_RET(node_xfer(fa, MIB, BIG, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC), 0);
-	EXPECT_RET(node_xfer(fb, MIB, BIG, 0, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC), 0);
+	EXPECT_RET(metis_xfer(fa, MIB, BIG, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC), 0);
+	EXPECT_RET(metis_xfer(fb, MIB, BIG, 0, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC), 0);
 	at = buf_diff(&a, 0, &b, 0, BIG);
 	FAIL_IF(at >= 0, "whole buffer: byte %ld differs after the round trip", at);
 	tap_diag("3 MiB buffers; most scatterlist entries of a transfer so far: %d",
 		 stats_max_sgt(fa));
 
 	/* 5000 bytes from offset 777 of a, to card 12345, back into b at offset 4099 */
-	EXPECT_RET(node_xfer(fa, 12345, 5000, 777, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC),
+	EXPECT_RET(metis_xfer(fa, 12345, 5000, 777, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC),
 		   0);
-	EXPECT_RET(node_xfer(fb, 12345, 5000, 4099, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC),
+	EXPECT_RET(metis_xfer(fb, 12345, 5000, 4099, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC),
 		   0);
 	at = buf_diff(&a, 777, &b, 4099, 5000);
 	FAIL_IF(at >= 0, "offsets: byte %ld differs", at);
 	/* b was a's copy: the bytes just outside the range are a's still */
 	FAIL_IF(buf_diff(&a, 4098, &b, 4098, 1) >= 0 || buf_diff(&a, 9099, &b, 9099, 1) >= 0,
 		"a byte next to the range changed");
-	EXPECT_RET(node_detach(fa), 0);
+	EXPECT_RET(metis_detach(fa), 0);
 	FAIL_IF(attached_devices(a.fd) != 0, "bufinfo: still attached after DMA_DETACH");
-	EXPECT_RET(node_detach(fb), 0);
+	EXPECT_RET(metis_detach(fb), 0);
 	close(fa);
 	close(fb);
 	return KSFT_PASS;
@@ -277,26 +219,26 @@ static int case_roundtrip(void)
  */
 static int case_cpu_access_directions(void)
 {
-	int f = node_open(), ret, n[3];
+	int f = metis_open(), ret, n[3];
 	char inst[64];
 	struct buf a;
 
-	FAIL_IF(f < 0, "open %s", node_path);
+	FAIL_IF(f < 0, "open %s", metis_node_path);
 	EXPECT_RET(buf_make(&a, MIB, 3), 0);
-	EXPECT_RET(node_attach(f, a.fd), 0);
+	EXPECT_RET(metis_attach(f, a.fd), 0);
 	snprintf(inst, sizeof(inst), "axl_metis_cpu_%d", getpid());
 	ret = begin_cpu_record(inst);
 	FAIL_IF(ret, "kprobe on dma_buf_begin_cpu_access: %s", axl_errname(ret));
-	ret = node_xfer(f, 0, 5000, 777, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC);
+	ret = metis_xfer(f, 0, 5000, 777, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC);
 	if (!ret)
-		ret = node_xfer(f, 0, 5000, 4099, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC);
+		ret = metis_xfer(f, 0, 5000, 4099, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC);
 	FAIL_IF(begin_cpu_stop(inst, n), "cannot read the trace");
 	FAIL_IF(ret, "transfer: %s", axl_errname(ret));
 	tap_diag("two transfers began CPU access %d time(s) FROM_DEVICE, %d TO_DEVICE, "
 		 "%d BIDIRECTIONAL", n[2], n[1], n[0]);
 	FAIL_IF(n[1] != 2, "the two transfers began TO_DEVICE %d time(s), not twice", n[1]);
 	FAIL_IF(n[2] || n[0], "%d access(es) began FROM_DEVICE, %d BIDIRECTIONAL", n[2], n[0]);
-	EXPECT_RET(node_detach(f), 0);
+	EXPECT_RET(metis_detach(f), 0);
 	close(f);
 	return KSFT_PASS;
 }
@@ -304,27 +246,27 @@ static int case_cpu_access_directions(void)
 static int case_async_poll(void)
 {
 	struct buf a;
-	int fd = node_open();
+	int fd = metis_open();
 
-	FAIL_IF(fd < 0, "open %s", node_path);
+	FAIL_IF(fd < 0, "open %s", metis_node_path);
 	EXPECT_RET(buf_make(&a, 64 * 1024, 3), 0);
-	EXPECT_RET(node_attach(fd, a.fd), 0);
+	EXPECT_RET(metis_attach(fd, a.fd), 0);
 	EXPECT_RET(param_set("metis_xfer_us", SLOW_US), 0);
-	EXPECT_RET(node_xfer(fd, 0, a.len, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_ASYNC), 0);
+	EXPECT_RET(metis_xfer(fd, 0, a.len, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_ASYNC), 0);
 	EXPECT_RET(node_status(fd), AXL_METIS_XFER_PENDING);
-	EXPECT_RET(node_poll(fd, 0), 0);
-	EXPECT_RET(node_poll(fd, 10000), 1);
+	EXPECT_RET(metis_poll(fd, 0), 0);
+	EXPECT_RET(metis_poll(fd, 10000), 1);
 	EXPECT_RET(node_status(fd), AXL_METIS_XFER_DONE);
 	/* the event stays until it is consumed, once */
-	EXPECT_RET(node_poll(fd, 0), 1);
+	EXPECT_RET(metis_poll(fd, 0), 1);
 	EXPECT_RET(node_clear_event(fd), 1);
 	EXPECT_RET(node_clear_event(fd), 0);
-	EXPECT_RET(node_poll(fd, 0), 0);
+	EXPECT_RET(metis_poll(fd, 0), 0);
 
 	/* a SYNC transfer raises an event too, and leaves the ASYNC state alone */
 	EXPECT_RET(param_set("metis_xfer_us", 100), 0);
-	EXPECT_RET(node_xfer(fd, 0, a.len, 0, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC), 0);
-	EXPECT_RET(node_poll(fd, 0), 1);
+	EXPECT_RET(metis_xfer(fd, 0, a.len, 0, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC), 0);
+	EXPECT_RET(metis_poll(fd, 0), 1);
 	EXPECT_RET(node_clear_event(fd), 1);
 	EXPECT_RET(node_status(fd), AXL_METIS_XFER_DONE);
 	close(fd);
@@ -334,20 +276,20 @@ static int case_async_poll(void)
 static int case_one_buffer(void)
 {
 	struct buf a, b;
-	int fd = node_open(), other = node_open();
+	int fd = metis_open(), other = metis_open();
 
-	FAIL_IF(fd < 0 || other < 0, "open %s", node_path);
+	FAIL_IF(fd < 0 || other < 0, "open %s", metis_node_path);
 	EXPECT_RET(buf_make(&a, PAGE, 4), 0);
 	EXPECT_RET(buf_make(&b, PAGE, 5), 0);
-	EXPECT_RET(node_attach(fd, a.fd), 0);
-	EXPECT_RET(node_attach(fd, b.fd), -EBUSY);
+	EXPECT_RET(metis_attach(fd, a.fd), 0);
+	EXPECT_RET(metis_attach(fd, b.fd), -EBUSY);
 	/* the first stays attached and works */
-	EXPECT_RET(node_xfer(fd, 0, PAGE, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC), 0);
+	EXPECT_RET(metis_xfer(fd, 0, PAGE, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC), 0);
 	/* another file takes another buffer */
-	EXPECT_RET(node_attach(other, b.fd), 0);
-	EXPECT_RET(node_detach(fd), 0);
-	EXPECT_RET(node_detach(fd), -EINVAL);
-	EXPECT_RET(node_attach(fd, a.fd), 0);
+	EXPECT_RET(metis_attach(other, b.fd), 0);
+	EXPECT_RET(metis_detach(fd), 0);
+	EXPECT_RET(metis_detach(fd), -EINVAL);
+	EXPECT_RET(metis_attach(fd, a.fd), 0);
 	close(fd);
 	close(other);
 	return KSFT_PASS;
@@ -356,17 +298,17 @@ static int case_one_buffer(void)
 static int case_detach_pending(void)
 {
 	struct buf a;
-	int fd = node_open();
+	int fd = metis_open();
 
-	FAIL_IF(fd < 0, "open %s", node_path);
+	FAIL_IF(fd < 0, "open %s", metis_node_path);
 	EXPECT_RET(buf_make(&a, PAGE, 6), 0);
-	EXPECT_RET(node_attach(fd, a.fd), 0);
+	EXPECT_RET(metis_attach(fd, a.fd), 0);
 	EXPECT_RET(param_set("metis_xfer_us", SLOW_US), 0);
-	EXPECT_RET(node_xfer(fd, 0, PAGE, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_ASYNC), 0);
-	EXPECT_RET(node_detach(fd), -EBUSY);
-	EXPECT_RET(node_xfer(fd, 0, PAGE, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_ASYNC), -EBUSY);
-	EXPECT_RET(node_poll(fd, 10000), 1);
-	EXPECT_RET(node_detach(fd), 0);
+	EXPECT_RET(metis_xfer(fd, 0, PAGE, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_ASYNC), 0);
+	EXPECT_RET(metis_detach(fd), -EBUSY);
+	EXPECT_RET(metis_xfer(fd, 0, PAGE, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_ASYNC), -EBUSY);
+	EXPECT_RET(metis_poll(fd, 10000), 1);
+	EXPECT_RET(metis_detach(fd), 0);
 	close(fd);
 	return KSFT_PASS;
 }
@@ -376,21 +318,21 @@ static int case_close_pending(void)
 {
 	struct buf a, probe;
 	long long files = axl_stat("files"), imports = axl_stat("imports");
-	int fd = node_open(), reader = node_open();
+	int fd = metis_open(), reader = metis_open();
 	uint8_t *before = malloc(64 * 1024);
 	long at = 0;
 
-	FAIL_IF(fd < 0 || reader < 0 || !before, "open %s", node_path);
+	FAIL_IF(fd < 0 || reader < 0 || !before, "open %s", metis_node_path);
 	EXPECT_RET(buf_make(&a, 64 * 1024, 7), 0);
 	EXPECT_RET(buf_make(&probe, 64 * 1024, 8), 0);
 	memcpy(before, probe.map, probe.len);
 	/* card range 8 MiB holds probe's bytes */
-	EXPECT_RET(node_attach(reader, probe.fd), 0);
-	EXPECT_RET(node_xfer(reader, 8 * MIB, probe.len, 0,
+	EXPECT_RET(metis_attach(reader, probe.fd), 0);
+	EXPECT_RET(metis_xfer(reader, 8 * MIB, probe.len, 0,
 			     AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC), 0);
-	EXPECT_RET(node_attach(fd, a.fd), 0);
+	EXPECT_RET(metis_attach(fd, a.fd), 0);
 	EXPECT_RET(param_set("metis_xfer_us", SLOW_US), 0);
-	EXPECT_RET(node_xfer(fd, 8 * MIB, a.len, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_ASYNC),
+	EXPECT_RET(metis_xfer(fd, 8 * MIB, a.len, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_ASYNC),
 		   0);
 	close(fd);
 	FAIL_IF(!axl_stats_settle(files + 1, imports + 1, 0, 0, 5000),
@@ -398,7 +340,7 @@ static int case_close_pending(void)
 	FAIL_IF(attached_devices(a.fd) != 0, "bufinfo: still attached after close");
 	/* the card range still holds probe's bytes: read them back over probe */
 	EXPECT_RET(param_set("metis_xfer_us", 100), 0);
-	EXPECT_RET(node_xfer(reader, 8 * MIB, probe.len, 0,
+	EXPECT_RET(metis_xfer(reader, 8 * MIB, probe.len, 0,
 			     AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC), 0);
 	buf_sync(probe.fd, true, false);
 	while (at < (long)probe.len && probe.map[at] == before[at])
@@ -413,41 +355,41 @@ static int case_close_pending(void)
 static int case_bad_arguments(void)
 {
 	struct buf a;
-	int fd = node_open(), null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int fd = metis_open(), null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	const int w = AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC;
 	struct axl_metis_xfer x = { .size = 1, .flags = w, .channel = AXL_METIS_DMA_CHANNELS };
 	uint64_t card = 64ull * MIB;
 
-	FAIL_IF(fd < 0, "open %s", node_path);
+	FAIL_IF(fd < 0, "open %s", metis_node_path);
 	EXPECT_RET(buf_make(&a, PAGE, 9), 0);
-	EXPECT_RET(node_xfer(fd, 0, PAGE, 0, w), -EINVAL); /* nothing attached */
-	EXPECT_RET(node_detach(fd), -EINVAL);
-	EXPECT_RET(node_attach(fd, -1), -EBADF);
-	EXPECT_RET(node_attach(fd, null), -EINVAL);
+	EXPECT_RET(metis_xfer(fd, 0, PAGE, 0, w), -EINVAL); /* nothing attached */
+	EXPECT_RET(metis_detach(fd), -EINVAL);
+	EXPECT_RET(metis_attach(fd, -1), -EBADF);
+	EXPECT_RET(metis_attach(fd, null), -EINVAL);
 	EXPECT_RET(axl_ioctl(fd, AXL_METIS_IOCTL_DMA_ATTACH, NULL), -EFAULT);
-	EXPECT_RET(node_attach(fd, a.fd), 0);
+	EXPECT_RET(metis_attach(fd, a.fd), 0);
 	EXPECT_RET(axl_ioctl(fd, AXL_METIS_IOCTL_DMA_XFER, NULL), -EFAULT);
 	EXPECT_RET(axl_ioctl(fd, AXL_METIS_IOCTL_GET_DEV_PROPERTY, NULL), -EFAULT);
-	EXPECT_RET(node_xfer(fd, 0, PAGE, 0, 0), -EINVAL);
-	EXPECT_RET(node_xfer(fd, 0, PAGE, 0, AXL_METIS_XFER_SYNC), -EINVAL);
-	EXPECT_RET(node_xfer(fd, 0, PAGE, 0, AXL_METIS_XFER_READ | AXL_METIS_XFER_WRITE |
+	EXPECT_RET(metis_xfer(fd, 0, PAGE, 0, 0), -EINVAL);
+	EXPECT_RET(metis_xfer(fd, 0, PAGE, 0, AXL_METIS_XFER_SYNC), -EINVAL);
+	EXPECT_RET(metis_xfer(fd, 0, PAGE, 0, AXL_METIS_XFER_READ | AXL_METIS_XFER_WRITE |
 					   AXL_METIS_XFER_SYNC), -EINVAL);
-	EXPECT_RET(node_xfer(fd, 0, PAGE, 0, AXL_METIS_XFER_WRITE), -EINVAL);
-	EXPECT_RET(node_xfer(fd, 0, PAGE, 0, w | AXL_METIS_XFER_ASYNC), -EINVAL);
-	EXPECT_RET(node_xfer(fd, 0, PAGE, 0, w | 0x10), -EINVAL);
-	EXPECT_RET(node_xfer(fd, 0, 0, 0, w), -EINVAL);
-	EXPECT_RET(node_xfer(fd, 0, PAGE + 1, 0, w), -EINVAL);
-	EXPECT_RET(node_xfer(fd, 0, PAGE, 1, w), -EINVAL);
-	EXPECT_RET(node_xfer(fd, 0, SIZE_MAX, 2, w), -EINVAL);
-	EXPECT_RET(node_xfer(fd, 0, 1, UINT32_MAX, w), -EINVAL);
+	EXPECT_RET(metis_xfer(fd, 0, PAGE, 0, AXL_METIS_XFER_WRITE), -EINVAL);
+	EXPECT_RET(metis_xfer(fd, 0, PAGE, 0, w | AXL_METIS_XFER_ASYNC), -EINVAL);
+	EXPECT_RET(metis_xfer(fd, 0, PAGE, 0, w | 0x10), -EINVAL);
+	EXPECT_RET(metis_xfer(fd, 0, 0, 0, w), -EINVAL);
+	EXPECT_RET(metis_xfer(fd, 0, PAGE + 1, 0, w), -EINVAL);
+	EXPECT_RET(metis_xfer(fd, 0, PAGE, 1, w), -EINVAL);
+	EXPECT_RET(metis_xfer(fd, 0, SIZE_MAX, 2, w), -EINVAL);
+	EXPECT_RET(metis_xfer(fd, 0, 1, UINT32_MAX, w), -EINVAL);
 	if (param_get("metis_card_mb") > 0)
 		card = (uint64_t)param_get("metis_card_mb") * MIB;
-	EXPECT_RET(node_xfer(fd, card - 1, 2, 0, w), -EINVAL);
-	EXPECT_RET(node_xfer(fd, UINT64_MAX, 2, 0, w), -EINVAL);
+	EXPECT_RET(metis_xfer(fd, card - 1, 2, 0, w), -EINVAL);
+	EXPECT_RET(metis_xfer(fd, UINT64_MAX, 2, 0, w), -EINVAL);
 	EXPECT_RET(axl_ioctl(fd, AXL_METIS_IOCTL_DMA_XFER, &x), -EINVAL); /* channel */
 	x.channel = AXL_METIS_DMA_CHANNELS - 1;
 	EXPECT_RET(axl_ioctl(fd, AXL_METIS_IOCTL_DMA_XFER, &x), 0);
-	EXPECT_RET(node_xfer(fd, card - PAGE, PAGE, 0, w), 0);
+	EXPECT_RET(metis_xfer(fd, card - PAGE, PAGE, 0, w), 0);
 	close(null);
 	close(fd);
 	return KSFT_PASS;
@@ -457,17 +399,17 @@ static int case_stats(void)
 {
 	struct axl_metis_dma_stats before, after;
 	struct buf a;
-	int fd = node_open();
+	int fd = metis_open();
 	uint64_t rd = 0, wr = 0, n_rd = 0, n_wr = 0;
 
-	FAIL_IF(fd < 0, "open %s", node_path);
+	FAIL_IF(fd < 0, "open %s", metis_node_path);
 	EXPECT_RET(buf_make(&a, 2 * PAGE, 10), 0);
-	EXPECT_RET(node_attach(fd, a.fd), 0);
+	EXPECT_RET(metis_attach(fd, a.fd), 0);
 	EXPECT_RET(axl_ioctl(fd, AXL_METIS_IOCTL_GET_DMA_STATS, &before), 0);
 	for (int i = 0; i < 3; i++)
-		EXPECT_RET(node_xfer(fd, 0, 100 + i, 0,
+		EXPECT_RET(metis_xfer(fd, 0, 100 + i, 0,
 				     AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC), 0);
-	EXPECT_RET(node_xfer(fd, 0, PAGE, 8, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC), 0);
+	EXPECT_RET(metis_xfer(fd, 0, PAGE, 8, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC), 0);
 	EXPECT_RET(axl_ioctl(fd, AXL_METIS_IOCTL_GET_DMA_STATS, &after), 0);
 	for (int c = 0; c < AXL_METIS_DMA_CHANNELS; c++) {
 		n_wr += after.wr_channels[c].num_xfer - before.wr_channels[c].num_xfer;
@@ -533,7 +475,7 @@ static void *racer_run(void *arg)
 		memset(mine, 0, RACE_CHUNK);
 		buf_sync(r->buf->fd, false, true);
 		do
-			ret = node_xfer(r->fd, RACE_CARD + off, RACE_CHUNK, off, flags);
+			ret = metis_xfer(r->fd, RACE_CARD + off, RACE_CHUNK, off, flags);
 		while (ret == -EBUSY);
 		if (!ret && r->async)
 			ret = race_status_wait(r->fd) == AXL_METIS_XFER_DONE ? 0 : -EIO;
@@ -558,15 +500,15 @@ static int race(bool async)
 	struct racer r[2];
 	pthread_t t[2];
 	struct buf src, dst;
-	int fd = node_open(), loader = node_open(), set;
+	int fd = metis_open(), loader = metis_open(), set;
 
-	FAIL_IF(fd < 0 || loader < 0, "open %s", node_path);
+	FAIL_IF(fd < 0 || loader < 0, "open %s", metis_node_path);
 	EXPECT_RET(buf_make(&src, 2 * RACE_CHUNK, 21), 0);
 	EXPECT_RET(buf_make(&dst, 2 * RACE_CHUNK, 22), 0);
-	EXPECT_RET(node_attach(loader, src.fd), 0);
-	EXPECT_RET(node_xfer(loader, RACE_CARD, src.len, 0,
+	EXPECT_RET(metis_attach(loader, src.fd), 0);
+	EXPECT_RET(metis_xfer(loader, RACE_CARD, src.len, 0,
 			     AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC), 0);
-	EXPECT_RET(node_attach(fd, dst.fd), 0);
+	EXPECT_RET(metis_attach(fd, dst.fd), 0);
 	set = param_set("metis_xfer_us", RACE_XFER_US);
 	if (!set)
 		set = param_set("metis_done_us", RACE_DONE_US);
@@ -620,17 +562,17 @@ static int check_scattered(void)
 	int fa, fb, sgt;
 	long at;
 
-	FAIL_IF(!node_find(), "no node after the reload");
-	fa = node_open();
-	fb = node_open();
-	FAIL_IF(fa < 0 || fb < 0, "open %s", node_path);
+	FAIL_IF(!metis_node_find(), "no node after the reload");
+	fa = metis_open();
+	fb = metis_open();
+	FAIL_IF(fa < 0 || fb < 0, "open %s", metis_node_path);
 	EXPECT_RET(buf_make(&a, SCATTERED, 11), 0);
 	EXPECT_RET(buf_make(&b, SCATTERED, 12), 0);
-	EXPECT_RET(node_attach(fa, a.fd), 0);
-	EXPECT_RET(node_attach(fb, b.fd), 0);
+	EXPECT_RET(metis_attach(fa, a.fd), 0);
+	EXPECT_RET(metis_attach(fb, b.fd), 0);
 
-	EXPECT_RET(node_xfer(fa, 0, SCATTERED, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC), 0);
-	EXPECT_RET(node_xfer(fb, 0, SCATTERED, 0, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC), 0);
+	EXPECT_RET(metis_xfer(fa, 0, SCATTERED, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC), 0);
+	EXPECT_RET(metis_xfer(fb, 0, SCATTERED, 0, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC), 0);
 	sgt = stats_max_sgt(fa);
 	tap_diag("%u-byte buffers map as %d scatterlist entries (%d passes of %d)", SCATTERED,
 		 sgt, (sgt + LL_PASS - 1) / LL_PASS, LL_PASS);
@@ -640,8 +582,8 @@ static int check_scattered(void)
 		SCATTERED);
 
 	EXPECT_RET(buf_fill(&b, 13), 0);
-	EXPECT_RET(node_xfer(fa, card, len, a_off, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC), 0);
-	EXPECT_RET(node_xfer(fb, card, len, b_off, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC), 0);
+	EXPECT_RET(metis_xfer(fa, card, len, a_off, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC), 0);
+	EXPECT_RET(metis_xfer(fb, card, len, b_off, AXL_METIS_XFER_READ | AXL_METIS_XFER_SYNC), 0);
 	at = buf_diff(&a, a_off, &b, b_off, len);
 	FAIL_IF(at >= 0, "range: byte %ld of %zu differs", at, len);
 	/* the bytes just outside b's range are still from b's refill, not a's */
@@ -707,8 +649,8 @@ static int user_a_fills(struct share *s)
 	struct axl_import_fd imp;
 
 	for (int i = 0; i < USER_CAP_MB; i++)
-		EXPECT_RET(node_attach(s->node[i], s->a[i].fd), 0);
-	EXPECT_RET(node_attach(s->node[USER_CAP_MB], s->a[USER_CAP_MB].fd), -ENOSPC);
+		EXPECT_RET(metis_attach(s->node[i], s->a[i].fd), 0);
+	EXPECT_RET(metis_attach(s->node[USER_CAP_MB], s->a[USER_CAP_MB].fd), -ENOSPC);
 	/* the same share as its imports on /dev/axl */
 	EXPECT_RET(axl_import(s->dev_a, s->b.fd, 64, 64, AXL_PIXFMT_GREY, 0,
 			      AXL_IMPORT_TO_DEVICE, &imp), -ENOSPC);
@@ -722,8 +664,8 @@ static int user_b_runs(struct share *s)
 	struct axl_submit sub;
 	struct axl_result r;
 
-	EXPECT_RET(node_attach(s->node_b, s->b.fd), 0);
-	EXPECT_RET(node_xfer(s->node_b, 0, PAGE, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC), 0);
+	EXPECT_RET(metis_attach(s->node_b, s->b.fd), 0);
+	EXPECT_RET(metis_xfer(s->node_b, 0, PAGE, 0, AXL_METIS_XFER_WRITE | AXL_METIS_XFER_SYNC), 0);
 	EXPECT_RET(axl_import(s->dev_b, s->b.fd, 64, 64, AXL_PIXFMT_GREY, 0,
 			      AXL_IMPORT_TO_DEVICE, &imp), 0);
 	EXPECT_RET(axl_submit(s->dev_b, imp.handle, s->res.fd, 0, &sub), 0);
@@ -737,7 +679,7 @@ static int user_b_runs(struct share *s)
 /* uid A, once one of its buffers is detached: the room is back. */
 static int user_a_again(struct share *s)
 {
-	EXPECT_RET(node_attach(s->node[USER_CAP_MB], s->a[USER_CAP_MB].fd), 0);
+	EXPECT_RET(metis_attach(s->node[USER_CAP_MB], s->a[USER_CAP_MB].fd), 0);
 	return KSFT_PASS;
 }
 
@@ -755,11 +697,11 @@ static int case_user_share(void)
 
 	s.dev_a = axl_open_dev();
 	s.dev_b = axl_open_dev();
-	s.node_b = node_open();
+	s.node_b = metis_open();
 	FAIL_IF(s.dev_a < 0 || s.dev_b < 0 || s.node_b < 0, "open the nodes");
 	for (int i = 0; i < A_FILES; i++) {
-		s.node[i] = node_open();
-		FAIL_IF(s.node[i] < 0, "open %s", node_path);
+		s.node[i] = metis_open();
+		FAIL_IF(s.node[i] < 0, "open %s", metis_node_path);
 		EXPECT_RET(buf_make(&s.a[i], MIB, 40 + i), 0);
 	}
 	EXPECT_RET(buf_make(&s.b, PAGE, 50), 0);
@@ -772,7 +714,7 @@ static int case_user_share(void)
 	FAIL_IF(as_user(UID_B, user_b_runs, &s),
 		"uid B could not attach, transfer, import and run while uid A is at its cap");
 	/* A's attachments stay charged to A when root detaches one */
-	EXPECT_RET(node_detach(s.node[0]), 0);
+	EXPECT_RET(metis_detach(s.node[0]), 0);
 	FAIL_IF(as_user(UID_A, user_a_again, &s), "uid A's detached bytes did not come back");
 
 	for (int i = 0; i < A_FILES; i++)
@@ -809,18 +751,7 @@ int main(void)
 		  case_scattered },
 	};
 
-	if (geteuid() != 0) {
-		printf("TAP version 13\n1..0 # SKIP needs root\n");
+	if (tap_skip_unless_metis())
 		return KSFT_SKIP;
-	}
-	if (!node_find()) {
-		printf("TAP version 13\n1..0 # SKIP no /dev/%s* (axl.ko with metis_node=1)\n",
-		       AXL_METIS_NODE_PREFIX);
-		return KSFT_SKIP;
-	}
-	if (access(AXL_HEAP_PATH, R_OK)) {
-		printf("TAP version 13\n1..0 # SKIP no %s\n", AXL_HEAP_PATH);
-		return KSFT_SKIP;
-	}
 	return tap_run(cases, ARRAY_SIZE(cases));
 }

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/axl_metis.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-heap.h>
 #include <linux/sync_file.h>
@@ -541,6 +543,32 @@ const struct bufinfo_entry *bufinfo_find(const struct bufinfo_entry *e, int n,
 	return NULL;
 }
 
+int bufinfo_attachments(int buf)
+{
+	static struct bufinfo_entry e[512];
+	int n = bufinfo_read(e, 512);
+	const struct bufinfo_entry *hit;
+
+	if (n < 0)
+		return n;
+	hit = bufinfo_find(e, n < 512 ? n : 512, (unsigned long)fd_inode(buf));
+	return hit ? hit->ndevices : -ENOENT;
+}
+
+int open_fd_count(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
 int bufinfo_attached_to(const char *device)
 {
 	static struct bufinfo_entry e[512];
@@ -1013,6 +1041,82 @@ bool pci_restore(const char *addr, int step_ms)
 	close(dev);
 	return ok;
 }
+
+/* ---- the Metis-compatible node ---- */
+
+char metis_node_path[128];
+
+bool metis_node_find(void)
+{
+	glob_t g;
+	bool one;
+
+	if (glob("/dev/" AXL_METIS_NODE_PREFIX "*", 0, NULL, &g))
+		return false;
+	one = g.gl_pathc == 1;
+	if (one)
+		snprintf(metis_node_path, sizeof(metis_node_path), "%s", g.gl_pathv[0]);
+	globfree(&g);
+	return one;
+}
+
+int tap_skip_unless_metis(void)
+{
+	if (geteuid() != 0) {
+		printf("TAP version 13\n1..0 # SKIP needs root\n");
+		return KSFT_SKIP;
+	}
+	if (!metis_node_find()) {
+		printf("TAP version 13\n1..0 # SKIP no /dev/%s* (axl.ko with metis_node=1)\n",
+		       AXL_METIS_NODE_PREFIX);
+		return KSFT_SKIP;
+	}
+	if (access(AXL_HEAP_PATH, R_OK)) {
+		printf("TAP version 13\n1..0 # SKIP no %s\n", AXL_HEAP_PATH);
+		return KSFT_SKIP;
+	}
+	return 0;
+}
+
+int metis_open(void)
+{
+	int fd = open(metis_node_path, O_RDWR | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int metis_attach(int fd, int buf)
+{
+	return axl_ioctl(fd, AXL_METIS_IOCTL_DMA_ATTACH, &buf);
+}
+
+int metis_detach(int fd)
+{
+	int unused = 0;
+
+	return axl_ioctl(fd, AXL_METIS_IOCTL_DMA_DETACH, &unused);
+}
+
+int metis_xfer(int fd, uint64_t phy, size_t size, uint32_t offset, int flags)
+{
+	struct axl_metis_xfer x = {
+		.phy = phy, .size = size, .offset = offset, .flags = flags, .channel = -1,
+	};
+
+	return axl_ioctl(fd, AXL_METIS_IOCTL_DMA_XFER, &x);
+}
+
+int metis_poll(int fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int ret = poll(&p, 1, timeout_ms);
+
+	if (ret < 0)
+		return -errno;
+	return ret && (p.revents & POLLIN);
+}
+
+/* ---- vgem ---- */
 
 /* vgem's DRM node, opened read-write, or -errno (-ENOENT: vgem not loaded). */
 int axl_vgem_open(void)

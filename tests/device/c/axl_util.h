@@ -147,6 +147,11 @@ int bufinfo_attached_to(const char *device);
 const struct bufinfo_entry *bufinfo_find(const struct bufinfo_entry *e, int n,
 					 unsigned long inode);
 
+/* Devices attached to the dma-buf @buf (an fd) by debugfs bufinfo, or -errno (-ENOENT: not listed). */
+int bufinfo_attachments(int buf);
+/* Entries of /proc/self/fd, or -1. */
+int open_fd_count(void);
+
 /* One counter of /sys/kernel/debug/axl/stats, or -1. */
 long long axl_stat(const char *name);
 /* Poll until the live counters (files imports jobs fences) reach the given values. */
@@ -208,6 +213,26 @@ int pci_remove(const char *addr);
  * driver bound @addr again; false with a diagnostic when it did not.
  */
 bool pci_restore(const char *addr, int step_ms);
+
+/* ---- the Metis-compatible node (linux/axl_metis.h) ---- */
+
+/* Path of the node metis_node_find() found. */
+extern char metis_node_path[128];
+/* Finds /dev/axl-metis-* into metis_node_path; false when there is none or several. */
+bool metis_node_find(void);
+/*
+ * What a test of the Metis node needs: root, the node (metis_node=1) and
+ * the system heap. When one is missing, prints a TAP plan that skips
+ * everything, naming it, and returns KSFT_SKIP; else 0 (metis_node_path set).
+ */
+int tap_skip_unless_metis(void);
+int metis_open(void);                  /* a file of the node, or -errno */
+int metis_attach(int fd, int buf);     /* DMA_ATTACH: 0 or -errno */
+int metis_detach(int fd);              /* DMA_DETACH: 0 or -errno */
+/* DMA_XFER of @size bytes between card address @phy and buffer @offset; 0 or -errno. */
+int metis_xfer(int fd, uint64_t phy, size_t size, uint32_t offset, int flags);
+/* POLLIN within @timeout_ms: 1, 0 on timeout, or -errno. */
+int metis_poll(int fd, int timeout_ms);
 
 /* ---- vgem ---- */
 int axl_vgem_open(void);

@@ -28,6 +28,9 @@
  * dma_unmap_sgtable() calls, for tests. debugfs nvmap_sim/next_short_pages
  * (test only) makes the next buffer a broken exporter's: its dma-buf size
  * and vmap that many pages shorter than its pages and DMA table.
+ * debugfs nvmap_sim/next_iomem (test only) makes the next buffer's vmap
+ * say I/O memory, as an exporter of a device's memory does (its pages are
+ * still RAM: an importer that refuses such a mapping never touches them).
  */
 #include <linux/debugfs.h>
 #include <linux/dma-buf.h>
@@ -52,6 +55,7 @@
 #if LINUX_VERSION_CODE < KERNEL_VERSION(5, 18, 0)
 #define iosys_map dma_buf_map
 #define iosys_map_set_vaddr dma_buf_map_set_vaddr
+#define iosys_map_set_vaddr_iomem dma_buf_map_set_vaddr_iomem
 #endif
 
 /* The name nvmap gives its buffers (fdinfo exp_name, bufinfo exporter). */
@@ -64,6 +68,8 @@ static atomic_t nvmap_sim_iommu_unmaps = ATOMIC_INIT(0);
 static struct dentry *nvmap_sim_debugfs;
 /* Test only: pages the next buffer's size and vmap leave out of its table. */
 static u32 nvmap_sim_next_short;
+/* Test only: the next buffer's vmap says I/O memory (a device's memory would). */
+static bool nvmap_sim_next_iomem;
 
 /**
  * struct nvmap_handle - one buffer (named after nvmap's handle, which the
@@ -75,6 +81,7 @@ static u32 nvmap_sim_next_short;
  * @stash:       struct nvmap_sim_stash entries, one per (device, direction).
  * @vaddr:       kernel mapping while @vmap_count > 0.
  * @vmap_count:  vmap() calls not yet undone.
+ * @iomem:       vmap() hands out @vaddr as I/O memory (next_iomem).
  */
 struct nvmap_handle {
 	struct dma_buf *dmabuf;
@@ -84,6 +91,7 @@ struct nvmap_handle {
 	struct list_head stash;
 	void *vaddr;
 	unsigned int vmap_count;
+	bool iomem;
 };
 
 /**
@@ -333,7 +341,10 @@ static int nvmap_sim_vmap(struct dma_buf *dmabuf, struct iosys_map *map)
 	}
 	if (!ret) {
 		h->vmap_count++;
-		iosys_map_set_vaddr(map, h->vaddr);
+		if (h->iomem)
+			iosys_map_set_vaddr_iomem(map, (void __iomem *)h->vaddr);
+		else
+			iosys_map_set_vaddr(map, h->vaddr);
 	}
 	mutex_unlock(&h->lock);
 	return ret;
@@ -437,6 +448,7 @@ static int nvmap_sim_alloc(size_t len, u32 fd_flags)
 	h = handle_alloc(len);
 	if (!h)
 		return -ENOMEM;
+	h->iomem = xchg(&nvmap_sim_next_iomem, false);
 	exp.exp_name = nvmap_sim_exp_name;
 	exp.owner = THIS_MODULE;
 	exp.ops = &nvmap_sim_dmabuf_ops;
@@ -515,6 +527,8 @@ static int __init nvmap_sim_init(void)
 				&nvmap_sim_iommu_unmaps);
 	debugfs_create_u32("next_short_pages", 0600, nvmap_sim_debugfs,
 			   &nvmap_sim_next_short);
+	debugfs_create_bool("next_iomem", 0600, nvmap_sim_debugfs,
+			    &nvmap_sim_next_iomem);
 	return 0;
 }
 module_init(nvmap_sim_init);
