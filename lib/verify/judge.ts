@@ -65,6 +65,18 @@ export const DEFAULT_ACCEPTED_EXPORTERS: readonly string[] = [
 /** How the trace was captured: the capture session's info without its paths and notes. */
 export type TraceSetup = Omit<TraceSessionInfo, "tracefs" | "dir" | "notes">;
 
+/** A dma-buf a process of the workload held by an fd while it ran. */
+export interface WorkloadFdRef {
+  /** The process. */
+  pid: number;
+  /** The fd it was first seen under. */
+  fd: number;
+  /** The buffer's inode (fdinfo's `ino:`). */
+  inode: number;
+  /** The buffer's exporter (fdinfo's `exp_name:`). */
+  exporter: string;
+}
+
 /** What the workload did. */
 export interface WorkloadRecord {
   /** `builtin-zero-copy`, `builtin-copy`, `command`, `pid`. */
@@ -89,6 +101,11 @@ export interface WorkloadRecord {
   sysfs?: { present: boolean; buffers: Array<{ inode: number; exporter: string; size: number }> };
   /** /dmabuf: map refs seen while it ran. */
   mapRefs?: Array<{ pid: number } & DmaBufMapRef>;
+  /**
+   * The dma-buf fds its processes held while it ran, one per buffer and process (absent: a
+   * capture made before they were recorded).
+   */
+  fdRefs?: WorkloadFdRef[];
   /** The V4L2 nodes its processes had open (absent: not looked at). */
   v4l2Devices?: V4l2DeviceRef[];
 }
