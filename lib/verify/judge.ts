@@ -277,6 +277,7 @@ export function judge(given: JudgeInput): VerifyResult {
     input.bufinfo,
     workloadInodes(input.workload),
     t.nvmap,
+    workloadBuffers(input.workload),
   );
   const i3 = generic ??
     judgeAccounting(join, input.workload.framesSubmitted, input.setup.missingEvents, loss.lossy);
@@ -386,6 +387,19 @@ function evidenceOf(input: JudgeInput): FrameEvidence {
     bufinfo: input.bufinfo,
     workloadInodes: workloadInodes(input.workload),
   });
+}
+
+/**
+ * Inodes of every dma-buf the workload's processes held while it ran: its fds, its mappings and
+ * the frames it reported; undefined for a capture that did not record its fds.
+ */
+function workloadBuffers(w: WorkloadRecord): Set<number> | undefined {
+  if (!w.fdRefs) return undefined;
+  return new Set([
+    ...w.fdRefs.map((f) => f.inode),
+    ...(w.mapRefs ?? []).map((m) => m.inode),
+    ...workloadInodes(w),
+  ].filter((i) => i > 0));
 }
 
 /** Inodes of the frames the workload reported (the builtin does); empty when unknown. */
