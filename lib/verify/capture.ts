@@ -25,7 +25,7 @@ import {
   type SysfsBuffer,
   sysfsStatsPresent,
 } from "../trace/capture/sysfs_stats.ts";
-import type { Environment, TraceSetup, WorkloadRecord } from "./judge.ts";
+import type { Environment, TraceSetup, WorkloadFdRef, WorkloadRecord } from "./judge.ts";
 import type { RunningWorkload, WorkloadOutcome, WorkloadSpec } from "./workload.ts";
 import { PerfCapture, type PerfRateRecord } from "./_perf_capture.ts";
 import { type DrainSummary, TraceDrain } from "../trace/capture/trace_drain.ts";
@@ -479,6 +479,7 @@ function workloadRecord(
     framesSubmitted: outcome.framesSubmitted,
     exitCode: outcome.exitCode,
     mapRefs: seen.mapRefs,
+    fdRefs: seen.fdRefs,
     ...(seen.v4l2.length ? { v4l2Devices: seen.v4l2 } : {}),
     sysfs: seen.sysfs,
     ...(outcome.frames ? { frames: outcome.frames } : {}),
@@ -491,13 +492,14 @@ function workloadRecord(
 /** What {@linkcode watchWorkload} saw of the workload's processes. */
 interface Watched {
   mapRefs: Array<{ pid: number } & DmaBufMapRef>;
+  fdRefs: WorkloadFdRef[];
   v4l2: V4l2DeviceRef[];
   sysfs: NonNullable<WorkloadRecord["sysfs"]>;
 }
 
 /**
- * Scans the workload's `/dmabuf:` map refs and open V4L2 nodes, and the sysfs stats of the
- * buffers bufinfo has seen, every 200 ms until stopped.
+ * Scans the workload's `/dmabuf:` map refs, dma-buf fds and open V4L2 nodes, and the sysfs
+ * stats of the buffers bufinfo has seen, every 200 ms until stopped.
  */
 function watchWorkload(
   running: RunningWorkload,
@@ -505,6 +507,7 @@ function watchWorkload(
   notes: string[],
 ): { stop(): Promise<Watched> } {
   const mapRefs = new Map<string, { pid: number } & DmaBufMapRef>();
+  const fdRefs = new Map<string, WorkloadFdRef>();
   const present = sysfsStatsPresent();
   const sysfs = new Map<number, SysfsBuffer>();
   const v4l2 = new Map<string, V4l2DeviceRef>();
@@ -526,6 +529,17 @@ function watchWorkload(
       for (const pid of running.pids) {
         const refs = await scanProcess(pid);
         for (const m of refs.maps) mapRefs.set(`${pid}:${m.inode}:${m.start}`, { pid, ...m });
+        for (const f of refs.fds) {
+          // One entry per buffer and process: the fd number it was first seen under.
+          if (f.inode > 0 && !fdRefs.has(`${pid}:${f.inode}`)) {
+            fdRefs.set(`${pid}:${f.inode}`, {
+              pid,
+              fd: f.fd,
+              inode: f.inode,
+              exporter: f.exporter,
+            });
+          }
+        }
         for (const d of v4l2DevicesOf(pid)) v4l2.set(d.node, d);
       }
       await new Promise((r) => setTimeout(r, 200));
@@ -537,6 +551,7 @@ function watchWorkload(
       await scanner;
       return {
         mapRefs: [...mapRefs.values()],
+        fdRefs: [...fdRefs.values()],
         v4l2: [...v4l2.values()],
         sysfs: { present, buffers: [...sysfs.values()].slice(0, 100) },
       };

@@ -34,6 +34,8 @@ export const CaptureRecordSchema = z.looseObject({
     stderrTail: z.string().optional(),
     frames: z.array(z.looseObject({})).optional(),
     mapRefs: z.array(z.looseObject({ pid: int })).optional(),
+    fdRefs: z.array(z.looseObject({ pid: int, fd: int, inode: int, exporter: z.string() }))
+      .optional(),
     v4l2Devices: z.array(z.looseObject({})).optional(),
     sysfs: z.looseObject({ present: z.boolean(), buffers: z.array(z.looseObject({})) })
       .optional(),

@@ -65,6 +65,18 @@ export const DEFAULT_ACCEPTED_EXPORTERS: readonly string[] = [
 /** How the trace was captured: the capture session's info without its paths and notes. */
 export type TraceSetup = Omit<TraceSessionInfo, "tracefs" | "dir" | "notes">;
 
+/** A dma-buf a process of the workload held by an fd while it ran. */
+export interface WorkloadFdRef {
+  /** The process. */
+  pid: number;
+  /** The fd it was first seen under. */
+  fd: number;
+  /** The buffer's inode (fdinfo's `ino:`). */
+  inode: number;
+  /** The buffer's exporter (fdinfo's `exp_name:`). */
+  exporter: string;
+}
+
 /** What the workload did. */
 export interface WorkloadRecord {
   /** `builtin-zero-copy`, `builtin-copy`, `command`, `pid`. */
@@ -89,6 +101,11 @@ export interface WorkloadRecord {
   sysfs?: { present: boolean; buffers: Array<{ inode: number; exporter: string; size: number }> };
   /** /dmabuf: map refs seen while it ran. */
   mapRefs?: Array<{ pid: number } & DmaBufMapRef>;
+  /**
+   * The dma-buf fds its processes held while it ran, one per buffer and process (absent: a
+   * capture made before they were recorded).
+   */
+  fdRefs?: WorkloadFdRef[];
   /** The V4L2 nodes its processes had open (absent: not looked at). */
   v4l2Devices?: V4l2DeviceRef[];
 }
@@ -260,6 +277,7 @@ export function judge(given: JudgeInput): VerifyResult {
     input.bufinfo,
     workloadInodes(input.workload),
     t.nvmap,
+    workloadBuffers(input.workload),
   );
   const i3 = generic ??
     judgeAccounting(join, input.workload.framesSubmitted, input.setup.missingEvents, loss.lossy);
@@ -369,6 +387,19 @@ function evidenceOf(input: JudgeInput): FrameEvidence {
     bufinfo: input.bufinfo,
     workloadInodes: workloadInodes(input.workload),
   });
+}
+
+/**
+ * Inodes of every dma-buf the workload's processes held while it ran: its fds, its mappings and
+ * the frames it reported; undefined for a capture that did not record its fds.
+ */
+function workloadBuffers(w: WorkloadRecord): Set<number> | undefined {
+  if (!w.fdRefs) return undefined;
+  return new Set([
+    ...w.fdRefs.map((f) => f.inode),
+    ...(w.mapRefs ?? []).map((m) => m.inode),
+    ...workloadInodes(w),
+  ].filter((i) => i > 0));
 }
 
 /** Inodes of the frames the workload reported (the builtin does); empty when unknown. */

@@ -8,10 +8,14 @@
 // on 6.12 and through struct offsets measured from the kernel's tree on the arm64 5.15 guest
 // ($AXL_KERNEL_OFFSETS). In the arm64 guest the held client's camera buffers come from the rig's
 // nvmap stand-in when it is loaded (AXL_EXPECT_NVMAP_SIM=1), as a Jetson's come from nvmap.
+// During the held run a bystander (this test process: neither the workload nor its descendant)
+// holds buffers of the same heap, as a Jetson's display and other apps hold nvmap buffers: the
+// held shape is judged on the buffers the workload held, and the bystander's are ignored.
 // Artifacts go to $AXL_RESULTS/verify-metis-user[-held]/ when the rig provides it.
 import assert from "node:assert/strict";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
 import { metisTarget, vividCapture } from "./verify/_metis_target.ts";
+import { defaultFrameHeap, type DmaBuf, Heap } from "../../mod.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-verify-metis-user-" });
@@ -32,6 +36,8 @@ const THRESHOLD = "2";
 const HELD_HEAP = Deno.build.arch === "aarch64" && Deno.env.get("AXL_EXPECT_NVMAP_SIM") === "1"
   ? ["nvmap-sim"]
   : [];
+/** Buffers the bystander holds during the held run (an NV12 640x480 frame each). */
+const BYSTANDER = 3;
 const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
 const CLIENT = new URL("./verify/_metis_user_client.ts", import.meta.url).pathname;
 
@@ -100,7 +106,18 @@ Deno.test("axl verify -- a user's script attaching each camera frame to the Meti
 
 Deno.test("axl verify -- a user's script holding one attachment per camera buffer: I3 PASS, held", async () => {
   const { pci } = metisTarget();
-  const a = (await verifyUserScript("held")).axl;
+  // The bystander's buffers, from the camera's heap, live for the whole run.
+  const heap = Heap.open(HELD_HEAP[0] ?? defaultFrameHeap());
+  const bystander: DmaBuf[] = [];
+  let a: VerifyResult["axl"];
+  try {
+    for (let i = 0; i < BYSTANDER; i++) {
+      bystander.push(heap.allocate(640 * 480 * 3 / 2, { name: `bystander-${i}` }));
+    }
+    a = (await verifyUserScript("held")).axl;
+  } finally {
+    for (const b of bystander) b.close();
+  }
   assert.equal(a.workload.exit_code, 0, a.workload.stderr_tail);
   assert.equal(a.evidence?.source, "kprobes");
   assert.equal(a.evidence?.importer, pci);
@@ -111,6 +128,10 @@ Deno.test("axl verify -- a user's script holding one attachment per camera buffe
   assert.equal(buffers.length, 4, "the camera's 4 queued buffers, each mapped once");
   assert.equal(i3.evidence.imports, 4, i3.summary);
   assert.match(i3.summary, new RegExp(`^${pci} held a mapping of each of the 4 buffers`));
+  // The bystander's buffers were the exporter's too, outside the workload: ignored, and counted.
+  const pool = i3.evidence.held_pool as { from: string; ignored: number };
+  assert.equal(pool.from, "workload", JSON.stringify(pool));
+  assert.ok(pool.ignored >= BYSTANDER, `the bystander's ${BYSTANDER} ignored: ${pool.ignored}`);
   assert.equal(a.invariants.I1.status, "PASS", a.invariants.I1.summary);
   assert.equal(a.invariants.I2.status, "PASS", a.invariants.I2.summary);
   assert.notEqual(a.invariants.I4.status, "FAIL", a.invariants.I4.summary);

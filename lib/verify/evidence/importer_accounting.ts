@@ -47,7 +47,9 @@ const LISTED = 20;
  * Judges I3 from a non-axl evidence source. `bufinfo` is what the held shape is checked
  * against; without it only the per-frame shape can pass. `workloadInodes` are the frame
  * buffers the workload itself reported (the builtin does; empty when unknown): each must
- * have been mapped. `nvmap`: nvmap's events of the run, when it has them.
+ * have been mapped. `nvmap`: nvmap's events of the run, when it has them. `workloadBuffers`:
+ * the inodes of every dma-buf the workload's processes held (fds and mappings; undefined when
+ * the capture did not record its fds): the held shape's pool is narrowed to them.
  *
  * @example
  * ```ts
@@ -70,8 +72,18 @@ export function judgeImporterAccounting(
   bufinfo: BufinfoSummary | { unavailable: string } = { unavailable: "not given" },
   workloadInodes: ReadonlySet<number> = new Set(),
   nvmap?: NvmapFacts,
+  workloadBuffers?: ReadonlySet<number>,
 ): ImporterAccountingVerdict {
-  const v = fromProbes(ev, dmabuf, framesSubmitted, lossy, bufinfo, workloadInodes, nvmap);
+  const v = fromProbes(
+    ev,
+    dmabuf,
+    framesSubmitted,
+    lossy,
+    bufinfo,
+    workloadInodes,
+    nvmap,
+    workloadBuffers,
+  );
   if (!nvmap || ev.source !== "kprobes" || !ev.use || ev.use.mapsByInode.size === 0) return v;
   if (v.invariant.evidence.counted_from !== undefined) return v;
   const check = crossCheckNvmap(nvmap, ev.importer.name ?? "", ev.frameInodes, ev.use);
@@ -97,6 +109,7 @@ function fromProbes(
   bufinfo: BufinfoSummary | { unavailable: string },
   workloadInodes: ReadonlySet<number>,
   nvmap: NvmapFacts | undefined,
+  workloadBuffers: ReadonlySet<number> | undefined,
 ): ImporterAccountingVerdict {
   const counts = importerCounts(ev);
   const evidence: Record<string, unknown> = {
@@ -136,7 +149,7 @@ function fromProbes(
   if (ev.source === "bufinfo") {
     // Without probe events nvmap's own still count the importer's imports of nvmap buffers.
     const n = nvmap && ev.importer.name !== null && !lossy && framesSubmitted !== null
-      ? countNvmapImports(nvmap, ev.importer.name, framesSubmitted, bufinfo)
+      ? countNvmapImports(nvmap, ev.importer.name, framesSubmitted, bufinfo, workloadBuffers)
       : undefined;
     if (n) {
       return fromNvmap(n, evidence, framesSubmitted!, [
@@ -178,7 +191,7 @@ function fromProbes(
   if (counts.imports !== framesSubmitted && ev.use?.mapsByInode.size === 0) {
     // nvmap's events name which of the importer's buffers are nvmap's (the camera's).
     const n = nvmap && ev.importer.name !== null
-      ? countNvmapImports(nvmap, ev.importer.name, framesSubmitted, bufinfo)
+      ? countNvmapImports(nvmap, ev.importer.name, framesSubmitted, bufinfo, workloadBuffers)
       : undefined;
     if (n) {
       evidence.probe_maps = counts.imports;
@@ -210,17 +223,29 @@ function fromProbes(
     );
   }
   if (counts.imports < framesSubmitted) {
-    const shape = heldMappings(ev.use, ev.frameInodes, bufinfo, framesSubmitted);
+    const shape = heldMappings(ev.use, ev.frameInodes, bufinfo, framesSubmitted, workloadBuffers);
+    // Captures that recorded no fds of the workload judge as before, word for word.
+    if (shape.pool?.from === "workload") evidence.held_pool = shape.pool;
     if (shape.held) {
       evidence.shape = "held";
       evidence.held_buffers = shape.buffers;
+      const names = shape.exporters.join(", "), ignored = shape.pool.ignored;
       return verdict(
         "PASS",
-        `${who} held a mapping of each of the ${shape.buffers.length} buffers ` +
-          `${shape.exporters.join(", ")} exported for ${framesSubmitted} frames; ` +
-          `${counts.releases} unmaps (kprobes)`,
+        shape.pool.from === "workload"
+          ? `${who} held a mapping of each of the ${shape.buffers.length} buffers of ${names} ` +
+            `the workload held, for ${framesSubmitted} frames` +
+            (ignored > 0
+              ? ` (${ignored} other ${ignored === 1 ? "buffer" : "buffers"} of ${names}, ` +
+                "held by no process of the workload, ignored)"
+              : "") +
+            `; ${counts.releases} unmaps (kprobes)`
+          : `${who} held a mapping of each of the ${shape.buffers.length} buffers ` +
+            `${names} exported for ${framesSubmitted} frames; ` +
+            `${counts.releases} unmaps (kprobes)`,
       );
     }
+    if (shape.pool?.from === "workload") evidence.not_held = shape.reason;
   }
   if (counts.imports < framesSubmitted) {
     return verdict(

@@ -12,7 +12,9 @@
  *   IOMMU map. Per frame: at least one attach per frame
  *   submitted, each detached again. Held: fewer attaches than frames, each nvmap buffer the
  *   importer attached attached once, mapped, detached once, and as many such buffers as bufinfo
- *   listed nvmap buffers (every buffer a frame could travel in).
+ *   listed nvmap buffers that the workload held (every buffer a frame could travel in; on a
+ *   Jetson nvmap also exports the display's and other apps' buffers, which are ignored and
+ *   counted: `held_mappings.ts`'s `heldPool()`).
  * - **Cross-checking** where the probes carry inodes and judged: every frame buffer nvmap saw
  *   the importer attach during the trace (its pointer joined to the inode through the probes'
  *   `buf=`/`ino=`) and the probes saw it map, nvmap saw it map too, and the reverse, and nvmap
@@ -29,6 +31,7 @@
 import type { BufinfoSummary } from "../../trace/parse/bufinfo_summary.ts";
 import type { DeviceUse } from "./dmabuf_probes.ts";
 import type { NvmapFacts } from "./nvmap_events.ts";
+import { heldPool } from "./held_mappings.ts";
 
 /** The exporter names of nvmap's buffers (newer and older L4T releases). */
 export const NVMAP_EXPORTERS: ReadonlySet<string> = new Set(["nvmap_dmabuf", "nvmap"]);
@@ -70,6 +73,7 @@ export function countNvmapImports(
   importer: string,
   framesSubmitted: number,
   bufinfo: BufinfoSummary | { unavailable: string },
+  workloadBuffers?: ReadonlySet<number>,
 ): NvmapCount | undefined {
   const u = nvmap.devices.get(importer);
   if (!u || u.attaches === 0) return undefined;
@@ -124,28 +128,65 @@ export function countNvmapImports(
         `buffers is unknown ${events}`,
     );
   }
-  const pool = [...bufinfo.inodes.values()].filter((o) => NVMAP_EXPORTERS.has(o.exporter));
+  const all = [...bufinfo.inodes.values()].filter((o) => NVMAP_EXPORTERS.has(o.exporter));
+  let { buffers: pool, pool: from } = heldPool(
+    all,
+    attachedInodes(nvmap, buffers),
+    workloadBuffers,
+  );
+  if (from.from === "workload" && pool.length < buffers.length) {
+    // Pointers that joined no inode were not checked against the scans: these missed some.
+    from = {
+      from: "exporter",
+      ignored: 0,
+      why: `the workload's fd and map scans saw ${pool.length} nvmap buffers, the importer ` +
+        `attached ${buffers.length}`,
+    };
+    pool = all;
+  }
   evidence.bufinfo_nvmap_buffers = pool.length;
+  // Captures that recorded no fds of the workload judge as before, word for word.
+  const ours = from.from === "workload";
+  if (ours) evidence.held_pool = from;
+  const listed = ours ? `the workload held ${pool.length}` : `bufinfo listed ${pool.length}`;
+  const ignored = ours && from.ignored > 0
+    ? ` (${from.ignored} other nvmap ${from.ignored === 1 ? "buffer" : "buffers"}, held by no ` +
+      "process of the workload, ignored)"
+    : "";
   if (pool.length > buffers.length) {
     return out(
       "FAIL",
       `${importer} held an attachment of ${buffers.length} nvmap buffers for ${framesSubmitted} ` +
-        `frames, but bufinfo listed ${pool.length}: frames in the others never reached it ${events}`,
+        `frames, but ${listed}: frames in the others never reached it${ignored} ${events}`,
     );
   }
   if (pool.length < buffers.length) {
     return out(
       "INCONCLUSIVE",
       `${importer} held an attachment of ${buffers.length} nvmap buffers for ${framesSubmitted} ` +
-        `frames, but bufinfo listed only ${pool.length} nvmap buffers ${events}`,
+        `frames, but ${ours ? listed : `bufinfo listed only ${pool.length}`} nvmap buffers` +
+        `${ignored} ${events}`,
     );
   }
   return out(
     "PASS",
-    `${importer} held an attachment of each of the ${buffers.length} nvmap buffers for ` +
-      `${framesSubmitted} frames ${events}`,
+    `${importer} held an attachment of each of the ${buffers.length} nvmap buffers` +
+      `${ours ? " the workload held" : ""} for ${framesSubmitted} frames${ignored} ${events}`,
     "held",
   );
+}
+
+/**
+ * The inodes of the importer's nvmap buffers (`buffers`, by pointer) that joined one: what
+ * {@linkcode heldPool} checks the workload's scans against. A pointer that joined no inode
+ * cannot be checked; then the workload's nvmap buffers must be at least as many as the
+ * importer's, or the scans missed some and the pool is every nvmap buffer.
+ */
+function attachedInodes(nvmap: NvmapFacts, buffers: Array<[string, unknown]>): Set<number> {
+  return new Set(buffers.flatMap(([p]) => {
+    const ino = nvmap.inodeOf(p);
+    return ino === undefined || ino < 0 ? [] : [ino];
+  }));
 }
 
 /** Whether nvmap's events agree with the probes' maps of frame buffers by the importer. */

@@ -153,3 +153,81 @@ Deno.test("held is refused with more buffers than frames, or probes without inod
     reason: "the probes carry no buffer inode",
   });
 });
+
+/** judge() with the workload's buffers (its fds and mappings) given, as a capture records them. */
+function judgeHeld(u: DeviceUse, bufinfo: ReturnType<typeof pool>, workload: number[]) {
+  return judgeImporterAccounting(
+    {
+      source: "kprobes",
+      importer: { name: "vkms", axl: false, reason: "--importer" },
+      passedOver: [],
+      frameInodes: new Set(u.mapsByInode.keys()),
+      frameInodesFrom: "inodes vkms mapped (kprobes)",
+      use: u,
+    },
+    undefined,
+    60,
+    false,
+    bufinfo,
+    new Set(),
+    undefined,
+    new Set(workload),
+  );
+}
+
+Deno.test("heldMappings() ignores the exporter's buffers no process of the workload held, and counts them", () => {
+  // 5-7: the same exporter's buffers of a bystander (a display, another app), never mapped.
+  const r = heldMappings(
+    use(ONCE),
+    new Set([1, 2, 3, 4]),
+    pool([1, 2, 3, 4, 5, 6, 7]),
+    60,
+    new Set([1, 2, 3, 4]),
+  );
+  assert.deepEqual(r, {
+    held: true,
+    buffers: [1, 2, 3, 4],
+    exporters: [VB2],
+    pool: { from: "workload", ignored: 3 },
+  });
+  const v = judgeHeld(use(ONCE), pool([1, 2, 3, 4, 5, 6, 7]), [1, 2, 3, 4, 8]);
+  assert.equal(v.invariant.status, "PASS", v.invariant.summary);
+  assert.equal(
+    v.invariant.summary,
+    `vkms held a mapping of each of the 4 buffers of ${VB2} the workload held, for 60 frames ` +
+      `(3 other buffers of ${VB2}, held by no process of the workload, ignored); 4 unmaps (kprobes)`,
+  );
+  assert.deepEqual(v.invariant.evidence.held_pool, { from: "workload", ignored: 3 });
+  // Without the workload's buffers (an older capture) the pool is the whole exporter, as before.
+  assert.equal(judge(use(ONCE), pool([1, 2, 3, 4, 5, 6, 7])).invariant.status, "FAIL");
+});
+
+Deno.test("heldMappings() still refuses a buffer the workload held that the importer never mapped", () => {
+  const v = judgeHeld(use(ONCE), pool([1, 2, 3, 4, 5, 6]), [1, 2, 3, 4, 5]);
+  assert.equal(v.invariant.status, "FAIL");
+  assert.equal(v.invariant.summary, "vkms mapped frame buffers 4 times for 60 frames submitted");
+  assert.equal(v.invariant.evidence.not_held, "inode 5 was mapped 0 times, not once");
+  assert.deepEqual(v.invariant.evidence.held_pool, { from: "workload", ignored: 1 });
+});
+
+Deno.test("heldPool() keeps the whole exporter when the workload's scans missed a buffer the importer mapped", () => {
+  const r = heldMappings(
+    use(ONCE),
+    new Set([1, 2, 3, 4]),
+    pool([1, 2, 3, 4, 5]),
+    60,
+    new Set([1, 2, 3]),
+  );
+  assert.deepEqual(r, {
+    held: false,
+    reason: "inode 5 was mapped 0 times, not once",
+    pool: {
+      from: "exporter",
+      ignored: 0,
+      why: "the workload's fd and map scans never saw inode 4, which the importer mapped",
+    },
+  });
+  const v = judgeHeld(use(ONCE), pool([1, 2, 3, 4, 5]), [1, 2, 3]);
+  assert.equal(v.invariant.status, "FAIL");
+  assert.equal(v.invariant.evidence.held_pool, undefined, "judged as before, word for word");
+});

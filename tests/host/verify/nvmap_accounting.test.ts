@@ -129,3 +129,26 @@ Deno.test("crossCheckNvmap() leaves out a buffer attached before the trace (mapp
   assert.equal(c.agree, true);
   assert.equal(c.checked, 1);
 });
+
+Deno.test("countNvmapImports() on the held shape ignores nvmap buffers no process of the workload held", () => {
+  const held = facts([...cycle(0), ...cycle(1)]);
+  // bufinfo lists 5 nvmap buffers: the camera's 1-2 (the workload's fds), a bystander's 3-5.
+  const c = countNvmapImports(held, CARD, 40, bufinfo(5), new Set([1, 2]));
+  assert.equal(c?.status, "PASS", c?.summary);
+  assert.equal(c?.shape, "held");
+  assert.match(
+    c!.summary,
+    /^0000:00:01\.0 held an attachment of each of the 2 nvmap buffers the workload held for 40 frames \(3 other nvmap buffers, held by no process of the workload, ignored\) /,
+  );
+  assert.deepEqual(c?.evidence.held_pool, { from: "workload", ignored: 3 });
+  // Before: every nvmap buffer bufinfo listed was the pool.
+  assert.equal(countNvmapImports(held, CARD, 40, bufinfo(5))?.status, "FAIL");
+  // A camera buffer the workload held and the card never attached still fails.
+  const short = countNvmapImports(held, CARD, 40, bufinfo(5), new Set([1, 2, 3]));
+  assert.equal(short?.status, "FAIL", short?.summary);
+  assert.match(short!.summary, /but the workload held 3: frames in the others never reached it/);
+  // Scans that saw fewer nvmap buffers than the card attached: the whole pool, as before.
+  const missed = countNvmapImports(held, CARD, 40, bufinfo(5), new Set([1]));
+  assert.equal(missed?.status, "FAIL");
+  assert.equal(missed?.evidence.held_pool, undefined);
+});
