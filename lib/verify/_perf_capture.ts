@@ -9,6 +9,11 @@ import {
   writeStream,
 } from "../trace/capture/perf_record.ts";
 import { parsePerfScript, type PerfSummary, summarizePerf } from "../trace/parse/perf_script.ts";
+import {
+  readPerfMapFile,
+  type ResolvedPerfScript,
+  resolvePerfMapFrames,
+} from "../trace/parse/perf_script_jit.ts";
 import { choosePerfRate, describePerfRate, type PerfRate, readMaxSampleRate } from "./perf_rate.ts";
 
 /** perf's rate as capture.json records it: the choice, and the kernel's limit once perf stopped. */
@@ -39,11 +44,14 @@ export interface PerfCaptureOptions {
   data: string;
   /**
    * Where `perf.script` and `perf-script.err` go. Given, perf script reads the samples as
-   * perf records them (pipe mode) and its output is folded as it prints, so that what is left
-   * when the workload ends is the tail; absent, perf script runs on the data file after perf
-   * stops.
+   * perf records them (pipe mode), so that what is left when the workload ends is the tail;
+   * its frames in a JIT's perf map are then named again from the map's final contents
+   * ({@linkcode resolvePerfMapFrames}) before the text is saved and folded. Absent, perf
+   * script runs on the data file after perf stops.
    */
   live?: string;
+  /** Reads a JIT's perf map at the end of a live run (default: the file, `/tmp/perf-PID.map`). */
+  readPerfMap?: (path: string) => string | undefined;
   say: (message: string) => void;
   /** Capture notes (the event chosen when it is not `cycles`). */
   notes: string[];
@@ -57,7 +65,9 @@ export class PerfCapture {
   unavailable: string | undefined;
   #o: PerfCaptureOptions;
   #recording: PerfRecording | undefined;
-  #live: { pids: number[]; folded: Promise<{ summary?: PerfSummary }> } | undefined;
+  #live: { pids: number[]; printed: Promise<Uint8Array> } | undefined;
+  /** With a live run, once its output was saved: what naming its JIT frames again did. */
+  resolved: Omit<ResolvedPerfScript, "text"> | undefined;
   /** The rate perf records at, once probed. */
   rate: PerfRateRecord | undefined;
 
@@ -109,9 +119,12 @@ export class PerfCapture {
           this.#o.binary,
           join(live, "perf-script.err"),
         );
-        const folded = saveAndFold(output, join(live, "perf.script"), pids);
-        folded.catch(() => {}); // writeScript() reports it
-        this.#live = { pids, folded };
+        // Held until the end: perf script named the JIT's functions from the perf map as
+        // it was when perf script first met the process, and they are named again from the
+        // map's final contents before the text is saved and folded.
+        const printed = new Response(output).bytes();
+        printed.catch(() => {}); // writeScript() reports it
+        this.#live = { pids, printed };
       }
     } catch (e) {
       this.unavailable = (e as Error).message;
@@ -157,7 +170,9 @@ export class PerfCapture {
    * samples of `pids` as perf prints them, so that neither waits for the other; the path,
    * and the summary unless the output did not parse (the judge then reads the file and
    * names the line). When perf script already runs on the live recording into `dir`, this
-   * waits for its tail (and folds the pids given to {@linkcode PerfCapture.attach}).
+   * waits for its tail, names its JIT frames again from the perf maps' final contents, and
+   * folds the pids given to {@linkcode PerfCapture.attach}; where perf's naming from a map
+   * would not be certain (entries that overlap), it runs perf script on the data file instead.
    */
   async writeScript(
     dir: string,
@@ -167,16 +182,49 @@ export class PerfCapture {
     const live = this.#live && this.#o.live === dir ? this.#live : undefined;
     const path = join(dir, "perf.script");
     // perf.script holds two frames per sample: perf.data keeps the whole call chains.
+    const afterTheRun = () =>
+      saveAndFold(
+        perfScript(this.#o.data, this.#o.binary, join(dir, "perf-script.err")),
+        path,
+        pids,
+      );
     const [folded] = await Promise.all([
-      live?.folded ??
-        saveAndFold(
-          perfScript(this.#o.data, this.#o.binary, join(dir, "perf-script.err")),
-          path,
-          pids,
-        ),
+      live ? this.#resolveLive(live, path, afterTheRun) : afterTheRun(),
       Deno.copyFile(this.#o.data, join(dir, "perf.data")),
     ]);
     return { path, ...folded };
+  }
+
+  /** The live output with its JIT frames named again, saved and folded. */
+  async #resolveLive(
+    live: { pids: number[]; printed: Promise<Uint8Array> },
+    path: string,
+    afterTheRun: () => Promise<{ summary?: PerfSummary }>,
+  ): Promise<{ summary?: PerfSummary }> {
+    const printed = await live.printed;
+    let resolved: ResolvedPerfScript;
+    try {
+      // Not UTF-8 (perf prints names as their bytes): text would not give them back.
+      const script = new TextDecoder("utf-8", { fatal: true }).decode(printed);
+      resolved = resolvePerfMapFrames(script, this.#o.readPerfMap ?? readPerfMapFile);
+    } catch (e) {
+      resolved = { text: "", frames: 0, renamed: 0, maps: [], ambiguous: (e as Error).message };
+    }
+    const { text, ...what } = resolved;
+    this.resolved = what;
+    if (resolved.ambiguous) {
+      this.#o.say(
+        `perf: the live output cannot be named again as perf script would ` +
+          `(${resolved.ambiguous}): running perf script on the data file`,
+      );
+      return await afterTheRun();
+    }
+    await Deno.writeTextFile(path, text);
+    try {
+      return { summary: await summarizePerf(parsePerfScript([text], path), { pids: live.pids }) };
+    } catch {
+      return {}; // the judge folds the file and names the line
+    }
   }
 
   /** Whether {@linkcode PerfCapture.writeScript} runs perf script (perf recorded). */

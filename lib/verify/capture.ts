@@ -68,11 +68,11 @@ export interface CaptureOptions {
   perfFrequency?: number;
   /**
    * Run perf script on the samples as perf records them (`perf record -o -` into
-   * `perf script -i -`), so that only its tail is left when the workload ends. Default false
-   * (perf script on the data file after perf stops): perf script reads a JIT's perf map
-   * (`/tmp/perf-PID.map`) when it first meets it, so live it leaves unnamed what the runtime
-   * compiled afterwards (a Voyager-shaped client's JIT transform went unnamed in the arm64
-   * guest, and the chain could not name it).
+   * `perf script -i -`), so that only its tail is left when the workload ends (default true).
+   * perf script reads a JIT's perf map (`/tmp/perf-PID.map`) when it first meets it, so the
+   * frames in such a map are named again from its final contents before `perf.script` is
+   * saved and folded (`lib/trace/parse/perf_script_jit.ts`); false: perf script on the data
+   * file after perf stops, as before.
    */
   perfLive?: boolean;
   /**
@@ -260,7 +260,7 @@ export async function captureRun(
     const perf = await PerfCapture.probe({
       enabled: o.perf !== false,
       data: o.perfData ?? join(tmp, "perf.data"),
-      ...(o.perfLive === true ? { live: o.artifacts } : {}),
+      ...(o.perfLive !== false ? { live: o.artifacts } : {}),
       kind: o.workload.kind,
       ...(o.workload.kind.startsWith("builtin") || o.workload.framesKnown
         ? { frames: o.workload.expectedFrames }

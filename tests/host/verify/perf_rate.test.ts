@@ -259,7 +259,7 @@ while [ $stop = 0 ]; do echo "$pid"; sleep 0.05; done
 exit 0
 `;
 
-Deno.test("PerfCapture folds perf script's samples while perf records (pipe mode), and perf.script is what perf script prints of perf.data", async () => {
+Deno.test("PerfCapture runs perf script on perf's output while perf records (pipe mode), and perf.script is what perf script prints of perf.data", async () => {
   const tmp = await Deno.makeTempDir();
   const sleeper = new Deno.Command("sleep", { args: ["30"] }).spawn();
   try {
@@ -276,30 +276,90 @@ Deno.test("PerfCapture folds perf script's samples while perf records (pipe mode
     });
     await perf.attach([sleeper.pid]);
     assert.equal(perf.unavailable, undefined);
-    // Samples reach perf.script while perf still records.
+    // perf record streams, and perf script (started by attach) reads it as it comes.
     const deadline = Date.now() + 10_000;
-    let during = "";
     while (Date.now() < deadline) {
-      during = await Deno.readTextFile(`${tmp}/art/perf.script`).catch(() => "");
-      if ((during.match(/cpu-clock/g) ?? []).length >= 3) break;
+      const data = await Deno.readTextFile(`${tmp}/perf.data`).catch(() => "");
+      if (data.split("\n").length > 3) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    assert.ok(
-      (during.match(/cpu-clock/g) ?? []).length >= 3,
-      `perf.script while recording: ${JSON.stringify(during)}`,
-    );
     await perf.stop(`${tmp}/art`);
     const written = await perf.writeScript(`${tmp}/art`, [sleeper.pid]);
     const text = await Deno.readTextFile(`${tmp}/art/perf.script`);
     const n = (text.match(/cpu-clock/g) ?? []).length;
     assert.ok(n >= 3);
     assert.equal(written?.summary?.samples, n);
+    assert.deepEqual(perf.resolved, { frames: 0, renamed: 0, maps: [] });
     // perf.data holds the stream perf record wrote: perf script on it prints perf.script.
     const again = await new Deno.Command(`${tmp}/perf`, {
       args: ["script", "-i", `${tmp}/art/perf.data`],
       stdout: "piped",
     }).output();
     assert.equal(new TextDecoder().decode(again.stdout), text);
+  } finally {
+    sleeper.kill();
+    await sleeper.status;
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+/** {@linkcode STREAMING_PERF} whose samples are in a JIT's perf map, perf script naming none. */
+const JIT_PERF = STREAMING_PERF.replace(
+  "1 fake_loop+0x1 (/usr/bin/fake)",
+  "5010 [unknown] (/tmp/perf-%s.map)",
+).replace('"$pid" "$n"', '"$pid" "$n" "$pid"');
+
+Deno.test("PerfCapture names the live output's JIT frames again from the runtime's final perf map", async () => {
+  const tmp = await Deno.makeTempDir();
+  const sleeper = new Deno.Command("sleep", { args: ["30"] }).spawn();
+  const mapPath = `/tmp/perf-${sleeper.pid}.map`;
+  try {
+    for (
+      const [name, map, said] of [
+        ["named", "5000 100 JS:*transform file:///c.ts:1:1\n", undefined],
+        // V8 reused the address: perf's answer depends on its symbol tree, so perf script runs
+        // on the data file
+        ["overlap", "5000 100 JS:*old\n5008 100 JS:*new\n", /running perf script on the data/],
+      ] as const
+    ) {
+      const dir = `${tmp}/${name}`;
+      await Deno.mkdir(`${dir}/art`, { recursive: true });
+      await Deno.writeTextFile(`${dir}/perf`, JIT_PERF, { mode: 0o755 });
+      const says: string[] = [];
+      const read: string[] = [];
+      const perf = await PerfCapture.probe({
+        enabled: true,
+        binary: `${dir}/perf`,
+        data: `${dir}/perf.data`,
+        live: `${dir}/art`,
+        kind: "command",
+        say: (m) => says.push(m),
+        notes: [],
+        readPerfMap: (p) => (read.push(p), p === mapPath ? map : undefined),
+      });
+      await perf.attach([sleeper.pid]);
+      await new Promise((r) => setTimeout(r, 300));
+      await perf.stop(`${dir}/art`);
+      const written = await perf.writeScript(`${dir}/art`, [sleeper.pid]);
+      const text = await Deno.readTextFile(`${dir}/art/perf.script`);
+      const n = (text.match(/cpu-clock/g) ?? []).length;
+      assert.ok(n >= 1, text);
+      assert.equal(written?.summary?.samples, n);
+      if (said) {
+        assert.ok(says.some((m) => said.test(m)), says.join("\n"));
+        assert.match(perf.resolved?.ambiguous ?? "", /overlapping/);
+        // the fake perf script on the data file names nothing either
+        assert.equal((text.match(/\[unknown\] \(\/tmp\/perf-/g) ?? []).length, n);
+      } else {
+        assert.equal(
+          (text.match(/ JS:\*transform file:\/\/\/c\.ts:1:1 \(\/tmp\/perf-/g) ?? []).length,
+          n,
+        );
+        assert.equal(perf.resolved?.renamed, n);
+        assert.equal(written?.summary?.symbols[0]?.symbol, "JS:*transform file:///c.ts:1:1");
+      }
+      assert.deepEqual(read, [mapPath]);
+    }
   } finally {
     sleeper.kill();
     await sleeper.status;
