@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
 import { defaultFrameHeap } from "../../lib/core/heap.ts";
 import { metisTarget, vividCapture } from "./verify/_metis_target.ts";
+import { PERF_SCRIPT_ARGS } from "../../lib/trace/capture/perf_record.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-verify-voyager-test-" });
@@ -140,6 +141,19 @@ Deno.test({
   assert.match(chain.summary, /convertNv12ToRgb \(JIT\)/);
   assert.match(chain.summary, /the card never imported a camera buffer/);
   assert.match(stdout, /chain: the card never imported a camera buffer/);
+  // perf script read perf's output while the client ran, before V8 compiled the transform;
+  // its frames, named again from the client's final perf map, are what perf script prints of
+  // the finished perf.data (which reads that map when the run is over).
+  const dir = `${results}/voyager-transform`;
+  const printed = await new Deno.Command("perf", {
+    args: ["script", "-i", `${dir}/perf.data`, ...PERF_SCRIPT_ARGS],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  assert.ok(
+    new TextDecoder().decode(printed.stdout) === await Deno.readTextFile(`${dir}/perf.script`),
+    "perf.script is perf script of perf.data",
+  );
 });
 
 Deno.test({
