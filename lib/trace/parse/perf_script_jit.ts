@@ -163,8 +163,9 @@ export interface ResolvedPerfScript {
   /** The perf maps read, with their entries. */
   maps: { path: string; entries: number }[];
   /**
-   * Set when perf's answer for some frame depends on the shape of its symbol tree: the
-   * text is then not certain to be what `perf script` prints, and the caller runs it.
+   * Set when perf's answer for some frame depends on the shape of its symbol tree, or when
+   * perf named a frame that no entry of the map holds now (not the file perf read): the text
+   * is then not certain to be what `perf script` prints, and the caller runs it.
    */
   ambiguous?: string;
 }
@@ -208,6 +209,12 @@ export function resolvePerfMapFrames(
     const answer = map.lookup(BigInt(`0x${ip}`));
     if ("ambiguous" in answer) {
       ambiguous ??= `${path}: ${answer.ambiguous}`;
+      continue;
+    }
+    if ("unknown" in answer && sym !== "[unknown]") {
+      // perf named it from the map as it was, and no entry of the map as read now holds it:
+      // this is not the file perf read (another pid namespace's /tmp), or it was cut
+      ambiguous ??= `${path}: 0x${ip} was named ${sym} and is in no entry of the map now`;
       continue;
     }
     const name = "name" in answer ? answer.name : "[unknown]";
