@@ -219,6 +219,12 @@ export class PerfCapture {
       );
       return await afterTheRun();
     }
+    if (what.renamed > 0) {
+      this.#o.say(
+        `perf: ${what.renamed} of ${what.frames} frames in a JIT's perf map named again from ` +
+          `its final contents (${what.maps.map((m) => m.path).join(", ")})`,
+      );
+    }
     await Deno.writeTextFile(path, text);
     try {
       return { summary: await summarizePerf(parsePerfScript([text], path), { pids: live.pids }) };

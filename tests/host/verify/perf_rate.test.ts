@@ -356,6 +356,12 @@ Deno.test("PerfCapture names the live output's JIT frames again from the runtime
           n,
         );
         assert.equal(perf.resolved?.renamed, n);
+        assert.ok(
+          says.includes(
+            `perf: ${n} of ${n} frames in a JIT's perf map named again from its final contents (${mapPath})`,
+          ),
+          says.join("\n"),
+        );
         assert.equal(written?.summary?.symbols[0]?.symbol, "JS:*transform file:///c.ts:1:1");
       }
       assert.deepEqual(read, [mapPath]);
