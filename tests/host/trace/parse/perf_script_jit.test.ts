@@ -5,10 +5,11 @@ import {
   resolvePerfMapFrames,
 } from "../../../../lib/trace/parse/perf_script_jit.ts";
 import { parsePerfScript, summarizePerf } from "../../../../lib/trace/parse/perf_script.ts";
-import { fixture } from "../_fixtures.ts";
+import { FIXTURES } from "../_fixtures.ts";
 
 /** perf-jit-live: one recording read live and after the run, and V8's final perf map. */
 async function jitLive() {
+  const fixture = (_: string, name: string) => new URL(name, FIXTURES).pathname;
   const read = async (name: string) =>
     await new Response(
       (await Deno.open(fixture("6.12-std", `perf-jit-live/${name}`))).readable.pipeThrough(
