@@ -149,7 +149,12 @@ struct axl_import {
  * DMA_FROM_DEVICE would fix that, and DMA_API_DEBUG then reports our own
  * TO_DEVICE mappings at every job (benign: the heaps sync every attachment
  * in the one direction), but debug-kernel guests stalled with it in four
- * runs of twenty-one, in axl_fuzz, for a reason not yet known (docs/rig.md).
+ * runs of twenty-one, in axl_fuzz. What fits: 5.15's DMA-API debugging
+ * searches forever for the mapping of a sync it cannot find when the
+ * device's maximum segment is UINT_MAX (ours), and the heaps can sync an
+ * attachment while another CPU unmaps it (docs/rig.md has the evidence;
+ * how the direction makes that likelier is not shown). Left so until the
+ * rig's debug kernel bounds that search.
  */
 #define AXL_CPU_ACCESS DMA_TO_DEVICE
 
