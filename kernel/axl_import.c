@@ -13,6 +13,7 @@
 #include <linux/dma-buf.h>
 #include <linux/fs.h>
 #include <linux/capability.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/user_namespace.h>
@@ -27,6 +28,10 @@
 static unsigned int max_imports = 64;
 module_param(max_imports, uint, 0444);
 MODULE_PARM_DESC(max_imports, "Imports one open file may hold at once (default: 64)");
+
+static unsigned int import_copy_wait_ms;
+module_param(import_copy_wait_ms, uint, 0644);
+MODULE_PARM_DESC(import_copy_wait_ms, "Test only: an import sleeps this long after its handle is made, before its answer is copied out (default: 0)");
 
 /* Handle 0 is never used, so a zeroed struct never names an import. */
 #define AXL_HANDLE_LIMIT XA_LIMIT(1, INT_MAX)
@@ -297,6 +302,10 @@ err_unlock_dev:
 static int axl_import_copy_out(struct axl_file *file, void __user *uarg,
 			       const void *args, size_t size, u32 handle)
 {
+	unsigned int wait_ms = READ_ONCE(import_copy_wait_ms);
+
+	if (wait_ms)
+		msleep(wait_ms);
 	if (!copy_to_user(uarg, args, size))
 		return 0;
 	axl_import_remove(file, handle);
