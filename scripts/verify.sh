@@ -69,8 +69,12 @@ deno run --no-check --allow-read --allow-env tasks/verify_check.ts --artifacts "
 	exit
 # --json: stdout is result.json alone. The rig's console (the guest's lines, stdout and
 # stderr merged) and these notes go to stderr; result.json is printed from the host copy.
-json=0
-for arg in "${args[@]}"; do [[ $arg == --json ]] && json=1; done
+# The guest runs verify without --json: it prints its summary (to the console, so to
+# stderr here) rather than the document a second time.
+json=0 guest=()
+for arg in "${args[@]}"; do
+	if [[ $arg == --json ]]; then json=1; else guest+=("$arg"); fi
+done
 if ((json)); then exec 9>&1 1>&2; fi
 if [[ $(uname -m) != x86_64 ]]; then
 	echo "axl verify: no NPU device ($node is missing) and the VM rig needs an x86_64 host;" \
@@ -97,7 +101,7 @@ fi
 # guest's last line names the directory they land in here, as the user wrote it.
 "${rig[@]}" --vivid --results "$vmdir" --env "AXL_VERIFY_ARTIFACTS_AS=${shown:-artifacts/verify}" -- \
 	bash -c 'deno run --no-check --allow-all tasks/axl.ts verify --artifacts "$AXL_RESULTS/verify" "$@"' \
-	verify "${args[@]}"
+	verify "${guest[@]}"
 rc=$?
 if [[ -d $vmdir/verify ]]; then
 	# Into the directory as the command itself would write it: same-named
