@@ -13,6 +13,7 @@
 #include <linux/dma-buf.h>
 #include <linux/fs.h>
 #include <linux/capability.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/user_namespace.h>
@@ -28,8 +29,20 @@ static unsigned int max_imports = 64;
 module_param(max_imports, uint, 0444);
 MODULE_PARM_DESC(max_imports, "Imports one open file may hold at once (default: 64)");
 
+static unsigned int import_copy_wait_ms;
+module_param(import_copy_wait_ms, uint, 0644);
+MODULE_PARM_DESC(import_copy_wait_ms, "Test only: an import sleeps this long after its handle is made, before its answer is copied out (default: 0)");
+
 /* Handle 0 is never used, so a zeroed struct never names an import. */
 #define AXL_HANDLE_LIMIT XA_LIMIT(1, INT_MAX)
+
+/*
+ * A handle stored but not yet told to user space: its import is in the
+ * array, so a device removal revokes it and close releases it, but no
+ * lookup by handle (SUBMIT, RELEASE_IMPORT) finds it until the answer was
+ * copied out. XA_MARK_0 is the allocating array's free mark.
+ */
+#define AXL_IMPORT_PENDING XA_MARK_1
 
 /**
  * axl_max_imports() - the per-file import limit
@@ -211,6 +224,7 @@ static int axl_handle_commit(struct axl_file *file, struct axl_import *imp)
 			    xa_err(xa_store(&file->imports, imp->handle, imp,
 					    GFP_KERNEL)));
 	if (!ret) {
+		xa_set_mark(&file->imports, imp->handle, AXL_IMPORT_PENDING);
 		atomic64_inc(&axl_stats.imports);
 		atomic64_inc(&axl_stats.imported);
 		/* under the lock: a racing release cannot free imp yet */
@@ -243,10 +257,10 @@ typedef void (*axl_import_fill_fn)(const struct axl_import *imp, void *ctx);
 
 /*
  * The path both import ioctls share once the frame is validated: map the
- * dma-buf of @fd, reserve a handle, fill the answer through @fill and make
- * the handle visible. On failure everything but @imp itself is undone. The
- * answer is filled while the import cannot go away yet: once the handle is
- * visible, another thread may release it.
+ * dma-buf of @fd, reserve a handle, fill the answer through @fill and store
+ * the import, pending: no lookup by handle finds it before
+ * axl_import_copy_out() told user space. On failure everything but @imp
+ * itself is undone.
  */
 static int axl_import_add(struct axl_file *file, struct axl_import *imp,
 			  int fd, axl_import_fill_fn fill, void *ctx)
@@ -289,18 +303,59 @@ err_unlock_dev:
 }
 
 /*
- * Drop the handle of an import whose answer could not be copied out. The
- * copy happens with no lock held, so the handle was visible meanwhile: if
- * a job uses it already (user space guessed it), it stays, for user space
- * to release or for close.
+ * Erase @handle and unmap its import: see axl_import_remove(). @pending
+ * says which kind of handle: one user space has not been told yet (the
+ * import ioctl's own unwind) or one it was; the other kind is -ENOENT.
+ */
+static int axl_import_erase(struct axl_file *file, u32 handle, bool pending)
+{
+	struct axl_import *imp;
+	int ret = 0;
+
+	axl_dev_hold();
+	mutex_lock(&file->lock);
+	imp = xa_load(&file->imports, handle);
+	if (!imp ||
+	    xa_get_mark(&file->imports, handle, AXL_IMPORT_PENDING) != pending) {
+		ret = -ENOENT;
+	} else if (atomic_read(&imp->busy)) {
+		ret = -EBUSY;
+	} else {
+		xa_erase(&file->imports, handle);
+		file->nr_imports--;
+	}
+	mutex_unlock(&file->lock);
+	if (!ret) {
+		/* handle erased: nobody can take a new reference */
+		wait_var_event(&imp->ref, kref_read(&imp->ref) == 1);
+		kref_put(&imp->ref, axl_import_free);
+	}
+	axl_dev_unlock();
+	return ret;
+}
+
+/*
+ * Tell user space the new handle, then make it visible. The copy happens
+ * with no lock held (a copy that stalls holds up nobody else), while the
+ * handle is still pending: no other thread of the file can submit on it or
+ * release it, even by guessing it (handles are cyclic), so on EFAULT the
+ * import is dropped for certain and the caller, told it has none, has none.
  */
 static int axl_import_copy_out(struct axl_file *file, void __user *uarg,
 			       const void *args, size_t size, u32 handle)
 {
-	if (!copy_to_user(uarg, args, size))
-		return 0;
-	axl_import_remove(file, handle);
-	return -EFAULT;
+	unsigned int wait_ms = READ_ONCE(import_copy_wait_ms);
+
+	if (wait_ms)
+		msleep(wait_ms);
+	if (copy_to_user(uarg, args, size)) {
+		WARN_ON_ONCE(axl_import_erase(file, handle, true));
+		return -EFAULT;
+	}
+	mutex_lock(&file->lock);
+	xa_clear_mark(&file->imports, handle, AXL_IMPORT_PENDING);
+	mutex_unlock(&file->lock);
+	return 0;
 }
 
 static struct axl_import *axl_import_alloc(void)
@@ -455,33 +510,13 @@ err_free:
  * or starts once it is unmapped. Never an import it cannot see that is
  * unmapped after the device is gone.
  *
- * Return: 0; -ENOENT when @file has no such handle; -EBUSY while a job
- * reading it is in flight.
+ * Return: 0; -ENOENT when @file has no such handle (also one whose import
+ * ioctl has not returned it yet); -EBUSY while a job reading it is in
+ * flight.
  */
 int axl_import_remove(struct axl_file *file, u32 handle)
 {
-	struct axl_import *imp;
-	int ret = 0;
-
-	axl_dev_hold();
-	mutex_lock(&file->lock);
-	imp = xa_load(&file->imports, handle);
-	if (!imp) {
-		ret = -ENOENT;
-	} else if (atomic_read(&imp->busy)) {
-		ret = -EBUSY;
-	} else {
-		xa_erase(&file->imports, handle);
-		file->nr_imports--;
-	}
-	mutex_unlock(&file->lock);
-	if (!ret) {
-		/* handle erased: nobody can take a new reference */
-		wait_var_event(&imp->ref, kref_read(&imp->ref) == 1);
-		kref_put(&imp->ref, axl_import_free);
-	}
-	axl_dev_unlock();
-	return ret;
+	return axl_import_erase(file, handle, false);
 }
 
 /**
@@ -517,8 +552,9 @@ int axl_release_ioctl(struct axl_file *file, void __user *uarg)
  * The caller holds the device lock, so a revoked import stays revoked
  * and a live one stays mapped.
  *
- * Return: the import, ERR_PTR(-ENOENT), or ERR_PTR(-ENODEV) when the
- * import was revoked.
+ * Return: the import, ERR_PTR(-ENOENT) (also for a handle whose import
+ * ioctl has not told it yet), or ERR_PTR(-ENODEV) when the import was
+ * revoked.
  */
 struct axl_import *axl_import_get_busy(struct axl_file *file, u32 handle)
 {
@@ -526,7 +562,7 @@ struct axl_import *axl_import_get_busy(struct axl_file *file, u32 handle)
 
 	mutex_lock(&file->lock);
 	imp = xa_load(&file->imports, handle);
-	if (!imp)
+	if (!imp || xa_get_mark(&file->imports, handle, AXL_IMPORT_PENDING))
 		imp = ERR_PTR(-ENOENT);
 	else if (!imp->attach)
 		imp = ERR_PTR(-ENODEV);

@@ -14,6 +14,11 @@
 # a bad one is refused before anything is installed, built or booted.
 # Exit codes: those of `axl verify` (0 pass, 1 fail, 2 inconclusive/skip, 3 could not
 # run); a VM rig that cannot boot or times out is 3.
+#
+# Test seam (tests/host/tasks/verify_script.test.ts), for the VM path only: with
+# AXL_VERIFY_RIG set, that command runs in place of setup, the shim build and
+# scripts/vm/run.sh, with run.sh's arguments, and the rig's results directory is
+# AXL_VERIFY_RIG_RESULTS instead of artifacts/verify-vm.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # deno task runs in the project root and says where it was started in INIT_CWD.
@@ -64,8 +69,12 @@ deno run --no-check --allow-read --allow-env tasks/verify_check.ts --artifacts "
 	exit
 # --json: stdout is result.json alone. The rig's console (the guest's lines, stdout and
 # stderr merged) and these notes go to stderr; result.json is printed from the host copy.
-json=0
-for arg in "${args[@]}"; do [[ $arg == --json ]] && json=1; done
+# The guest runs verify without --json: it prints its summary (to the console, so to
+# stderr here) rather than the document a second time.
+json=0 guest=()
+for arg in "${args[@]}"; do
+	if [[ $arg == --json ]]; then json=1; else guest+=("$arg"); fi
+done
 if ((json)); then exec 9>&1 1>&2; fi
 if [[ $(uname -m) != x86_64 ]]; then
 	echo "axl verify: no NPU device ($node is missing) and the VM rig needs an x86_64 host;" \
@@ -74,15 +83,25 @@ if [[ $(uname -m) != x86_64 ]]; then
 fi
 echo "axl verify: no NPU device on this machine ($node is missing): running the builtin" \
 	"workload against the simulated Metis (metis-sim) in the VM rig (Debian 6.12 under QEMU)"
-bash scripts/setup.sh --build || exit 3
-bash ffi/build.sh --native >/dev/null || exit 3
-vmdir=$root/artifacts/verify-vm
-mkdir -p "$root/artifacts" || exit 3
+if [[ -n ${AXL_VERIFY_RIG:-} ]]; then
+	rig=("$AXL_VERIFY_RIG")
+	vmdir=${AXL_VERIFY_RIG_RESULTS:-}
+	[[ -n $vmdir ]] || {
+		echo "axl verify: AXL_VERIFY_RIG needs AXL_VERIFY_RIG_RESULTS" >&2
+		exit 3
+	}
+else
+	bash scripts/setup.sh --build || exit 3
+	bash ffi/build.sh --native >/dev/null || exit 3
+	rig=(bash scripts/vm/run.sh)
+	vmdir=$root/artifacts/verify-vm
+	mkdir -p "$root/artifacts" || exit 3
+fi
 # The guest writes its artifacts into $AXL_RESULTS; the rig copies them back, and the
 # guest's last line names the directory they land in here, as the user wrote it.
-bash scripts/vm/run.sh --vivid --results "$vmdir" --env "AXL_VERIFY_ARTIFACTS_AS=${shown:-artifacts/verify}" -- \
+"${rig[@]}" --vivid --results "$vmdir" --env "AXL_VERIFY_ARTIFACTS_AS=${shown:-artifacts/verify}" -- \
 	bash -c 'deno run --no-check --allow-all tasks/axl.ts verify --artifacts "$AXL_RESULTS/verify" "$@"' \
-	verify "${args[@]}"
+	verify "${guest[@]}"
 rc=$?
 if [[ -d $vmdir/verify ]]; then
 	# Into the directory as the command itself would write it: same-named

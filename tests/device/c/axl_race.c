@@ -12,7 +12,11 @@
  *    asleep for good);
  *  - a user whose ioctl argument stalls in a page fault (userfaultfd)
  *    holds no lock another user needs: another file's SUBMIT and close
- *    finish within a second, also with a device removal queued.
+ *    finish within a second, also with a device removal queued;
+ *  - IMPORT_FD and IMPORT_FD2 whose answer cannot be copied out while
+ *    another thread of the file SUBMITs on the handle it guesses (the next
+ *    one): the handle is nobody's before the answer is out, so the EFAULT
+ *    leaves no import behind.
  *
  * The removal cases bring the device back (PCI rescan) and check that the
  * driver bound it again, so the programs after this one still run.
@@ -21,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -662,6 +667,132 @@ static int case_result_dup2(void)
 	return KSFT_PASS;
 }
 
+/* ---- an import's EFAULT against a SUBMIT on the handle it would get ---- */
+
+#define GUESS_WAIT_MS 300	/* import_copy_wait_ms: the window before the copy-out */
+#define GUESS_BUSY_US 2000000	/* the engine's run time: a job got in stays in flight */
+
+struct guessing_import {
+	int dev;
+	unsigned long cmd;
+	void *arg;
+	atomic_bool done;
+	int ret;
+};
+
+static void *guessing_import(void *arg)
+{
+	struct guessing_import *g = arg;
+
+	g->ret = axl_ioctl(g->dev, g->cmd, g->arg);
+	atomic_store(&g->done, true);
+	return NULL;
+}
+
+/*
+ * @cmd's argument placed so that its in-part is readable and the part from
+ * its handle on read-only: the import is made, its answer cannot be copied
+ * out. Meanwhile this thread SUBMITs, again and again, on the handle the
+ * import gets (handles are cyclic: the one after the last). The import
+ * returns EFAULT, and then the file has no import: GET_INFO, debugfs stats
+ * and bufinfo say so, the handle is unknown to RELEASE_IMPORT, and no
+ * SUBMIT ever got in on it.
+ */
+static int import_efault_guessed(unsigned long cmd, const void *req, size_t out, int buf)
+{
+	struct guessing_import g = { .cmd = cmd };
+	struct axl_import_fd probe;
+	struct axl_submit sub = { .fence_fd = -1 };
+	struct axl_info info;
+	uint32_t next;
+	int res = heap_alloc(PAGE), tries = 0, enoent = 0, other = 0, got = 0;
+	long long imports0;
+	uint8_t *pages;
+	pthread_t th;
+
+	g.dev = axl_open_dev();
+	pages = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	FAIL_IF(g.dev < 0 || res < 0 || pages == MAP_FAILED, "setup");
+	FAIL_IF(mprotect(pages + PAGE, PAGE, PROT_READ), "mprotect: %s", strerror(errno));
+	g.arg = pages + PAGE - out;
+	memcpy(g.arg, req, out);
+
+	/* the handle the import will get: the one after this probe's */
+	EXPECT_RET(import_grey(g.dev, buf, &probe), 0);
+	EXPECT_RET(axl_release(g.dev, probe.handle), 0);
+	next = probe.handle + 1;
+	imports0 = axl_stat("imports");
+
+	EXPECT_RET(param_set("latency_us", GUESS_BUSY_US), 0);
+	EXPECT_RET(param_set("import_copy_wait_ms", GUESS_WAIT_MS), 0);
+	FAIL_IF(pthread_create(&th, NULL, guessing_import, &g), "pthread_create");
+	while (!atomic_load(&g.done)) {
+		int ret = got ? 0 : axl_submit(g.dev, next, res, 0, &sub);
+
+		if (!got) {
+			tries++;
+			if (!ret)
+				got = tries;
+			else if (ret == -ENOENT)
+				enoent++;
+			else
+				other = ret;
+		}
+		usleep(2000);
+	}
+	pthread_join(th, NULL);
+	EXPECT_RET(param_set("import_copy_wait_ms", 0), 0);
+	tap_diag("%s, %d SUBMITs on guessed handle %u meanwhile: %d ENOENT%s%s, "
+		 "submit %d got in", cmd == AXL_IOCTL_IMPORT_FD ? "IMPORT_FD" : "IMPORT_FD2",
+		 tries, next, enoent, other ? ", last other " : "",
+		 other ? axl_errname(other) : "", got);
+
+	EXPECT_RET(g.ret, -EFAULT);
+	EXPECT_RET(axl_info(g.dev, &info), 0);
+	FAIL_IF(info.file_imports != 0, "GET_INFO: %u import(s) after the EFAULT: the caller "
+		"was told it has none", info.file_imports);
+	FAIL_IF(axl_stat("imports") != imports0, "debugfs stats: imports %lld, were %lld",
+		axl_stat("imports"), imports0);
+	FAIL_IF(bufinfo_attachments(buf) != 0, "bufinfo: the buffer has %d attachment(s)",
+		bufinfo_attachments(buf));
+	EXPECT_RET(axl_release(g.dev, next), -ENOENT);
+	FAIL_IF(got, "SUBMIT %d on handle %u, which the import never returned, got in", got,
+		next);
+	FAIL_IF(other, "a SUBMIT on the guessed handle failed with %s, not ENOENT",
+		axl_errname(other));
+	FAIL_IF(tries < 2, "only %d SUBMIT(s) while the import ran", tries);
+
+	close(g.dev);
+	close(res);
+	munmap(pages, 2 * PAGE);
+	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 3000), "driver state left behind");
+	return KSFT_PASS;
+}
+
+static int case_import_efault_guessed(void)
+{
+	struct axl_import_fd v1 = {
+		.width = 64, .height = 64, .pixfmt = AXL_PIXFMT_GREY,
+		.flags = AXL_IMPORT_TO_DEVICE,
+	};
+	struct axl_import_fd2 v2 = {
+		.flags = AXL_IMPORT_TO_DEVICE, .width = 64, .height = 64,
+		.pixfmt = AXL_PIXFMT_GREY, .nplanes = 1, .modifier = AXL_FORMAT_MOD_LINEAR,
+		.planes = { { .offset = 0, .pitch = 64 } },
+	};
+	int buf = frame_buf(99), ret;
+
+	FAIL_IF(buf < 0, "setup");
+	v1.fd = v2.fd = buf;
+	ret = import_efault_guessed(AXL_IOCTL_IMPORT_FD, &v1,
+				    offsetof(struct axl_import_fd, handle), buf);
+	if (ret == KSFT_PASS)
+		ret = import_efault_guessed(AXL_IOCTL_IMPORT_FD2, &v2,
+					    offsetof(struct axl_import_fd2, handle), buf);
+	close(buf);
+	return ret;
+}
+
 static const struct axl_case cases[] = {
 	{ "removal racing release, close and an EFAULT submit leaves nothing attached",
 	  case_remove_race },
@@ -671,6 +802,8 @@ static const struct axl_case cases[] = {
 	  case_import_copy_stall },
 	{ "a result fd dup2()ed to a busy buffer while SUBMIT runs: the job writes the first",
 	  case_result_dup2 },
+	{ "an import's EFAULT while SUBMITs guess its handle leaves no import",
+	  case_import_efault_guessed },
 	{ "no leaks and a clean kernel log", case_baseline },
 };
 

@@ -63,7 +63,7 @@ static const char *const tunables[] = {
 	"latency_us", "timeout_ms", "fail_every", "fail_next", "stall_next", "stall_ms",
 	"metis_xfer_us", "metis_done_us", "metis_ll_max", "metis_sync_wait_ms", "max_pinned_mb",
 	"max_user_pinned_mb", "max_file_queued_ms", "max_user_queued_ms",
-	"max_queued_ms",
+	"max_queued_ms", "import_copy_wait_ms",
 };
 
 struct saved_params {
