@@ -175,8 +175,8 @@ export const verifySpec: CommandSpec = {
       kind: "number",
       arg: "MS",
       // No declared default: it depends on what the kprobe events carry (capture.ts).
-      description: "bufinfo sampling interval (default 20; 1000, a cross-check, when the axl\n" +
-        "device imports and the dma-buf attach events name inode and exporter)",
+      description: "bufinfo sampling interval (default 20; 1000, a cross-check, when the\n" +
+        "dma-buf attach events name inode and exporter, except with --pid)",
     },
     importer: {
       type: "string",

@@ -78,7 +78,7 @@ export interface CaptureOptions {
   /**
    * bufinfo sampling interval, ms. Default {@linkcode BUFINFO_CROSS_CHECK_MS} when the attach
    * probe events name each buffer's inode and exporter (they then say which devices shared a
-   * buffer), else 20.
+   * buffer) and the workload is not `--pid`'s, else 20.
    */
   bufinfoIntervalMs?: number;
   /** tracefs mount point override. */
@@ -87,10 +87,7 @@ export interface CaptureOptions {
   device?: { name: string; simulated: boolean };
   /** The importing device whose imports count (`--importer`); recorded for the judge. */
   importer?: ImporterRecord;
-  /**
-   * The judge's evidence mode (`--evidence`): with `generic` the kprobes count I3 even when
-   * the axl device imports, so bufinfo is read every 20 ms (see `bufinfoIntervalMs`).
-   */
+  /** The judge's evidence mode (`--evidence`): with `generic` the kprobes count I3. */
   evidence?: EvidenceMode;
   /** kprobe events on the dma-buf functions (default true; see `kprobe_events.ts`). */
   probes?: boolean;
@@ -110,6 +107,11 @@ export interface CaptureRecord {
   environment: Environment;
   notes: string[];
   bufinfoUnavailable: string | null;
+  /**
+   * How often bufinfo was read, ms (absent: unavailable, or a capture made before it was
+   * recorded, which read it every 20 ms unless its notes say otherwise).
+   */
+  bufinfoIntervalMs?: number;
   /** perf's event, and the rate it was asked for (absent in captures made before it was recorded). */
   perf: { unavailable: string } | { event: string; reason: string; rate?: PerfRateRecord };
   /** The importing device (absent in captures made before it was recorded). */
@@ -253,10 +255,8 @@ export async function captureRun(
   );
   try {
     const env = await probeEnvironment(session.info.tracefs);
-    const { sampler, bufinfoUnavailable } = await openSampler(
-      bufinfoInterval(o, probes, notes),
-      files.bufinfo,
-    );
+    const bufinfoMs = bufinfoInterval(o, probes, notes);
+    const { sampler, bufinfoUnavailable } = await openSampler(bufinfoMs, files.bufinfo);
     const perf = await PerfCapture.probe({
       enabled: o.perf !== false,
       data: o.perfData ?? join(tmp, "perf.data"),
@@ -325,6 +325,7 @@ export async function captureRun(
       },
       notes,
       bufinfoUnavailable: bufinfoUnavailable ?? null,
+      ...(bufinfoUnavailable ? {} : { bufinfoIntervalMs: bufinfoMs }),
       perf: perf.record(),
       ...(o.importer ? { importer: o.importer } : {}),
       probes,
@@ -379,22 +380,23 @@ function restoreLeftovers(): string[] {
 
 /**
  * How often bufinfo is read: the option when given; a slow cross-check when the attach and
- * detach events say which devices shared each buffer (inode and exporter in the events, and
- * a workload that does not run before the trace, as `--pid`'s does: what it attaches between
- * the trace's start and bufinfo's first read would count twice) and our tracepoints
- * count the imports (the axl device imports, and `--evidence` is not `generic`); else every
- * 20 ms. Another importer's I3 may
- * be judged in the held shape, against every buffer its frames' exporter had during the run
- * (`held_mappings.ts`): a buffer nobody attached is in bufinfo only.
+ * detach events say which devices shared each buffer (inode and exporter in the events) and
+ * the workload starts under the trace (not `--pid`: what its process attaches between the
+ * trace's start and bufinfo's first read would count twice); else every 20 ms. Whoever
+ * imports: with the axl device our tracepoints count I3; with another importer (or
+ * `--evidence generic`) the probes count it, and the held shape's pool is the frames'
+ * exporter's buffers the workload held, which its fd scans name with their exporter
+ * (`held_mappings.ts`), so the samples need not list each of them.
  */
-function bufinfoInterval(o: CaptureOptions, probes: ProbeSetup, notes: string[]): number {
+export function bufinfoInterval(o: CaptureOptions, probes: ProbeSetup, notes: string[]): number {
   if (o.bufinfoIntervalMs !== undefined) return o.bufinfoIntervalMs;
   const events = "events" in probes && probes.inode && probes.exporter === true;
+  if (!events || o.workload.kind === "pid") return 20;
   const axlCounts = o.importer?.axl === true && o.evidence !== "generic";
-  if (!events || o.workload.kind === "pid" || !axlCounts) return 20;
   notes.push(
     `bufinfo read at the start, at the end and every ${BUFINFO_CROSS_CHECK_MS} ms as a ` +
-      "cross-check: the attach and detach probe events name each buffer's inode and exporter",
+      "cross-check: the attach and detach probe events name each buffer's inode and exporter" +
+      (axlCounts ? "" : ", and the workload's fd scans name the buffers it held"),
   );
   return BUFINFO_CROSS_CHECK_MS;
 }

@@ -51,6 +51,7 @@ export const CaptureRecordSchema = z.looseObject({
   }),
   notes: strings,
   bufinfoUnavailable: z.string().nullable(),
+  bufinfoIntervalMs: int.nonnegative().optional(),
   perf: z.union([
     z.looseObject({ unavailable: z.string() }),
     z.looseObject({

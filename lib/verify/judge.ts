@@ -44,6 +44,7 @@ import { round } from "./_invariant.ts";
 import type { V4l2DeviceRef } from "./v4l2_devices.ts";
 import { judgeImporterAccounting } from "./evidence/importer_accounting.ts";
 import { withAttachEvents } from "./evidence/attach_events.ts";
+import { withWorkloadFds } from "./evidence/held_mappings.ts";
 import type { NvmapFacts } from "./evidence/nvmap_events.ts";
 import type { NvmapEvidence } from "./schema.ts";
 import {
@@ -181,7 +182,16 @@ export interface JudgeInput {
   importer?: ImporterRecord;
   /** The probe events of the capture; absent: none were defined. */
   probes?: ProbeSetup;
+  /**
+   * How often bufinfo was read, ms (capture.json's `bufinfoIntervalMs`); absent: every 20 ms
+   * or not recorded. Slower than {@linkcode BUFINFO_POLL_MS}, a held pool only bufinfo could
+   * list is not trusted (`evidence/held_mappings.ts`).
+   */
+  bufinfoIntervalMs?: number;
 }
+
+/** bufinfo's polling interval where no events stand in for it, ms. */
+export const BUFINFO_POLL_MS = 20;
 
 /**
  * Judges a run. The result validates against `VerifyResultSchema` (the tests check it).
@@ -274,10 +284,11 @@ export function judge(given: JudgeInput): VerifyResult {
     t.dmabuf,
     input.workload.framesSubmitted,
     loss.lossy,
-    input.bufinfo,
+    withWorkloadFds(input.bufinfo, input.workload.fdRefs ?? []),
     workloadInodes(input.workload),
     t.nvmap,
     workloadBuffers(input.workload),
+    sparseBufinfo(input),
   );
   const i3 = generic ??
     judgeAccounting(join, input.workload.framesSubmitted, input.setup.missingEvents, loss.lossy);
@@ -400,6 +411,12 @@ function workloadBuffers(w: WorkloadRecord): Set<number> | undefined {
     ...(w.mapRefs ?? []).map((m) => m.inode),
     ...workloadInodes(w),
   ].filter((i) => i > 0));
+}
+
+/** bufinfo's interval where it was read more slowly than it polls, else undefined. */
+function sparseBufinfo(input: JudgeInput): number | undefined {
+  const ms = input.bufinfoIntervalMs;
+  return ms !== undefined && ms > BUFINFO_POLL_MS ? ms : undefined;
 }
 
 /** Inodes of the frames the workload reported (the builtin does); empty when unknown. */

@@ -211,6 +211,9 @@ export async function judgeArtifacts(
     notes,
     ...(record.importer ? { importer: record.importer } : {}),
     ...(record.probes ? { probes: record.probes } : {}),
+    ...(record.bufinfoIntervalMs !== undefined
+      ? { bufinfoIntervalMs: record.bufinfoIntervalMs }
+      : {}),
     ...(options ? { options } : {}),
   });
   const pads = await readGstPads(dir);

@@ -14,10 +14,22 @@
  * is ignored and counted. A capture that did not record the workload's fds, or whose scans
  * missed a buffer the importer mapped, keeps the whole exporter as the pool.
  *
+ * Where bufinfo was read slowly (once a second: the attach events stand in for its samples)
+ * the pool's buffers come from the workload's fd scans, which name each buffer's exporter
+ * ({@linkcode withWorkloadFds}), and from the attach events; what only bufinfo could say
+ * refuses the shape as INCONCLUSIVE instead: the whole exporter as the pool (a short-lived
+ * buffer falls between two reads), or a buffer the workload held whose exporter nothing named.
+ *
  * @module
  */
 import type { BufinfoSummary, InodeObservation } from "../../trace/parse/bufinfo_summary.ts";
 import type { DeviceUse } from "./dmabuf_probes.ts";
+
+/** A dma-buf the workload held by an fd, with the exporter fdinfo named. */
+export interface HeldFd {
+  inode: number;
+  exporter: string;
+}
 
 /** Where the pool came from, and how many of the exporter's buffers it left out. */
 export interface HeldPool {
@@ -33,10 +45,79 @@ export interface HeldPool {
   why?: string;
 }
 
-/** The held shape with the buffers it rests on, or why the run is not that shape. */
+/**
+ * The held shape with the buffers it rests on, or why the run is not that shape
+ * (`inconclusive`: the capture cannot tell, as where bufinfo was read slowly).
+ */
 export type HeldMappings =
   | { held: true; buffers: number[]; exporters: string[]; pool: HeldPool }
-  | { held: false; reason: string; pool?: HeldPool };
+  | { held: false; reason: string; pool?: HeldPool; inconclusive?: boolean };
+
+/**
+ * The bufinfo summary with the buffers the workload held by an fd that no sample listed,
+ * each added with the exporter its fdinfo named (name and size unknown, no device attached,
+ * `samples` 0): where bufinfo was read once a second, a buffer that lived between two reads
+ * is known from the workload's fd scans (every 200 ms). What bufinfo listed is kept as is. A
+ * summary without samples (`unavailable`) is returned as is.
+ *
+ * @example
+ * ```ts
+ * import { withWorkloadFds } from "./held_mappings.ts";
+ * import { emptySummary } from "../../trace/parse/bufinfo_summary.ts";
+ * const s = withWorkloadFds(emptySummary(), [{ inode: 12, exporter: "nvmap_dmabuf" }]);
+ * console.log("inodes" in s && s.inodes.get(12)?.exporter); // "nvmap_dmabuf"
+ * ```
+ */
+export function withWorkloadFds(
+  bufinfo: BufinfoSummary | { unavailable: string },
+  fds: readonly HeldFd[],
+): BufinfoSummary | { unavailable: string } {
+  if ("unavailable" in bufinfo) return bufinfo;
+  const added = fds.filter((f) => f.inode > 0 && f.exporter !== "" && !bufinfo.inodes.has(f.inode));
+  if (added.length === 0) return bufinfo;
+  const inodes = new Map(bufinfo.inodes);
+  for (const f of added) {
+    if (inodes.has(f.inode)) continue;
+    inodes.set(f.inode, {
+      inode: f.inode,
+      exporter: f.exporter,
+      name: "",
+      size: 0,
+      maxDevices: 0,
+      devicesAtMax: [],
+      devicesSeen: [],
+      samples: 0,
+      multiAttachSamples: 0,
+      firstSeenMs: NaN,
+      lastSeenMs: NaN,
+    });
+  }
+  return { ...bufinfo, inodes };
+}
+
+/**
+ * Why a pool cannot be trusted where bufinfo was read every `sparseMs` (undefined: often
+ * enough, or `sparseMs` undefined): the whole exporter as the pool (bufinfo's reads are all
+ * that lists it), or a buffer the workload held whose exporter nothing named (`known`: the
+ * summary's inodes, merged with the attach events and the workload's fds).
+ */
+export function sparsePoolProblem(
+  pool: HeldPool,
+  workloadBuffers: ReadonlySet<number> | undefined,
+  known: ReadonlyMap<number, unknown>,
+  sparseMs: number | undefined,
+): string | undefined {
+  if (sparseMs === undefined) return undefined;
+  const rate = `bufinfo was read every ${sparseMs} ms`;
+  if (pool.from === "exporter") {
+    return `${rate} and ${pool.why}, so the exporter's buffers during the run are not all known`;
+  }
+  const unknown = [...(workloadBuffers ?? [])].filter((i) => !known.has(i)).sort((a, b) => a - b);
+  if (unknown.length === 0) return undefined;
+  return `${rate}, and nothing named the exporter of inode ${unknown.slice(0, 5).join(", ")}, ` +
+    "which the workload held (a mapping, no fd the scans saw), so whether a frame could " +
+    "travel in it is unknown";
+}
 
 /**
  * The buffers a frame could travel in: of `exporters`' buffers in bufinfo, those the workload
@@ -85,6 +166,9 @@ export function heldPool<T extends Pick<InodeObservation, "inode" | "exporter">>
  * const r = heldMappings(undefined, new Set([4]), { unavailable: "no debugfs" }, 60);
  * console.log(r); // { held: false, reason: "bufinfo is unavailable (no debugfs)" }
  * ```
+ *
+ * `sparseMs`: bufinfo's interval where it was read slowly (see the module doc), else
+ * undefined.
  */
 export function heldMappings(
   use: DeviceUse | undefined,
@@ -92,6 +176,7 @@ export function heldMappings(
   bufinfo: BufinfoSummary | { unavailable: string },
   framesSubmitted: number,
   workloadBuffers?: ReadonlySet<number>,
+  sparseMs?: number,
 ): HeldMappings {
   const no = (reason: string, pool?: HeldPool): HeldMappings => ({
     held: false,
@@ -127,6 +212,11 @@ export function heldMappings(
     const maps = use.mapsByInode.get(ino) ?? 0, unmaps = use.unmapsByInode.get(ino) ?? 0;
     if (maps !== 1) return no(`inode ${ino} was mapped ${maps} times, not once`, from);
     if (unmaps !== 1) return no(`inode ${ino} was unmapped ${unmaps} times, not once`, from);
+  }
+  // The known pool is held; buffers a slow bufinfo could not list would only add to it.
+  const sparse = sparsePoolProblem(narrowed.pool, workloadBuffers, bufinfo.inodes, sparseMs);
+  if (sparse) {
+    return { held: false, reason: sparse, ...(from ? { pool: from } : {}), inconclusive: true };
   }
   return { held: true, buffers, exporters: [...exporters].sort(), pool: narrowed.pool };
 }

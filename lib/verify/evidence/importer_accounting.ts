@@ -50,6 +50,8 @@ const LISTED = 20;
  * have been mapped. `nvmap`: nvmap's events of the run, when it has them. `workloadBuffers`:
  * the inodes of every dma-buf the workload's processes held (fds and mappings; undefined when
  * the capture did not record its fds): the held shape's pool is narrowed to them.
+ * `sparseMs`: bufinfo's interval where it was read slowly (once a second), else undefined:
+ * then a pool only bufinfo could list refuses the held shape as INCONCLUSIVE.
  *
  * @example
  * ```ts
@@ -73,6 +75,7 @@ export function judgeImporterAccounting(
   workloadInodes: ReadonlySet<number> = new Set(),
   nvmap?: NvmapFacts,
   workloadBuffers?: ReadonlySet<number>,
+  sparseMs?: number,
 ): ImporterAccountingVerdict {
   const v = fromProbes(
     ev,
@@ -83,6 +86,7 @@ export function judgeImporterAccounting(
     workloadInodes,
     nvmap,
     workloadBuffers,
+    sparseMs,
   );
   if (!nvmap || ev.source !== "kprobes" || !ev.use || ev.use.mapsByInode.size === 0) return v;
   if (v.invariant.evidence.counted_from !== undefined) return v;
@@ -110,6 +114,7 @@ function fromProbes(
   workloadInodes: ReadonlySet<number>,
   nvmap: NvmapFacts | undefined,
   workloadBuffers: ReadonlySet<number> | undefined,
+  sparseMs: number | undefined,
 ): ImporterAccountingVerdict {
   const counts = importerCounts(ev);
   const evidence: Record<string, unknown> = {
@@ -149,7 +154,14 @@ function fromProbes(
   if (ev.source === "bufinfo") {
     // Without probe events nvmap's own still count the importer's imports of nvmap buffers.
     const n = nvmap && ev.importer.name !== null && !lossy && framesSubmitted !== null
-      ? countNvmapImports(nvmap, ev.importer.name, framesSubmitted, bufinfo, workloadBuffers)
+      ? countNvmapImports(
+        nvmap,
+        ev.importer.name,
+        framesSubmitted,
+        bufinfo,
+        workloadBuffers,
+        sparseMs,
+      )
       : undefined;
     if (n) {
       return fromNvmap(n, evidence, framesSubmitted!, [
@@ -191,7 +203,14 @@ function fromProbes(
   if (counts.imports !== framesSubmitted && ev.use?.mapsByInode.size === 0) {
     // nvmap's events name which of the importer's buffers are nvmap's (the camera's).
     const n = nvmap && ev.importer.name !== null
-      ? countNvmapImports(nvmap, ev.importer.name, framesSubmitted, bufinfo, workloadBuffers)
+      ? countNvmapImports(
+        nvmap,
+        ev.importer.name,
+        framesSubmitted,
+        bufinfo,
+        workloadBuffers,
+        sparseMs,
+      )
       : undefined;
     if (n) {
       evidence.probe_maps = counts.imports;
@@ -223,7 +242,14 @@ function fromProbes(
     );
   }
   if (counts.imports < framesSubmitted) {
-    const shape = heldMappings(ev.use, ev.frameInodes, bufinfo, framesSubmitted, workloadBuffers);
+    const shape = heldMappings(
+      ev.use,
+      ev.frameInodes,
+      bufinfo,
+      framesSubmitted,
+      workloadBuffers,
+      sparseMs,
+    );
     // Captures that recorded no fds of the workload judge as before, word for word.
     if (shape.pool?.from === "workload") evidence.held_pool = shape.pool;
     if (shape.held) {
@@ -246,6 +272,15 @@ function fromProbes(
       );
     }
     if (shape.pool?.from === "workload") evidence.not_held = shape.reason;
+    if (shape.inconclusive) {
+      evidence.not_held = shape.reason;
+      return verdict(
+        "INCONCLUSIVE",
+        `${who} mapped frame buffers ${counts.imports} times for ${framesSubmitted} frames ` +
+          `submitted, fewer maps than frames, and whether it held each buffer a frame could ` +
+          `travel in cannot be told: ${shape.reason}`,
+      );
+    }
   }
   if (counts.imports < framesSubmitted) {
     return verdict(

@@ -31,7 +31,7 @@
 import type { BufinfoSummary } from "../../trace/parse/bufinfo_summary.ts";
 import type { DeviceUse } from "./dmabuf_probes.ts";
 import type { NvmapFacts } from "./nvmap_events.ts";
-import { heldPool } from "./held_mappings.ts";
+import { heldPool, sparsePoolProblem } from "./held_mappings.ts";
 
 /** The exporter names of nvmap's buffers (newer and older L4T releases). */
 export const NVMAP_EXPORTERS: ReadonlySet<string> = new Set(["nvmap_dmabuf", "nvmap"]);
@@ -55,6 +55,8 @@ export interface NvmapCount {
 /**
  * Counts the importer's imports of nvmap buffers from nvmap's events; undefined when nvmap's
  * events show no attach by it (nothing to count from: the caller keeps its verdict).
+ * `sparseMs`: bufinfo's interval where it was read slowly (the held count's pool must then
+ * come from the workload's fd scans: `held_mappings.ts`), else undefined.
  *
  * @example
  * ```ts
@@ -74,6 +76,7 @@ export function countNvmapImports(
   framesSubmitted: number,
   bufinfo: BufinfoSummary | { unavailable: string },
   workloadBuffers?: ReadonlySet<number>,
+  sparseMs?: number,
 ): NvmapCount | undefined {
   const u = nvmap.devices.get(importer);
   if (!u || u.attaches === 0) return undefined;
@@ -166,6 +169,15 @@ export function countNvmapImports(
       `${importer} held an attachment of ${buffers.length} nvmap buffers for ${framesSubmitted} ` +
         `frames, but ${ours ? listed : `bufinfo listed only ${pool.length}`} nvmap buffers` +
         `${ignored} ${events}`,
+    );
+  }
+  // The known pool matches; buffers a slow bufinfo could not list would only add to it.
+  const sparse = sparsePoolProblem(from, workloadBuffers, bufinfo.inodes, sparseMs);
+  if (sparse) {
+    return out(
+      "INCONCLUSIVE",
+      `${importer} held an attachment of ${buffers.length} nvmap buffers for ${framesSubmitted} ` +
+        `frames, but ${sparse} ${events}`,
     );
   }
   return out(

@@ -99,7 +99,7 @@ const SHELL_FACTS: Record<string, string[]> = {
     `default ${DEFAULT_ACCEPTED_EXPORTERS.join(", ")})`,
     "I4 copy-routine threshold in percent self (default 1)",
     "--buffer-kb KIB",
-    "bufinfo sampling interval (default 20; 1000, a cross-check, when the axl device imports and the dma-buf attach events name inode and exporter)",
+    "bufinfo sampling interval (default 20; 1000, a cross-check, when the dma-buf attach events name inode and exporter, except with --pid)",
     "no perf (I4 is then SKIP)",
     "0 PASS",
     "1 FAIL",
