@@ -48,7 +48,6 @@
 
 #define PAGE 4096u
 #define MIB (1024u * 1024u)
-#define NVMAP_HEAP "/dev/dma_heap/nvmap-sim"
 #define NVMAP_IOMEM "/sys/kernel/debug/nvmap_sim/next_iomem"
 #define TRACE_NAME "axl_errpaths_test"
 
@@ -321,18 +320,6 @@ static int case_submit_emfile(void)
 
 /* ---- SUBMIT and DMA_ATTACH: EOPNOTSUPP ---- */
 
-/* A dma-buf fd of @len bytes from nvmap-sim, or -errno. */
-static int nvmap_alloc(size_t len)
-{
-	struct dma_heap_allocation_data data = { .len = len, .fd_flags = O_RDWR | O_CLOEXEC };
-	int heap = open(NVMAP_HEAP, O_RDONLY | O_CLOEXEC), ret;
-
-	if (heap < 0)
-		return -errno;
-	ret = axl_ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &data);
-	close(heap);
-	return ret ? ret : (int)data.fd;
-}
 
 /* Occurrences of @needle in @text. */
 static int count_of(const char *text, const char *needle)
@@ -383,7 +370,7 @@ static int case_iomem_eopnotsupp(void)
 	FAIL_IF(dev < 0 || node < 0 || res < 0 || other < 0, "setup");
 	EXPECT_RET(frame_make(&x, 64, 64, 2), 0);
 	EXPECT_RET(sysfs_write(NVMAP_IOMEM, "1"), 0);
-	in = nvmap_alloc(MIB);
+	in = heap_alloc_from(NVMAP_HEAP, MIB);
 	FAIL_IF(in < 0, "nvmap-sim allocation: %s", axl_errname(in));
 	EXPECT_RET(axl_import(dev, in, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &io), 0);
 	EXPECT_RET(axl_import(dev, x.fd, 64, 64, AXL_PIXFMT_GREY, 0, AXL_IMPORT_TO_DEVICE, &ix), 0);

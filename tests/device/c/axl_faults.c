@@ -25,7 +25,6 @@
  * The points are global: nothing else may use axl while this runs.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -104,20 +103,6 @@ static void watch(int buf)
 	watched[nwatched++] = fd_inode(buf);
 }
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n - 1; /* the directory's own fd */
-}
-
 static long read_refcnt(void)
 {
 	FILE *f = fopen(MODULE_REFCNT, "re");
@@ -150,7 +135,7 @@ static int snap(struct snapshot *s)
 			s->refs += b->count;
 		}
 	}
-	s->fds = count_fds();
+	s->fds = open_fd_count();
 	s->refcnt = read_refcnt();
 	return 0;
 }

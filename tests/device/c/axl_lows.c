@@ -34,24 +34,11 @@
 #include "axl_util.h"
 
 #define PAGE 4096u
-#define NVMAP_HEAP "/dev/dma_heap/nvmap-sim"
 #define NVMAP_SHORT "/sys/kernel/debug/nvmap_sim/next_short_pages"
 #define DEBUGFS "/sys/kernel/debug"
 
 /* ---- the vmap bound ---- */
 
-/* A dma-buf fd from nvmap-sim, or -errno. */
-static int nvmap_alloc(size_t len)
-{
-	struct dma_heap_allocation_data data = { .len = len, .fd_flags = O_RDWR | O_CLOEXEC };
-	int heap = open(NVMAP_HEAP, O_RDONLY | O_CLOEXEC), ret;
-
-	if (heap < 0)
-		return -errno;
-	ret = axl_ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &data);
-	close(heap);
-	return ret ? ret : (int)data.fd;
-}
 
 /*
  * A buffer of one page whose DMA table maps two (nvmap-sim's
@@ -77,7 +64,7 @@ static int case_vmap_bound(void)
 	}
 	kmsg = kmsg_mark();
 	EXPECT_RET(sysfs_write(NVMAP_SHORT, "1"), 0);
-	buf = nvmap_alloc(2 * PAGE);
+	buf = heap_alloc_from(NVMAP_HEAP, 2 * PAGE);
 	FAIL_IF(buf < 0, "nvmap-sim allocation: %s", axl_errname(buf));
 	size = lseek(buf, 0, SEEK_END);
 	FAIL_IF(size != PAGE, "the buffer's size is %lld, not one page: next_short_pages unused",

@@ -224,12 +224,17 @@ int axl_release(int dev, uint32_t handle)
 
 int heap_alloc(size_t len)
 {
+	return heap_alloc_from(AXL_HEAP_PATH, len);
+}
+
+int heap_alloc_from(const char *path, size_t len)
+{
 	struct dma_heap_allocation_data data = {
 		.len = len, .fd_flags = O_RDWR | O_CLOEXEC,
 	};
 	int heap, ret;
 
-	heap = open(AXL_HEAP_PATH, O_RDONLY | O_CLOEXEC);
+	heap = open(path, O_RDONLY | O_CLOEXEC);
 	if (heap < 0)
 		return -errno;
 	ret = axl_ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &data);

@@ -24,6 +24,8 @@
 #define AXL_DEV_PATH "/dev/" AXL_DEVICE_NAME
 #define AXL_PARAM_DIR "/sys/module/axl/parameters"
 #define AXL_HEAP_PATH "/dev/dma_heap/system"
+/* The rig's nvmap stand-in (tests/rig/nvmap_sim). */
+#define NVMAP_HEAP "/dev/dma_heap/nvmap-sim"
 
 /* ---- TAP ---- */
 
@@ -88,6 +90,8 @@ int axl_release(int dev, uint32_t handle);
 /* ---- dma-bufs ---- */
 
 int heap_alloc(size_t len);          /* dma-buf fd from the system heap, or -errno */
+/* A dma-buf fd of @len bytes from the heap at @path, or -errno. */
+int heap_alloc_from(const char *path, size_t len);
 void *buf_map(int buf, size_t len);  /* MAP_SHARED mapping or NULL */
 int buf_sync(int buf, bool start, bool write);
 ino_t fd_inode(int fd);

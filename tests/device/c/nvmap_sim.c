@@ -19,7 +19,6 @@
 
 #include "axl_util.h"
 
-#define NVMAP_HEAP "/dev/dma_heap/nvmap-sim"
 #define NVMAP_DEBUGFS "/sys/kernel/debug/nvmap_sim"
 #define W 256
 #define H 256
