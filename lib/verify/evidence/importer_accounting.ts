@@ -144,6 +144,11 @@ function fromProbes(
     ...(notes.length > 0 ? { notes } : {}),
   });
   const who = ev.importer.name ?? "the importer";
+  // nvmap's events count the importer's imports of nvmap buffers (the camera's).
+  const nvmapCount = (frames: number) =>
+    nvmap && ev.importer.name !== null
+      ? countNvmapImports(nvmap, ev.importer.name, frames, bufinfo, workloadBuffers, sparseMs)
+      : undefined;
   if (ev.source === "none") {
     return verdict(
       "SKIP",
@@ -153,16 +158,7 @@ function fromProbes(
   }
   if (ev.source === "bufinfo") {
     // Without probe events nvmap's own still count the importer's imports of nvmap buffers.
-    const n = nvmap && ev.importer.name !== null && !lossy && framesSubmitted !== null
-      ? countNvmapImports(
-        nvmap,
-        ev.importer.name,
-        framesSubmitted,
-        bufinfo,
-        workloadBuffers,
-        sparseMs,
-      )
-      : undefined;
+    const n = !lossy && framesSubmitted !== null ? nvmapCount(framesSubmitted) : undefined;
     if (n) {
       return fromNvmap(n, evidence, framesSubmitted!, [
         `I3: no probe events (${ev.passedOver.join("; ")}); nvmap's events counted ${who}'s ` +
@@ -202,16 +198,7 @@ function fromProbes(
   }
   if (counts.imports !== framesSubmitted && ev.use?.mapsByInode.size === 0) {
     // nvmap's events name which of the importer's buffers are nvmap's (the camera's).
-    const n = nvmap && ev.importer.name !== null
-      ? countNvmapImports(
-        nvmap,
-        ev.importer.name,
-        framesSubmitted,
-        bufinfo,
-        workloadBuffers,
-        sparseMs,
-      )
-      : undefined;
+    const n = nvmapCount(framesSubmitted);
     if (n) {
       evidence.probe_maps = counts.imports;
       return fromNvmap(n, evidence, framesSubmitted, [
