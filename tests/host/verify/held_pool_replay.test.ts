@@ -7,6 +7,7 @@
 // pool was narrowed to the workload's buffers: I3 FAIL, a false verdict.
 import assert from "node:assert/strict";
 import { judgeArtifacts } from "../../../lib/verify/replay.ts";
+import { judgeEditedCopy } from "./_edited_copy.ts";
 import type { VerifyResult } from "../../../lib/verify/schema.ts";
 
 const dir = new URL("../../fixtures/trace/5.15-arm64-nvmap/held-bystander", import.meta.url)
@@ -24,22 +25,7 @@ async function judgeEdited(
   record: (r: Record<string, unknown>) => void,
   edit: (trace: string) => string = (t) => t,
 ): Promise<VerifyResult> {
-  const tmp = await Deno.makeTempDir({ prefix: "axl-held-pool-replay-" });
-  try {
-    for (const e of Deno.readDirSync(dir)) {
-      const from = `${dir}/${e.name}`;
-      if (e.name === "trace.txt") {
-        await Deno.writeTextFile(`${tmp}/${e.name}`, edit(await Deno.readTextFile(from)));
-      } else if (e.name === "capture.json") {
-        const { integrity: _, ...r } = JSON.parse(await Deno.readTextFile(from));
-        record(r);
-        await Deno.writeTextFile(`${tmp}/${e.name}`, JSON.stringify(r));
-      } else await Deno.copyFile(from, `${tmp}/${e.name}`);
-    }
-    return await judgeArtifacts(tmp, options);
-  } finally {
-    await Deno.remove(tmp, { recursive: true });
-  }
+  return await judgeEditedCopy(dir, options, record, edit);
 }
 
 /** The capture's record of the workload's dma-buf fds. */

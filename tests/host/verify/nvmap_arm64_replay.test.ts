@@ -7,6 +7,7 @@
 // measured offsets), with nvmap's events beside them.
 import assert from "node:assert/strict";
 import { judgeArtifacts } from "../../../lib/verify/replay.ts";
+import { judgeEditedCopy } from "./_edited_copy.ts";
 import type { VerifyResult } from "../../../lib/verify/schema.ts";
 
 const fixtures = new URL("../../fixtures/trace/5.15-arm64-nvmap", import.meta.url).pathname;
@@ -24,22 +25,7 @@ async function judgeEdited(
   edit: (trace: string) => string,
   record: (r: Record<string, unknown>) => void = () => {},
 ): Promise<VerifyResult> {
-  const tmp = await Deno.makeTempDir({ prefix: "axl-nvmap-replay-" });
-  try {
-    for (const e of Deno.readDirSync(`${fixtures}/${name}`)) {
-      const from = `${fixtures}/${name}/${e.name}`;
-      if (e.name === "trace.txt") {
-        await Deno.writeTextFile(`${tmp}/${e.name}`, edit(await Deno.readTextFile(from)));
-      } else if (e.name === "capture.json") {
-        const { integrity: _, ...r } = JSON.parse(await Deno.readTextFile(from));
-        record(r);
-        await Deno.writeTextFile(`${tmp}/${e.name}`, JSON.stringify(r));
-      } else await Deno.copyFile(from, `${tmp}/${e.name}`);
-    }
-    return await judgeArtifacts(tmp, options);
-  } finally {
-    await Deno.remove(tmp, { recursive: true });
-  }
+  return await judgeEditedCopy(`${fixtures}/${name}`, options, record, edit);
 }
 
 /**
