@@ -238,11 +238,8 @@ function importOptionsFor(direction: Direction): (frame: Frame) => ImportOptions
 /** What one job of the loop needs besides its frame. */
 interface JobContext {
   dev: Device;
-  /**
-   * The producer's expected result for a frame, when results are checked (decided once per
-   * run, not per frame).
-   */
-  expected: ((frame: Frame) => ReferenceResult) | undefined;
+  producer: Producer;
+  options: WorkloadOptions;
   /** Submit options: one object, validated once. */
   submit: { result: DmaBuf; model: number; timeoutMs: number };
   report: WorkloadReport;
@@ -269,23 +266,6 @@ function finishJob(
 ): FrameStat {
   c.report.completed++;
   const r = job.readResult({ histogram: false });
-  const expected = c.expected?.(frame);
-  // One literal per shape (with or without resultOk): no property added to a made record.
-  if (expected === undefined) {
-    return {
-      index,
-      seqno: job.seqno,
-      inode: imp.inode,
-      frameInode: frame.buffer.inode,
-      submitNs: done.submitNs,
-      signalNs: done.signalNs,
-      latencyNs: done.latencyNs,
-      cpuNs: 0,
-      crc32: r.crc32,
-    };
-  }
-  const resultOk = sameResult(r, expected);
-  if (!resultOk) c.report.mismatches++;
   const stat: FrameStat = {
     index,
     seqno: job.seqno,
@@ -296,8 +276,14 @@ function finishJob(
     latencyNs: done.latencyNs,
     cpuNs: 0,
     crc32: r.crc32,
-    resultOk,
   };
+  const expected = c.options.checkResults !== false && c.producer instanceof HeapProducer
+    ? c.producer.expected(frame)
+    : undefined;
+  if (expected) {
+    stat.resultOk = sameResult(r, expected);
+    if (!stat.resultOk) c.report.mismatches++;
+  }
   return stat;
 }
 
@@ -377,15 +363,10 @@ export async function runWorkload(options: WorkloadOptions = {}): Promise<Worklo
     const result = stack.use(heap.allocate(resultBytes(), { name: "axl-result" }));
     let staging: DmaBuf | undefined;
     const report = emptyReport(mode, producer, dev, frames);
-    // Options and the producer are read once for the run, not once a frame.
-    const checked = options.checkResults !== false && producer instanceof HeapProducer
-      ? producer
-      : undefined;
-    const syncWait = options.syncWait !== false;
-    const { onFrame, signal } = options;
     const ctx: JobContext = {
       dev,
-      expected: checked && ((frame) => checked.expected(frame)),
+      producer,
+      options,
       submit: { result, model: options.model ?? 0, timeoutMs },
       report,
     };
@@ -400,7 +381,7 @@ export async function runWorkload(options: WorkloadOptions = {}): Promise<Worklo
     let cpuMark = cpu0;
 
     for (let index = 0; index < frames; index++) {
-      if (signal?.aborted) {
+      if (options.signal?.aborted) {
         report.aborted = true;
         break;
       }
@@ -413,7 +394,7 @@ export async function runWorkload(options: WorkloadOptions = {}): Promise<Worklo
           input = staging;
         }
         let stat: FrameStat;
-        if (!syncWait) {
+        if (options.syncWait === false) {
           const imp = dev.import(input, importOptions(frame));
           report.imports++;
           try {
@@ -433,7 +414,7 @@ export async function runWorkload(options: WorkloadOptions = {}): Promise<Worklo
         latencies.push(Number(stat.latencyNs));
         cpuTimes.push(stat.cpuNs);
         if (report.perFrame.length < keepFrames) report.perFrame.push(stat);
-        onFrame?.(stat);
+        options.onFrame?.(stat);
       } finally {
         producer.recycle(frame);
       }
