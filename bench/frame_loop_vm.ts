@@ -12,11 +12,9 @@
  * process: it runs LOOP once and prints its {@linkcode LoopRun} as JSON on stdout.
  *
  * Each steady-state run of a Deno loop is also a fresh process (`--one LOOP` with the
- * warm-up), as each run of the C loop is: a loop run after another in the same process
- * would pay for the heap the other left behind (`runWorkload()` keeps every frame's record
- * until it returns, and the collector marks and sweeps that garbage later, inside whichever
- * loop's window it falls). `--in-process` runs them in this process instead, one after
- * another, as this bench did before.
+ * warm-up), as each run of the C loop is, so that no loop runs with the heap and compiled
+ * code the loops before it left behind. `--in-process` runs them in this process instead,
+ * one after another, as this bench did before.
  *
  * ```sh
  * scripts/vm/run.sh --module-param latency_us=1000 -- \
