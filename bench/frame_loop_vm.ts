@@ -11,6 +11,11 @@
  * feels; `runWorkload()`'s window then includes its set-up). `--one LOOP` is that fresh
  * process: it runs LOOP once and prints its {@linkcode LoopRun} as JSON on stdout.
  *
+ * Each steady-state run of a Deno loop is also a fresh process (`--one LOOP` with the
+ * warm-up), as each run of the C loop is, so that no loop runs with the heap and compiled
+ * code the loops before it left behind. `--in-process` runs them in this process instead,
+ * one after another, as this bench did before.
+ *
  * ```sh
  * scripts/vm/run.sh --module-param latency_us=1000 -- \
  *   deno run --no-check --allow-all bench/frame_loop_vm.ts --out results/frame_loop.json
@@ -91,28 +96,38 @@ async function runJson<T>(program: string, args: string[], what: string): Promis
 const COLD_LOOPS: DenoLoop[] = ["lean-full", "lib", "lib-fused", "workload"];
 
 /** One Deno loop in a fresh process (`--one`), no warm-up: its first frames, cold. */
-async function runDenoCold(loop: DenoLoop, shape: Shape): Promise<LoopRun> {
+function runDenoCold(loop: DenoLoop, shape: Shape): Promise<LoopRun> {
+  return runDenoFresh(loop, { ...shape, warmup: 0 });
+}
+
+/**
+ * One Deno loop in a fresh process (`--one`): `shape.warmup` frames, then the measured
+ * `shape.frames`; with `tracingOn`, tracing is on for the measured frames only.
+ */
+async function runDenoFresh(loop: DenoLoop, shape: Shape, tracingOn?: string): Promise<LoopRun> {
+  const args = [
+    "run",
+    "--no-check",
+    "--allow-all",
+    new URL(import.meta.url).pathname,
+    "--one",
+    loop,
+    "--frames",
+    String(shape.frames),
+    "--warmup",
+    String(shape.warmup),
+    "--width",
+    String(shape.width),
+    "--height",
+    String(shape.height),
+  ];
+  if (tracingOn) args.push("--tracing-on", tracingOn);
   const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--no-check",
-      "--allow-all",
-      new URL(import.meta.url).pathname,
-      "--one",
-      loop,
-      "--frames",
-      String(shape.frames),
-      "--warmup",
-      "0",
-      "--width",
-      String(shape.width),
-      "--height",
-      String(shape.height),
-    ],
+    args,
     stdout: "piped",
     stderr: "inherit",
   }).output();
-  if (!out.success) throw new Error(`cold ${loop} exited ${out.code}`);
+  if (!out.success) throw new Error(`${loop} (--one) exited ${out.code}`);
   return JSON.parse(new TextDecoder().decode(out.stdout)) as LoopRun;
 }
 
@@ -163,9 +178,15 @@ async function main(): Promise<number> {
       "call-batches": { type: "string", default: "15" },
       calls: { type: "string", default: "2000" },
       "keep-traces": { type: "string" },
+      "in-process": { type: "boolean", default: false },
+      "tracing-on": { type: "string" },
     },
   });
   if (values.one !== undefined) return await runOne(values.one, values);
+  if (values["tracing-on"] !== undefined) {
+    console.error("frame_loop_vm.ts: --tracing-on goes with --one");
+    return 3;
+  }
   const rounds = Number(values.rounds), tracedRounds = Number(values["traced-rounds"]);
   const coldRuns = Number(values["cold-runs"]), coldFrames = Number(values["cold-frames"]);
   const shape: Shape = {
@@ -228,7 +249,10 @@ async function main(): Promise<number> {
     const traced = round > rounds;
     const on = traced ? tracer!.tracingOnPath : undefined;
     tracingFile = on ? Deno.openSync(on, { write: true }) : undefined;
-    const deno = (l: DenoLoop) => () => runDenoLoop(rig, l, shape.frames, shape.warmup, hooks);
+    const deno = (l: DenoLoop) => () =>
+      values["in-process"]
+        ? runDenoLoop(rig, l, shape.frames, shape.warmup, hooks)
+        : runDenoFresh(l, shape, on);
     // C and Deno alternate; the order inside a round rotates so none always goes first.
     const steps: Array<() => Promise<LoopRun>> = [
       () => runC("core", shape, on),
@@ -240,7 +264,9 @@ async function main(): Promise<number> {
     for (const step of [...steps.slice(shift), ...steps.slice(0, shift)]) {
       const run: MeasuredRun = { ...await step(), round };
       if (traced) {
-        const tids = run.impl === "c" ? new Set([run.pid]) : threadIds(run.pid);
+        const tids = run.impl === "c"
+          ? new Set([run.pid])
+          : new Set(run.tids ?? threadIds(run.pid));
         const keep = values["keep-traces"];
         if (keep) await Deno.mkdir(keep, { recursive: true });
         run.traced = await tracer!.collect(
@@ -299,7 +325,13 @@ async function main(): Promise<number> {
 /** `--one LOOP`: runs one Deno loop in this process and prints its LoopRun. */
 async function runOne(
   loop: string,
-  values: { frames: string; warmup: string; width: string; height: string },
+  values: {
+    frames: string;
+    warmup: string;
+    width: string;
+    height: string;
+    "tracing-on"?: string;
+  },
 ): Promise<number> {
   if (!(DENO_LOOPS as readonly string[]).includes(loop)) {
     console.error(`frame_loop_vm.ts: unknown loop ${loop} (known: ${DENO_LOOPS})`);
@@ -320,8 +352,18 @@ async function runOne(
     return 3;
   }
   using rig = await LoopRig.open({ width, height });
-  const run = await runDenoLoop(rig, loop as DenoLoop, frames, warmup);
-  console.log(JSON.stringify(run));
+  const on = values["tracing-on"];
+  using tracing = on ? Deno.openSync(on, { write: true }) : undefined;
+  let tids: number[] | undefined;
+  const run = await runDenoLoop(rig, loop as DenoLoop, frames, warmup, {
+    open: () => tracing?.writeSync(new TextEncoder().encode("1")),
+    close: () => {
+      tracing?.writeSync(new TextEncoder().encode("0"));
+      // The threads the trace is read for: this process's, while they still exist.
+      if (tracing) tids = [...threadIds(Deno.pid)];
+    },
+  });
+  console.log(JSON.stringify(tids ? { ...run, tids } : run));
   return 0;
 }
 

@@ -51,6 +51,8 @@ export interface LoopRun extends CpuSample {
   warmup: number;
   /** Process id that ran the loop. */
   pid: number;
+  /** Its thread ids at the window's end (a traced run in a fresh process: `--one`). */
+  tids?: number[];
 }
 
 /** Resources the loops share: the device, a frame ring and a result buffer. */
