@@ -16,6 +16,8 @@
 #include <linux/pci.h>
 #include <linux/platform_device.h>
 #include <linux/rwsem.h>
+#include <linux/sizes.h>
+#include <linux/version.h>
 
 #include "axl_drv.h"
 #include "axl_metis.h"
@@ -26,6 +28,31 @@
 static bool bind_pci = true;
 module_param(bind_pci, bool, 0444);
 MODULE_PARM_DESC(bind_pci, "Bind to QEMU's edu PCI device when present (default: true)");
+
+/*
+ * The longest scatterlist segment the engine declares: it takes segments
+ * of any length, and without this the DMA layer assumes 64 KiB, so
+ * DMA_API_DEBUG flags every frame.
+ *
+ * Before Linux 6.0, DMA_API_DEBUG searches for the mapping of a sync that
+ * names an address inside one (bucket_find_contain() in kernel/dma/debug.c)
+ * back from the address in 8 KiB steps up to the device's maximum segment,
+ * counting in 32 bits: at 4 GiB - 8 KiB or more the count wraps and the
+ * search never ends when no mapping contains the address. The CMA and
+ * system heaps make such syncs: their begin/end_cpu_access() sync every
+ * attachment marked mapped while another CPU may be unmapping one. The
+ * task then spins in the kernel for good, unkillable, holding the heap
+ * buffer's lock. Upstream bounded the search in 6.0 ("dma-debug: improve
+ * search for partial syncs"); until then a debug kernel gets 256 MiB, the
+ * most the arm64 rig's CMA area holds, so a contiguous buffer still maps
+ * as one segment and a failed search ends after 32,768 steps with the
+ * "has not allocated" report (docs/rig.md has the measurements).
+ */
+#if IS_ENABLED(CONFIG_DMA_API_DEBUG) && LINUX_VERSION_CODE < KERNEL_VERSION(6, 0, 0)
+#define AXL_MAX_SEG_SIZE SZ_256M
+#else
+#define AXL_MAX_SEG_SIZE UINT_MAX
+#endif
 
 /*
  * The device lock: held for reading while an ioctl maps buffers for the
@@ -65,12 +92,8 @@ static int axl_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (ret)
 		return ret;
-	/*
-	 * The engine takes scatterlist segments of any length; without this
-	 * the DMA layer assumes 64 KiB, and DMA_API_DEBUG flags every frame.
-	 * (It cannot fail for a PCI device, and returns nothing since 6.10.)
-	 */
-	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
+	/* cannot fail for a PCI device, and returns nothing since 6.10 */
+	dma_set_max_seg_size(&pdev->dev, AXL_MAX_SEG_SIZE);
 
 	down_write(&axl_dev_sem);
 	if (axl_engine_dev.dev) {
@@ -140,7 +163,7 @@ static int axl_platform_init(void)
 	if (IS_ERR(plat))
 		return PTR_ERR(plat);
 	/* as for the PCI function (platform devices have DMA parameters too) */
-	dma_set_max_seg_size(&plat->dev, UINT_MAX);
+	dma_set_max_seg_size(&plat->dev, AXL_MAX_SEG_SIZE);
 	axl_engine_dev.plat = plat;
 	axl_engine_dev.dev = &plat->dev;
 	axl_engine_dev.caps = axl_dev_iommu_caps(&plat->dev);

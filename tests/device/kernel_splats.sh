@@ -30,9 +30,18 @@ SPLAT_LINE='WARNING:|BUG:|Oops|KASAN|UBSAN|general protection fault|kernel BUG|C
 #      access, whatever direction that attachment was mapped in, and DMA-API
 #      debugging wants a mapping synced only in its own. A camera frame carries a
 #      FROM_DEVICE mapping (the camera writes it) beside TO_DEVICE ones (axl's
-#      readers), so any CPU access to it, the simulated engine's (begun
-#      DMA_TO_DEVICE: kernel/axl_drv.h) or a user's DMA_BUF_IOCTL_SYNC, is
-#      reported against one of them (docs/rig.md).
+#      readers), so any CPU access to it, the simulated engine's (a read begun
+#      DMA_FROM_DEVICE, a write DMA_TO_DEVICE: kernel/axl_drv.h) or a user's
+#      DMA_BUF_IOCTL_SYNC, is reported against one of them (docs/rig.md).
+#   2a. DMA-API's "device driver tries to sync DMA memory it has not allocated",
+#      for any device, when the sync is a dma-heap's begin_cpu_access()/
+#      end_cpu_access(): the CMA and system heaps mark an attachment mapped and
+#      unmapped without the buffer's lock and sync every attachment marked
+#      mapped, so a CPU access beside an importer's unmap (axl's release of an
+#      import, a job's end) can sync a mapping that is just gone. The heap's
+#      race, not the importer's; the cache work is done on pages that stay
+#      allocated. On 5.15 that search is what stalled debug guests when the
+#      device's maximum segment was 4 GiB or more (kernel/axl_dev.c, docs/rig.md).
 #   3. "cacheline tracking EEXIST, overlapping mappings aren't supported" when
 #      the Metis node attaches a buffer (axl_metis_attach): the node maps every
 #      buffer DMA_BIDIRECTIONAL, as metis.ko does because an attach does not say
@@ -55,6 +64,7 @@ BENIGN_DUMP_FROM='vivid_thread_vid_(cap|out)\+'
 # a frame of the call trace. The message line is the one shown.
 BENIGN_REPORTS='DMA-API: vivid vivid\.[0-9]+: mapping sg segment longer than device claims to support	 vb2_dc_map_dmabuf\+0x
 DMA-API: [^ ]+ [^ ]+: device driver syncs (DMA memory with different direction|device read-only DMA memory for cpu|device write-only DMA memory to device)	 (cma|system)_heap_dma_buf_(begin|end)_cpu_access\+0x
+DMA-API: [^ ]+ [^ ]+: device driver tries to sync DMA memory it has not allocated \[device address=0x[0-9a-f]+\] \[size=[0-9]+ bytes\]	 (cma|system)_heap_dma_buf_(begin|end)_cpu_access\+0x
 DMA-API: axl-metis-sim [^ ]+: cacheline tracking EEXIST, overlapping mappings aren.t supported	 axl_metis_attach\+0x
 WARNING: CPU: [0-9]+ PID: [0-9]+ at kernel/workqueue\.c:[0-9]+ __flush_work	 rcu_tasks_rude_wait_gp\+0x'
 

@@ -59,6 +59,21 @@ Deno.test("the same reports from anything but a heap's CPU access count", async 
   assert.match(first, /cut here/);
 });
 
+Deno.test("the C tests' log scan leaves out has-not-allocated reports from a heap's CPU access", async () => {
+  const race = fixture("5.15-arm64-debug-heap-sync-unmap-race.txt");
+  assert.deepEqual(await scan(await Deno.readTextFile(race)), { hits: 0, first: "" });
+  const direct = (await Deno.readTextFile(race)).replaceAll(
+    /system_heap_dma_buf_(begin|end)_cpu_access/g,
+    "axl_engine_sync_$1",
+  );
+  const { hits } = await scan(direct);
+  assert.equal(
+    hits,
+    6,
+    "cut here and WARNING of each of the three reports, from anything but a heap",
+  );
+});
+
 Deno.test("the C tests' log scan judges two interleaved reports together", async () => {
   const lines = (await Deno.readTextFile(heapSync)).split("\n");
   const starts = lines.flatMap((l, i) => (/cut here/.test(l) ? [i] : []));

@@ -673,15 +673,18 @@ int kmsg_mark(void)
  * own, when the sync is a dma-heap's begin_cpu_access()/end_cpu_access():
  * the heaps sync every mapped attachment in the direction of the CPU's
  * access, so a buffer mapped in two directions (a camera's FROM_DEVICE, our
- * readers' TO_DEVICE) draws one for any CPU access. The same rule as the
- * device suites' log check, tests/device/kernel_splats.sh.
+ * readers' TO_DEVICE) draws one for any CPU access. Or one that the sync
+ * found no mapping: the heaps sync every attachment marked mapped without
+ * holding off an unmap on another CPU (the heap's race). The same rules as
+ * the device suites' log check, tests/device/kernel_splats.sh.
  */
 static bool heap_sync_says(const char *rec)
 {
 	return strstr(rec, "DMA-API: ") &&
 	       (strstr(rec, "device driver syncs DMA memory with different direction") ||
 		strstr(rec, "device driver syncs device read-only DMA memory for cpu") ||
-		strstr(rec, "device driver syncs device write-only DMA memory to device"));
+		strstr(rec, "device driver syncs device write-only DMA memory to device") ||
+		strstr(rec, "device driver tries to sync DMA memory it has not allocated"));
 }
 
 static bool heap_sync_from(const char *rec)
