@@ -28,9 +28,10 @@ export interface SplitRow {
   fpsRatio: number;
   cpuRatio: number;
   /**
-   * CPU everything but the workload took while it ran, less what it took with verify off at
-   * the same wall time: verify's own processes, as a share of one CPU (0.05: 5 %) and in µs
-   * per frame at the run's frame rate (median of runs). Absent when not measured.
+   * CPU the bench's process and the processes it started (the workload aside) took while the
+   * workload ran, less their share with verify off: verify's own processes, as a share of one
+   * CPU (0.05: 5 %) and in µs per frame at the run's frame rate (median of runs). Absent when
+   * not measured.
    */
   ownCpuShare?: number;
   ownCpuUsPerFrame?: number;
@@ -70,7 +71,7 @@ export async function runObserverVm(
   };
 }
 
-type Metric = Exclude<keyof ObserverSample, "frames" | "processCpuUs" | "others">;
+type Metric = Exclude<keyof ObserverSample, "frames" | "observerCpu">;
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -157,7 +158,7 @@ function workloadLines(r: ObserverRuns, title: string): string[] {
  * const s = (fps: number, cpu: number) => ({ frames: 300, fps, cpuUsPerFrame: cpu,
  *   latencyP50Us: 100, latencyP99Us: 200 });
  * const t = observerTargets({ frames: 300, off: [s(60, 500)], on: [{ ...s(59, 600), status: "PASS" }] });
- * // No run without perf; verify on keeps 0.98× the fps at 1.2× the CPU; no `others` measured.
+ * // No run without perf; verify on keeps 0.98× the fps at 1.2× the CPU; no `observerCpu` measured.
  * if (t[0]?.met !== null || t[1]?.name !== "verify on (builtin)" || t[1].met !== true ||
  *   t[2]?.met !== null) throw new Error(JSON.stringify(t));
  * ```
@@ -234,13 +235,14 @@ const LABELS: Record<ObserverConfig | "off", string> = {
 /**
  * The split: for verify off and each config that ran, the medians of fps and process CPU per
  * frame, their ratios to verify off, and verify's own processes' CPU (from each run's
- * `others`: the CPU everything but the workload took, less verify off's at the same wall time).
+ * `observerCpu`: the CPU the bench's process tree took while the workload ran, verify's own
+ * processes under verify, less verify off's share of one CPU).
  *
  * @example
  * ```ts
  * import { observerSplit } from "./observer_bench.ts";
- * const s = (fps: number, cpu: number, others: number) => ({ frames: 300, fps,
- *   cpuUsPerFrame: cpu, latencyP50Us: 1, latencyP99Us: 2, others: { cpuNs: others, wallNs: 1e9 } });
+ * const s = (fps: number, cpu: number, own: number) => ({ frames: 300, fps, cpuUsPerFrame: cpu,
+ *   latencyP50Us: 1, latencyP99Us: 2, observerCpu: { cpuNs: own, wallNs: 1e9 } });
  * const rows = observerSplit({ frames: 300, off: [s(60, 500, 1e8)],
  *   on: [{ ...s(30, 1000, 3e8), status: "PASS", config: "verify" }] });
  * const on = rows.find((r) => r.config === "verify")!;
@@ -251,7 +253,8 @@ const LABELS: Record<ObserverConfig | "off", string> = {
  */
 export function observerSplit(r: ObserverRuns): SplitRow[] {
   if (!r.off.length) return [];
-  const rate = (x: ObserverSample) => x.others ? x.others.cpuNs / x.others.wallNs : undefined;
+  const rate = (x: ObserverSample) =>
+    x.observerCpu ? x.observerCpu.cpuNs / x.observerCpu.wallNs : undefined;
   const offRates = r.off.map(rate).filter((x) => x !== undefined);
   const offRate = offRates.length === r.off.length ? median(offRates) : undefined;
   const fps0 = median(r.off.map((x) => x.fps));

@@ -65,8 +65,7 @@ function percentile(sorted: number[], p: number): number {
 /**
  * Reads the tracers' log of one pipeline run: the frames that reached the sink after
  * `warmup` of them, their rate at the sink, the process CPU (proc-rusage) per frame between
- * the first and the last counted frame, and the src-to-sink latency (p50, p99) of each; the
- * process's CPU time to its last proc-rusage record as `processCpuUs`.
+ * the first and the last counted frame, and the src-to-sink latency (p50, p99) of each.
  *
  * @example
  * ```ts
@@ -118,8 +117,6 @@ export function gstObserverSample(log: string, warmup: number): ObserverSample {
     cpuUsPerFrame: (cpuAt(last.ts) - cpuAt(first.ts)) / 1e3 / intervals,
     latencyP50Us: percentile(latencies, 50) / 1e3,
     latencyP99Us: percentile(latencies, 99) / 1e3,
-    // The last record: the pipeline's CPU time from its start to (nearly) its end.
-    processCpuUs: cpu.reduce((m, c) => Math.max(m, c.ns), 0) / 1e3,
   };
 }
 

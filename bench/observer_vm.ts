@@ -4,7 +4,8 @@
  * under verify (`-- COMMAND`, with function_graph, the dma-buf kprobes and perf, as
  * `axl verify` runs it), interleaved, `--rounds` times each, and as many times under verify
  * without perf; each run reports its delivered fps, process CPU per frame, fence latency,
- * and the CPU everything but the workload took while it ran (`others`, from `/proc/stat`).
+ * and the CPU the bench's own process tree took while it ran (`observerCpu`: under verify,
+ * verify's own processes).
  * `--split` adds one run of each part alone ({@linkcode SPLIT_CONFIGS}): the floor (the
  * tracefs events only), the floor with one part (function_graph, the kprobes, the bufinfo
  * sampler, the drain, perf at its default rate), and the map scans alone (the workload alone,
@@ -28,7 +29,7 @@ import { commandWorkload } from "../lib/verify/workload.ts";
 import { scanProcess } from "../lib/trace/capture/dmabuf_refs.ts";
 import { v4l2DevicesOf } from "../lib/verify/v4l2_devices.ts";
 import type { ObserverSample } from "./observer_workload.ts";
-import { type BusySample, busySample } from "./_procstat.ts";
+import { treeDelta, type TreeSample, treeSample } from "./_procstat.ts";
 import {
   gstObserverCommand,
   gstObserverEnv,
@@ -145,12 +146,6 @@ export interface ObserverResults extends ObserverRuns {
   gst?: ObserverRuns & { pipeline: string };
 }
 
-/** Everything but the workload between two samples: busy CPU less the workload's own. */
-function others(a: BusySample, b: BusySample, s: ObserverSample): ObserverSample["others"] {
-  if (s.processCpuUs === undefined) return undefined;
-  return { cpuNs: b.busyNs - a.busyNs - s.processCpuUs * 1e3, wallNs: b.wallNs - a.wallNs };
-}
-
 /**
  * Scans `pid` as verify's map scans do (its fds and maps, its V4L2 devices) every
  * {@linkcode SCAN_PERIOD_MS} until `done` settles.
@@ -166,7 +161,7 @@ async function scanWhile(pid: number, done: Promise<unknown>): Promise<void> {
 }
 
 /**
- * Runs `argv` alone (no verify), or under the bench's map scans, with the machine's busy CPU
+ * Runs `argv` alone (no verify), or under the bench's map scans, with this process tree's CPU
  * read around it; `read` turns what it wrote into a sample.
  */
 async function runAlone(
@@ -174,7 +169,7 @@ async function runAlone(
   scans: boolean,
   read: () => Promise<ObserverSample>,
 ): Promise<ObserverSample> {
-  const a = busySample();
+  const a = treeSample();
   const child = new Deno.Command(argv[0]!, {
     args: argv.slice(1),
     stdin: "null",
@@ -184,19 +179,18 @@ async function runAlone(
   const output = child.output();
   if (scans) await scanWhile(child.pid, output);
   const st = await output;
-  const b = busySample();
+  const b = treeSample();
   if (!st.success) {
     throw new Error(
       `${argv.slice(0, 5).join(" ")} … alone exited ${st.code}: ` +
         new TextDecoder().decode(st.stderr),
     );
   }
-  const s = await read();
-  return { ...s, others: others(a, b, s) };
+  return { ...await read(), observerCpu: treeDelta(a, b) };
 }
 
 /**
- * runVerify() around a workload with the machine's busy CPU read when the workload starts and
+ * runVerify() around a workload with this process tree's CPU read when the workload starts and
  * when it is done (verify's progress messages).
  */
 async function underVerify(
@@ -204,18 +198,20 @@ async function underVerify(
   read: () => Promise<ObserverSample>,
   config: ObserverConfig,
 ): Promise<ObserverOnSample> {
-  let a: BusySample | undefined, b: BusySample | undefined;
+  // The workload is not running yet at the first message and has been reaped by the second,
+  // so the tree sampled at both is the bench's process (verify) and what verify started.
+  let a: TreeSample | undefined, b: TreeSample | undefined;
   const { result } = await runVerify({
     ...o,
     onProgress: (m) => {
-      if (m.startsWith("running workload")) a = busySample();
-      else if (m.startsWith("workload done")) b = busySample();
+      if (m.startsWith("running workload")) a = treeSample();
+      else if (m.startsWith("workload done")) b = treeSample();
     },
   });
   const s = await read();
   return {
     ...s,
-    ...(a && b ? { others: others(a, b, s) } : {}),
+    ...(a && b ? { observerCpu: treeDelta(a, b) } : {}),
     status: result.axl.status,
     perf: result.axl.invariants.I4.status,
     config,

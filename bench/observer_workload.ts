@@ -24,16 +24,12 @@ export interface ObserverSample {
   latencyP50Us: number;
   latencyP99Us: number;
   /**
-   * The workload process's CPU time from its start to its end, µs (warm-up and set-up
-   * included): what is subtracted from the guest's busy time to leave everything else's.
+   * CPU time of the bench's own process and of the processes it started other than the
+   * workload, from the workload's start to its end (`/proc/PID/stat`, 10 ms ticks), and that
+   * wall time: under verify, verify's own processes (verify runs in the bench's process).
    * Absent in older results.
    */
-  processCpuUs?: number;
-  /**
-   * Everything but the workload over the workload's whole run (`procstat.ts`): the guest's
-   * busy CPU time less the workload's own, and the wall time it ran. Absent in older results.
-   */
-  others?: { cpuNs: number; wallNs: number };
+  observerCpu?: { cpuNs: number; wallNs: number };
 }
 
 const { values } = parseArgs({
@@ -64,15 +60,12 @@ const r = await runWorkload({
   device: dev,
   syncWait: false,
 });
-const end = cpuSample();
-const d = cpuDelta(a, end);
+const d = cpuDelta(a, cpuSample());
 const sample: ObserverSample = {
   frames: r.completed,
   fps: r.completed / (d.wallNs / 1e9),
   cpuUsPerFrame: d.cpuNs / 1e3 / r.completed,
   latencyP50Us: r.latencyNs.p50 / 1e3,
   latencyP99Us: r.latencyNs.p99 / 1e3,
-  // CLOCK_PROCESS_CPUTIME_ID counts from the process's start.
-  processCpuUs: end.cpuNs / 1e3,
 };
 await Deno.writeTextFile(values.out, JSON.stringify(sample) + "\n");
