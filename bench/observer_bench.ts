@@ -12,7 +12,7 @@
  */
 import type { Target } from "./_results.ts";
 import { runGuestJson } from "./_vm_guest.ts";
-import type { ObserverConfig, ObserverResults, ObserverRuns } from "./observer_vm.ts";
+import type { ObserverConfig, ObserverResults, ObserverRuns } from "./observer_configs.ts";
 import type { ObserverSample } from "./observer_workload.ts";
 
 /** One line of the split: a config's medians and their ratios to verify off. */
