@@ -2,8 +2,8 @@
  * The bench's observer-effect section (`deno task bench --only observer`): one VM run of
  * `bench/observer_vm.ts` with vivid, each workload (the builtin frame loop, and a
  * gst-launch-1.0 pipeline from vivid's capture to fakesink) alone and under verify, as table
- * lines, the split (each part of verify alone: {@linkcode observerSplit}) and issue #40's
- * targets per workload, in rows named so that a program can find them: "verify on without
+ * lines, the split (each part of verify alone: {@linkcode observerSplit}) and the targets of
+ * what verify may cost per workload, in rows named so that a program can find them: "verify on without
  * perf (builtin)" (fps ≥ 0.90× verify off, process CPU per frame ≤ 1.2×), "verify on
  * (builtin)" (≥ 0.75×, ≤ 1.6×), "verify's own processes (builtin)" (≤ 5 % of one CPU), the
  * same with "(GStreamer)".
@@ -207,7 +207,7 @@ function workloadTargets(r: ObserverRuns, workload: string): Target[] {
   return out;
 }
 
-/** #40's targets: config, row name, fps at least, process CPU per frame at most (× off). */
+/** What verify may cost: config, row name, fps at least, process CPU per frame at most (× off). */
 const TARGETS: [ObserverConfig, string, number, number][] = [
   ["--no-perf", "verify on without perf", 0.9, 1.2],
   ["verify", "verify on", 0.75, 1.6],

@@ -63,9 +63,9 @@ type Section = typeof SECTIONS[number];
 const DEFAULT_SECTIONS: Section[] = [...SECTIONS];
 
 /**
- * Named sets of sections and trace sizes. `verify-cost`: every target of issue #40 (what
- * verify costs the pipeline it watches, its time to verdict, the frame loops, the trace facts
- * at 1 GB) in one run.
+ * Named sets of sections and trace sizes. `verify-cost`: every target of what verify may
+ * cost (the pipeline it watches, its time to verdict, the frame loops, the trace facts at
+ * 1 GB) in one run.
  */
 export const PRESETS: Record<string, { only: Section[]; sizes: string }> = {
   "verify-cost": { only: ["trace", "vm", "verdict", "observer"], sizes: "1G" },

@@ -69,7 +69,7 @@ export function verdictLines(v: VerdictResults): string[] {
   return lines;
 }
 
-/** Issue #40's bound on the time from the workload's end to the verdict, × the workload's run. */
+/** The bound on the time from the workload's end to the verdict, × the workload's run. */
 export const VERDICT_BOUND = 1.5;
 
 /**
