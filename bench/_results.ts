@@ -36,6 +36,8 @@ export interface Noise {
    * section ran (sampled every 10 s). Absent in older results and at a section's start.
    */
   otherQemuDuring?: number;
+  /** When it was noted (ISO 8601); absent in older results. */
+  at?: string;
 }
 
 /** One `deno bench` result: its times, or why it failed. */
@@ -217,6 +219,7 @@ export function noise(label: string, otherQemuDuring?: number): void {
   results.noise[label] = {
     loadavg: Deno.loadavg().map((l) => Math.round(l * 100) / 100),
     otherQemu: otherQemu(),
+    at: new Date().toISOString(),
     ...(otherQemuDuring === undefined ? {} : { otherQemuDuring }),
   };
 }

@@ -275,11 +275,14 @@ export function loadLines(noise: Record<string, Noise>): string[] {
   const l = (n: Noise | undefined) => n ? n.loadavg[0]!.toFixed(2) : "?";
   for (const name of sections) {
     const a = noise[`${name} start`], b = noise[`${name} end`];
+    const took = a?.at && b?.at
+      ? ` (${fmt((Date.parse(b.at) - Date.parse(a.at)) / 60e3, 1)} min)`
+      : "";
     lines.push(
       `  ${name.padEnd(11)} ${l(a)} → ${l(b)}   other QEMU guests: ${a?.otherQemu ?? "?"} at ` +
         `the start, ${
           b?.otherQemuDuring === undefined ? "not sampled" : `at most ${b.otherQemuDuring}`
-        } during it, ${b?.otherQemu ?? "?"} at the end`,
+        } during it, ${b?.otherQemu ?? "?"} at the end${took}`,
     );
   }
   if (noise.end && !sections.length) lines.push(`  end         ${l(noise.end)}`);
