@@ -36,10 +36,15 @@ Deno.test("observerTargets() names its target rows for the builtin loop and the 
   const r = await results();
   const t = observerTargets(r.observer!);
   assert.deepEqual(t.map((x) => x.name), NAMES);
-  for (const x of t.filter((x) => x.name.startsWith("verify on"))) {
+  for (const x of t) {
     assert.notEqual(x.met, null, `${x.name} was measured: ${x.value}`);
     assert.ok(x.ratios && Object.values(x.ratios).every(Number.isFinite), JSON.stringify(x));
-    assert.match(x.value, /^fps \d\.\d\d× \([\d.]+ → [\d.]+\), CPU per frame \d\.\d\d× /);
+    assert.match(
+      x.value,
+      x.name.startsWith("verify on")
+        ? /^fps \d\.\d\d× \([\d.]+ → [\d.]+\), CPU per frame \d\.\d\d× /
+        : /^\d+\.\d % of one CPU \(\d+ µs per frame at [\d.]+ fps\)/,
+    );
   }
   // The run's own table holds the same rows.
   assert.deepEqual(r.targets.filter((x) => NAMES.includes(x.name)).map((x) => x.name), NAMES);
@@ -59,6 +64,8 @@ Deno.test("observerSplit() gives verify off, on, on without perf and each part a
       assert.equal(row.runs, xs.length);
       assert.equal(row.fpsRatio, median(xs.map((s) => s.fps)) / fps0);
       assert.equal(row.cpuRatio, median(xs.map((s) => s.cpuUsPerFrame)) / cpu0);
+      // Every run kept its process tree's CPU; verify off is what the others are measured from.
+      assert.equal(row.ownCpuShare === undefined, row.config === "off", row.label);
     }
   }
 });
