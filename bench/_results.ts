@@ -21,11 +21,23 @@ export interface Target {
   value: string;
   met: boolean | null;
   note?: string;
+  /** The measured ratios the target judges, by name (`fps`, `cpu`, ...), for programs. */
+  ratios?: Record<string, number>;
 }
 
+/** The host's load at one moment of the run. */
 export interface Noise {
+  /** 1, 5 and 15 minute load averages. */
   loadavg: number[];
+  /** QEMU processes running that this bench did not start. */
   otherQemu: number;
+  /**
+   * At a section's end: the most QEMU processes this bench did not start seen while the
+   * section ran (sampled every 10 s). Absent in older results and at a section's start.
+   */
+  otherQemuDuring?: number;
+  /** When it was noted (ISO 8601); absent in older results. */
+  at?: string;
 }
 
 /** One `deno bench` result: its times, or why it failed. */
@@ -178,14 +190,50 @@ export async function sh(
   };
 }
 
-export async function noise(label: string): Promise<void> {
-  const loadavg = Deno.loadavg();
-  let otherQemu = 0;
-  try {
-    const r = await sh(["pgrep", "-c", "qemu-system"]);
-    otherQemu = Number(r.stdout.trim()) || 0;
-  } catch { /* no pgrep */ }
-  results.noise[label] = { loadavg: loadavg.map((l) => Math.round(l * 100) / 100), otherQemu };
+/** QEMU processes running now that are not descendants of this process (other guests). */
+export function otherQemu(): number {
+  const parent = new Map<number, number>();
+  const qemu: number[] = [];
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
+      // pid (comm) state ppid ...: comm may hold spaces, so split after its last ')'.
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      parent.set(Number(e.name), ppid);
+      if (comm.startsWith("qemu-system")) qemu.push(Number(e.name));
+    } catch { /* gone */ }
+  }
+  const ours = (pid: number) => {
+    for (let p = pid, n = 0; p > 1 && n < 64; p = parent.get(p) ?? 0, n++) {
+      if (p === Deno.pid) return true;
+    }
+    return false;
+  };
+  return qemu.filter((p) => !ours(p)).length;
+}
+
+/** Notes the host's load now under `label` in `results.noise`. */
+export function noise(label: string, otherQemuDuring?: number): void {
+  results.noise[label] = {
+    loadavg: Deno.loadavg().map((l) => Math.round(l * 100) / 100),
+    otherQemu: otherQemu(),
+    at: new Date().toISOString(),
+    ...(otherQemuDuring === undefined ? {} : { otherQemuDuring }),
+  };
+}
+
+/** Samples {@linkcode otherQemu} every `ms` until stopped; stop() gives the most seen. */
+export function watchOtherQemu(ms = 10_000): { stop(): number } {
+  let most = otherQemu();
+  const timer = setInterval(() => most = Math.max(most, otherQemu()), ms);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(most, otherQemu());
+    },
+  };
 }
 
 export function log(msg: string): void {

@@ -2,14 +2,18 @@
  * Runs inside the VM rig (`--vivid`): verify's observer effect. The same workload
  * (`bench/observer_workload.ts`: the builtin frame loop on vivid's capture) runs alone and
  * under verify (`-- COMMAND`, with function_graph, the dma-buf kprobes and perf, as
- * `axl verify` runs it), interleaved, `--rounds` times each; each run reports its delivered
- * fps, process CPU per frame and fence latency. `--split` adds one run under verify without
- * function_graph, one without the dma-buf kprobes and one without perf (`--split-probes`
- * picks which), and one with perf at `--split-perf-frequency` Hz (99; 0: none).
+ * `axl verify` runs it), interleaved, `--rounds` times each, and as many times under verify
+ * without perf; each run reports its delivered fps, process CPU per frame, fence latency,
+ * and the CPU the bench's own process tree took while it ran (`observerCpu`: under verify,
+ * verify's own processes).
+ * `--split` adds one run of each part alone ({@linkcode SPLIT_CONFIGS}): the floor (the
+ * tracefs events only), the floor with one part (function_graph, the kprobes, the bufinfo
+ * sampler, the drain, perf at its default rate), and the map scans alone (the workload alone,
+ * scanned as verify scans it, with no verify); `--split-configs` picks some.
  * `--gst-frames N` adds the same for a GStreamer pipeline from vivid's capture to fakesink
  * (`bench/observer_gst.ts`), measured by GStreamer's latency and rusage tracers: the frames'
  * rate at the sink, the process CPU between the first and last counted frame, and the
- * src-to-sink latency; with `--split`, runs without perf and at the lower perf rate.
+ * src-to-sink latency.
  *
  * ```sh
  * scripts/vm/run.sh --vivid -- deno run --no-check --allow-all bench/observer_vm.ts \
@@ -20,9 +24,20 @@
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
-import { runVerify } from "../lib/verify/run.ts";
+import { runVerify, type VerifyRunOptions } from "../lib/verify/run.ts";
 import { commandWorkload } from "../lib/verify/workload.ts";
+import { scanProcess } from "../lib/trace/capture/dmabuf_refs.ts";
+import { v4l2DevicesOf } from "../lib/verify/v4l2_devices.ts";
 import type { ObserverSample } from "./observer_workload.ts";
+import {
+  type ObserverConfig,
+  type ObserverOnSample,
+  type ObserverResults,
+  type ObserverRuns,
+  SPLIT_CONFIGS,
+  verifyOptions,
+} from "./observer_configs.ts";
+import { treeDelta, type TreeSample, treeSample } from "./_procstat.ts";
 import {
   gstObserverCommand,
   gstObserverEnv,
@@ -30,38 +45,79 @@ import {
   videoNodeNamed,
 } from "./observer_gst.ts";
 
-/**
- * What verify leaves out or changes in a run under it (`verify`: nothing, as `axl verify`
- * runs; `--perf-frequency=N`: perf samples N times a second instead of its default).
- */
-export type ObserverConfig =
-  | "verify"
-  | "--no-graph"
-  | "--no-probes"
-  | "--no-perf"
-  | `--perf-frequency=${number}`;
+/** How long the map scans sleep between two passes (`watchWorkload()` in lib/verify/capture.ts). */
+const SCAN_PERIOD_MS = 200;
 
-/** One workload's runs: alone and under verify. */
-export interface ObserverRuns {
-  frames: number;
-  off: ObserverSample[];
-  on: (ObserverSample & {
-    status: string;
-    /**
-     * I4's status: SKIP when perf did not record (it may not start in time on a loaded
-     * host), so that run measured verify without perf. Absent in older results.
-     */
-    perf?: string;
-    config?: ObserverConfig;
-  })[];
+/**
+ * Scans `pid` as verify's map scans do (its fds and maps, its V4L2 devices) every
+ * {@linkcode SCAN_PERIOD_MS} until `done` settles.
+ */
+async function scanWhile(pid: number, done: Promise<unknown>): Promise<void> {
+  let running = true;
+  done.finally(() => running = false).catch(() => {});
+  while (running) {
+    await scanProcess(pid);
+    v4l2DevicesOf(pid);
+    await Promise.race([done.catch(() => {}), new Promise((r) => setTimeout(r, SCAN_PERIOD_MS))]);
+  }
 }
 
 /**
- * The observer-effect runs: the builtin frame loop (top level, as before) and, when the guest
- * has GStreamer, a gst-launch pipeline from vivid's capture to fakesink (`gst`).
+ * Runs `argv` alone (no verify), or under the bench's map scans, with this process tree's CPU
+ * read around it; `read` turns what it wrote into a sample.
  */
-export interface ObserverResults extends ObserverRuns {
-  gst?: ObserverRuns & { pipeline: string };
+async function runAlone(
+  argv: string[],
+  scans: boolean,
+  read: () => Promise<ObserverSample>,
+): Promise<ObserverSample> {
+  const a = treeSample();
+  const child = new Deno.Command(argv[0]!, {
+    args: argv.slice(1),
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const output = child.output();
+  if (scans) await scanWhile(child.pid, output);
+  const st = await output;
+  const b = treeSample();
+  if (!st.success) {
+    throw new Error(
+      `${argv.slice(0, 5).join(" ")} … alone exited ${st.code}: ` +
+        new TextDecoder().decode(st.stderr),
+    );
+  }
+  return { ...await read(), observerCpu: treeDelta(a, b) };
+}
+
+/**
+ * runVerify() around a workload with this process tree's CPU read when the workload starts and
+ * when it is done (verify's progress messages).
+ */
+async function underVerify(
+  o: VerifyRunOptions,
+  read: () => Promise<ObserverSample>,
+  config: ObserverConfig,
+): Promise<ObserverOnSample> {
+  // The workload is not running yet at the first message and has been reaped by the second,
+  // so the tree sampled at both is the bench's process (verify) and what verify started.
+  let a: TreeSample | undefined, b: TreeSample | undefined;
+  const { result } = await runVerify({
+    ...o,
+    onProgress: (m) => {
+      if (m.startsWith("running workload")) a = treeSample();
+      else if (m.startsWith("workload done")) b = treeSample();
+    },
+  });
+  const s = await read();
+  return {
+    ...s,
+    ...(a && b ? { observerCpu: treeDelta(a, b) } : {}),
+    status: result.axl.status,
+    perf: result.axl.invariants.I4.status,
+    config,
+  };
 }
 
 const { values } = parseArgs({
@@ -69,18 +125,24 @@ const { values } = parseArgs({
   options: {
     frames: { type: "string", default: "300" },
     rounds: { type: "string", default: "2" },
-    // One more run under verify without each of its probes, to tell which costs what.
+    // One more run of each part alone, to tell which costs what.
     split: { type: "boolean", default: false },
-    // The perf rate of one more run under verify (with --split; 0: none).
-    "split-perf-frequency": { type: "string", default: "99" },
-    // Which of the runs without one probe --split makes (default all three).
-    "split-probes": { type: "string", default: "--no-graph,--no-probes,--no-perf" },
+    // Which of the split's runs to make (default all of SPLIT_CONFIGS).
+    "split-configs": { type: "string", default: SPLIT_CONFIGS.join(",") },
     // Frames of the GStreamer row (0: no GStreamer row).
     "gst-frames": { type: "string", default: "0" },
     out: { type: "string" },
   },
 });
 const frames = Number(values.frames);
+const rounds = Number(values.rounds);
+const splits = values.split ? values["split-configs"].split(",") as ObserverConfig[] : [];
+for (const c of splits) {
+  if (!(SPLIT_CONFIGS as readonly string[]).includes(c)) {
+    console.error(`observer_vm.ts: unknown --split-configs entry ${c} (${SPLIT_CONFIGS})`);
+    Deno.exit(2);
+  }
+}
 const results = Deno.env.get("AXL_RESULTS") ?? ".";
 const tmp = await Deno.makeTempDir({ prefix: "axl-bench-observer-" });
 const script = new URL("./observer_workload.ts", import.meta.url).pathname;
@@ -96,71 +158,56 @@ const argv = (out: string) => [
   out,
 ];
 
-async function alone(i: number): Promise<ObserverSample> {
-  const out = join(tmp, `off-${i}.json`);
-  const st = await new Deno.Command(argv(out)[0]!, { args: argv(out).slice(1) }).output();
-  if (!st.success) {
-    throw new Error(`workload alone exited ${st.code}: ${new TextDecoder().decode(st.stderr)}`);
+/** The builtin loop alone (`config` "scans": under the bench's map scans) or under verify. */
+async function builtin(i: number, config: ObserverConfig | "off"): Promise<ObserverOnSample> {
+  const out = join(tmp, `${config}-${i}.json`);
+  const read = async () => JSON.parse(await Deno.readTextFile(out)) as ObserverSample;
+  if (config === "off" || config === "scans") {
+    const s = await runAlone(argv(out), config === "scans", read);
+    return { ...s, status: "no verify", config: "scans" };
   }
-  return JSON.parse(await Deno.readTextFile(out));
-}
-
-function perfOf(result: { axl: { invariants: { I4: { status: string } } } }): string {
-  return result.axl.invariants.I4.status;
-}
-
-function perfFrequency(config: ObserverConfig): { perfFrequency?: number } {
-  const m = /^--perf-frequency=(\d+)$/.exec(config);
-  return m ? { perfFrequency: Number(m[1]) } : {};
-}
-
-async function verified(
-  i: number,
-  config: ObserverConfig = "verify",
-): Promise<ObserverResults["on"][number]> {
-  const out = join(tmp, `on-${i}-${config}.json`);
-  const { result } = await runVerify({
-    artifacts: join(tmp, `verify-${i}-${config}`),
-    workload: commandWorkload(argv(out), { frames: frames + 30 }),
-    headline: "bench: observer effect",
-    ...(config === "--no-graph" ? { graph: false } : {}),
-    ...(config === "--no-probes" ? { probes: false } : {}),
-    ...(config === "--no-perf" ? { perf: false } : {}),
-    ...perfFrequency(config),
-  });
-  return {
-    ...JSON.parse(await Deno.readTextFile(out)),
-    status: result.axl.status,
-    perf: perfOf(result),
+  return await underVerify(
+    {
+      artifacts: join(tmp, `verify-${i}-${config}`),
+      workload: commandWorkload(argv(out), { frames: frames + 30 }),
+      headline: "bench: observer effect",
+      ...verifyOptions(config),
+    },
+    read,
     config,
-  };
+  );
+}
+
+/** Runs each round (alone, under verify, under verify without perf), then the split. */
+async function measure(
+  runs: ObserverRuns,
+  run: (i: number, config: ObserverConfig | "off") => Promise<ObserverOnSample>,
+  label: string,
+): Promise<void> {
+  const say = (what: string, s: unknown) =>
+    console.error(`observer_vm.ts: ${label}${what} ${JSON.stringify(s)}`);
+  for (let i = 0; i < rounds; i++) {
+    const { status: _, config: __, perf: ___, ...off } = await run(i, "off");
+    runs.off.push(off);
+    say("off", off);
+    for (const config of ["verify", "--no-perf"] as const) {
+      runs.on.push(await run(i, config));
+      say("on", runs.on.at(-1));
+    }
+  }
+  for (const config of splits) {
+    runs.on.push(await run(0, config));
+    say("on", runs.on.at(-1));
+  }
 }
 
 const value: ObserverResults = { frames, off: [], on: [] };
-for (let i = 0; i < Number(values.rounds); i++) {
-  value.off.push(await alone(i));
-  console.error(`observer_vm.ts: off ${JSON.stringify(value.off.at(-1))}`);
-  value.on.push(await verified(i));
-  console.error(`observer_vm.ts: on ${JSON.stringify(value.on.at(-1))}`);
-}
-const splitHz = Number(values["split-perf-frequency"]);
-const splits: ObserverConfig[] = [
-  ...values["split-probes"].split(",").filter((c) =>
-    c === "--no-graph" || c === "--no-probes" || c === "--no-perf"
-  ),
-  ...(splitHz > 0 ? [`--perf-frequency=${splitHz}` as const] : []),
-];
-if (values.split) {
-  for (const config of splits) {
-    value.on.push(await verified(0, config));
-    console.error(`observer_vm.ts: on ${JSON.stringify(value.on.at(-1))}`);
-  }
-}
+await measure(value, builtin, "");
 
 const gstFrames = Number(values["gst-frames"]);
 if (gstFrames > 0) value.gst = await gstRuns(gstFrames);
 
-/** The GStreamer row: the same interleaving, the pipeline as the workload. */
+/** The GStreamer row: the same runs, the pipeline as the workload. */
 async function gstRuns(n: number): Promise<NonNullable<ObserverResults["gst"]>> {
   const env = await gstObserverEnv();
   for (const [k, v] of Object.entries(env)) Deno.env.set(k, v);
@@ -173,35 +220,25 @@ async function gstRuns(n: number): Promise<NonNullable<ObserverResults["gst"]>> 
     off: [],
     on: [],
   };
-  const sample = async (log: string) => gstObserverSample(await Deno.readTextFile(log), warmup);
-  const run = async (i: number, config: ObserverConfig) => {
-    const log = join(tmp, `gst-on-${i}-${config}.log`);
-    const { result } = await runVerify({
-      artifacts: join(tmp, `gst-verify-${i}-${config}`),
-      workload: commandWorkload(command(log), { frames: n + warmup }),
-      headline: "bench: observer effect, GStreamer",
-      ...(config === "--no-perf" ? { perf: false } : {}),
-      ...perfFrequency(config),
-    });
-    runs.on.push({ ...await sample(log), status: result.axl.status, perf: perfOf(result), config });
-    console.error(`observer_vm.ts: gst on ${JSON.stringify(runs.on.at(-1))}`);
+  const run = async (i: number, config: ObserverConfig | "off"): Promise<ObserverOnSample> => {
+    const log = join(tmp, `gst-${config}-${i}.log`);
+    const read = async () => gstObserverSample(await Deno.readTextFile(log), warmup);
+    if (config === "off" || config === "scans") {
+      const s = await runAlone(command(log), config === "scans", read);
+      return { ...s, status: "no verify", config: "scans" };
+    }
+    return await underVerify(
+      {
+        artifacts: join(tmp, `gst-verify-${i}-${config}`),
+        workload: commandWorkload(command(log), { frames: n + warmup }),
+        headline: "bench: observer effect, GStreamer",
+        ...verifyOptions(config),
+      },
+      read,
+      config,
+    );
   };
-  for (let i = 0; i < Number(values.rounds); i++) {
-    const log = join(tmp, `gst-off-${i}.log`);
-    const argv = command(log);
-    const st = await new Deno.Command(argv[0]!, { args: argv.slice(1), stdin: "null" }).output();
-    if (!st.success) {
-      throw new Error(`gst-launch alone exited ${st.code}: ${new TextDecoder().decode(st.stderr)}`);
-    }
-    runs.off.push(await sample(log));
-    console.error(`observer_vm.ts: gst off ${JSON.stringify(runs.off.at(-1))}`);
-    await run(i, "verify");
-  }
-  if (values.split) {
-    for (const config of ["--no-perf", ...splits.filter((c) => c.startsWith("--perf"))]) {
-      await run(0, config as ObserverConfig);
-    }
-  }
+  await measure(runs, run, "gst ");
   return runs;
 }
 await Deno.writeTextFile(

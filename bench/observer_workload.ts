@@ -23,6 +23,13 @@ export interface ObserverSample {
   cpuUsPerFrame: number;
   latencyP50Us: number;
   latencyP99Us: number;
+  /**
+   * CPU time of the bench's own process and of the processes it started other than the
+   * workload, from the workload's start to its end (`/proc/PID/stat`, 10 ms ticks), and that
+   * wall time: under verify, verify's own processes (verify runs in the bench's process).
+   * Absent in older results.
+   */
+  observerCpu?: { cpuNs: number; wallNs: number };
 }
 
 const { values } = parseArgs({

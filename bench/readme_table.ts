@@ -59,7 +59,10 @@ function status(t: Target): string {
  */
 export function renderTable(run: RunForTable): string {
   const loads = Object.values(run.noise).map((n) => n.loadavg[0] ?? 0);
-  const qemu = Math.max(0, ...Object.values(run.noise).map((n) => n.otherQemu));
+  const qemu = Math.max(
+    0,
+    ...Object.values(run.noise).map((n) => Math.max(n.otherQemu, n.otherQemuDuring ?? 0)),
+  );
   const load = loads.length
     ? `host load ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`
     : "host load not recorded";

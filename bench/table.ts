@@ -9,7 +9,7 @@ import { soakLines } from "./soak_vm.ts";
 import { graphLines } from "./graph_vm.ts";
 import { verdictLines, verdictTargets } from "./verdict_vm.ts";
 import { observerLines, observerTargets } from "./observer_bench.ts";
-import { fmt, mb, results, root, spread } from "./_results.ts";
+import { fmt, mb, type Noise, results, root, spread } from "./_results.ts";
 import type { SizeRow } from "./section_trace.ts";
 import type { LoopRatio } from "./section_frame_loop.ts";
 
@@ -249,21 +249,54 @@ export function gapLines(s: SizeRow): string[] {
   return out;
 }
 
+/**
+ * The host's load through the run, one line per section: the 1-minute load average at its
+ * start and end, and the QEMU guests this bench did not start (at the start, at the end, and
+ * the most seen while the section ran).
+ *
+ * @example
+ * ```ts
+ * import { loadLines } from "./table.ts";
+ * const lines = loadLines({
+ *   "vm start": { loadavg: [1.5, 1, 1], otherQemu: 0 },
+ *   "vm end": { loadavg: [2.25, 1, 1], otherQemu: 0, otherQemuDuring: 1 },
+ *   "end": { loadavg: [2, 1, 1], otherQemu: 0 },
+ * });
+ * if (lines[1] !== "  vm          1.50 → 2.25   other QEMU guests: 0 at the start, at most 1 during it, 0 at the end") {
+ *   throw new Error(JSON.stringify(lines));
+ * }
+ * ```
+ */
+export function loadLines(noise: Record<string, Noise>): string[] {
+  const lines = ["Host load (1-minute load average at each section's start → end)"];
+  const sections = Object.keys(noise).filter((k) => k.endsWith(" start")).map((k) =>
+    k.slice(0, -" start".length)
+  );
+  const l = (n: Noise | undefined) => n ? n.loadavg[0]!.toFixed(2) : "?";
+  for (const name of sections) {
+    const a = noise[`${name} start`], b = noise[`${name} end`];
+    const took = a?.at && b?.at
+      ? ` (${fmt((Date.parse(b.at) - Date.parse(a.at)) / 60e3, 1)} min)`
+      : "";
+    lines.push(
+      `  ${name.padEnd(11)} ${l(a)} → ${l(b)}   other QEMU guests: ${a?.otherQemu ?? "?"} at ` +
+        `the start, ${
+          b?.otherQemuDuring === undefined ? "not sampled" : `at most ${b.otherQemuDuring}`
+        } during it, ${b?.otherQemu ?? "?"} at the end${took}`,
+    );
+  }
+  if (noise.end && !sections.length) lines.push(`  end         ${l(noise.end)}`);
+  return lines;
+}
+
 /** Prints the table; `out` is where results.json was written. */
 export function printTable(out: string): void {
   const p = (s = "") => console.log(s);
-  const n0 = Object.values(results.noise)[0];
   p(
-    `axl bench — ${results.startedAt}, Deno ${results.host.deno}, ${results.host.cpus} CPUs, ` +
-      `host load ${
-        Object.entries(results.noise).map(([k, v]) => `${k} ${v.loadavg[0]}`).join(", ")
-      }` +
-      (n0
-        ? `; QEMU processes running: ${
-          Math.max(...Object.values(results.noise).map((x) => x.otherQemu))
-        }`
-        : ""),
+    `axl bench — ${results.startedAt}, Deno ${results.host.deno}, ${results.host.cpus} CPUs; ` +
+      `\`${results.command}\``,
   );
+  for (const l of loadLines(results.noise)) p(l);
   const ffi = results.ffi;
   if (ffi) {
     p();

@@ -43,7 +43,8 @@ function reportMs(v: VerdictTimeResults): number {
  * @example
  * ```ts
  * import { verdictLines } from "./verdict_vm.ts";
- * const lines = verdictLines({ frames: 60, status: "PASS", perfSamples: 10, vmWallS: 200,
+ * const lines = verdictLines({ frames: 60, status: "PASS", perfSamples: 10, perfLive: true,
+ *   vmWallS: 200,
  *   timings: { workloadMs: 2000, toVerdictMs: 3000, stages: [{ stage: "drain", ms: 3000 }] },
  *   perf: [{ what: "perf report --stdio", argv: [], ms: 6000, bytes: 1 }] });
  * if (!lines.some((l) => l.includes("drain") && l.includes("3.0 s"))) throw new Error();
@@ -68,16 +69,20 @@ export function verdictLines(v: VerdictResults): string[] {
   return lines;
 }
 
+/** The bound on the time from the workload's end to the verdict, × the workload's run. */
+export const VERDICT_BOUND = 1.5;
+
 /**
  * The section's targets: the time to verdict within 2× `perf report --stdio` on the same
- * data, and no longer than the workload ran; verify's perf script folds to the same
+ * data, and within {@linkcode VERDICT_BOUND}× the workload's own run (the row named "workload
+ * end → verdict / the workload's own run"); verify's perf script folds to the same
  * summary as the full call chains.
  *
  * @example
  * ```ts
  * import { verdictTargets } from "./verdict_vm.ts";
- * const t = verdictTargets({ frames: 60, status: "PASS", perfSamples: 10,
- *   timings: { workloadMs: 2000, toVerdictMs: 3000, stages: [] },
+ * const t = verdictTargets({ frames: 60, status: "PASS", perfSamples: 10, perfLive: true,
+ *   timings: { workloadMs: 2000, toVerdictMs: 3100, stages: [] },
  *   perf: [{ what: "perf report --stdio", argv: [], ms: 6000, bytes: 1 }] });
  * if (t[0]?.met !== true || t[1]?.met !== false) throw new Error();
  * ```
@@ -93,12 +98,13 @@ export function verdictTargets(v: VerdictTimeResults): Target[] {
       met: Number.isFinite(report) ? toVerdict <= 2 * report : null,
     },
     {
-      name: "verify: workload end → verdict / the workload's own run",
-      target: "≤ 1×",
-      value: `${(toVerdict / v.timings.workloadMs).toFixed(1)}× (${s(toVerdict)} / ${
+      name: "workload end → verdict / the workload's own run",
+      target: `≤ ${VERDICT_BOUND}×`,
+      value: `${(toVerdict / v.timings.workloadMs).toFixed(2)}× (${s(toVerdict)} / ${
         s(v.timings.workloadMs)
       })`,
-      met: toVerdict <= v.timings.workloadMs,
+      met: toVerdict <= VERDICT_BOUND * v.timings.workloadMs,
+      ratios: { ratio: toVerdict / v.timings.workloadMs },
     },
   ];
   const verify = v.perf.find((p) => p.what === "perf script (verify)");
