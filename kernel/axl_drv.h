@@ -129,34 +129,31 @@ struct axl_import {
 };
 
 /*
- * Directions, for DMA_API_DEBUG and the system heap together. The heap
- * syncs every mapped attachment of a buffer in the direction of any CPU
- * access to it (ours, the Metis node's, a user's DMA_BUF_IOCTL_SYNC), and
- * DMA_API_DEBUG reports a mapping synced in a direction other than its
- * own, unless it was mapped BIDIRECTIONAL. Two writable mappings of one
- * buffer are its other complaint (overlapping mappings), which
- * axl_writer_claim() rules out. So the driver's mappings are TO_DEVICE
- * (readers, any number) or BIDIRECTIONAL (the one writer), and every CPU
- * access it begins is DMA_TO_DEVICE, the one direction both kinds take:
- * it waits for every fence and cleans at the end.
- *
- * It also skips the invalidate at the start (arm64 drops no line for
- * DMA_TO_DEVICE), which a device writing behind the CPU's back needs, and
- * no one else does it for a camera frame: videobuf2's cache hints skip its
- * own syncs for a DMABUF queue. So on a system that is not DMA-coherent
- * metis-sim (a CPU standing in for the card) can read such a frame
- * through stale lines; the real card reads memory. Beginning reads
- * DMA_FROM_DEVICE would fix that, and DMA_API_DEBUG then reports our own
- * TO_DEVICE mappings at every job (benign: the heaps sync every attachment
- * in the one direction), but debug-kernel guests stalled with it in four
- * runs of twenty-one, in axl_fuzz. What fits: 5.15's DMA-API debugging
- * searches forever for the mapping of a sync it cannot find when the
- * device's maximum segment is UINT_MAX (ours), and the heaps can sync an
- * attachment while another CPU unmaps it (docs/rig.md has the evidence;
- * how the direction makes that likelier is not shown). Left so until the
- * rig's debug kernel bounds that search.
+ * Directions of the CPU accesses the driver begins. metis-sim's engine and
+ * the Metis node's eDMA are CPUs standing in for devices; they begin each
+ * access by the dma-buf rules, in the direction of what the CPU does:
+ *  - AXL_CPU_READ to read what a device may have written (a camera frame):
+ *    on a system that is not DMA-coherent this is what invalidates the CPU's
+ *    stale lines of the buffer (arm64 invalidates for any direction but
+ *    DMA_TO_DEVICE). Nothing else does it for a camera frame: videobuf2's
+ *    cache hints skip its own syncs for a DMABUF queue.
+ *  - AXL_CPU_WRITE to store the result header, which only the engine
+ *    writes: the end cleans the lines for the devices that read it.
+ *  - AXL_CPU_READ_WRITE to store into part of a buffer that devices write
+ *    too (a Metis READ transfer): a range that ends inside a cache line
+ *    needs the line's other bytes fresh before the end cleans the line.
+ * The heaps sync every mapped attachment of the buffer in the one direction
+ * given, so DMA_API_DEBUG reports the attachments mapped another way (our
+ * readers' TO_DEVICE mappings, a camera's FROM_DEVICE one); the cache work
+ * is still what the access needs, and the device suites name those reports
+ * benign (tests/device/kernel_splats.sh). The driver's own mappings are
+ * TO_DEVICE (readers, any number) or BIDIRECTIONAL (the one writer): two
+ * mappings a device may write, DMA_API_DEBUG's other complaint, are what
+ * axl_writer_claim() rules out.
  */
-#define AXL_CPU_ACCESS DMA_TO_DEVICE
+#define AXL_CPU_READ DMA_FROM_DEVICE
+#define AXL_CPU_WRITE DMA_TO_DEVICE
+#define AXL_CPU_READ_WRITE DMA_BIDIRECTIONAL
 
 static inline enum dma_data_direction axl_map_dir(enum dma_data_direction dir)
 {

@@ -43,15 +43,15 @@
  * engine's signalling section, nor anywhere the fence's signalling waits
  * for: a holder of that lock may be waiting for the job's fence. So:
  *
- *  - SUBMIT begins the engine's access to the input and to the result,
- *    both AXL_CPU_ACCESS (DMA_TO_DEVICE, what DMA_BUF_IOCTL_SYNC gives
- *    SYNC_WRITE; axl_drv.h says why a read of the input is begun so). It
- *    is process context before the job is queued, and the job's fence
- *    does not exist for anyone yet.
- *  - begin waits for the buffer's fences without a bound, and on 5.15 and
- *    6.12 calls the exporter's begin_cpu_access (the cache invalidate)
- *    before that wait. So SUBMIT first waits itself, for what begin would
- *    (every fence of the input and of the result), interruptibly and
+ *  - SUBMIT begins the engine's access to the input (AXL_CPU_READ, what
+ *    DMA_BUF_IOCTL_SYNC gives SYNC_READ) and to the result (AXL_CPU_WRITE,
+ *    SYNC_WRITE's); axl_drv.h says why. It is process context before the
+ *    job is queued, and the job's fence does not exist for anyone yet.
+ *  - begin waits for the buffer's fences without a bound (a read for its
+ *    writers', a write for all), and on 5.15 and 6.12 calls the exporter's
+ *    begin_cpu_access (the cache invalidate) before that wait. So SUBMIT
+ *    first waits itself, for what begin would (the input's writers, every
+ *    fence of the result), interruptibly and
  *    for at most the job's timeout: -ETIMEDOUT or -EINTR, and no job. The
  *    dependencies the engine waits for are collected after begin, from the
  *    same reservation objects: only a fence added in between is left for
@@ -273,13 +273,14 @@ static int axl_job_write_result(struct axl_job *job, int status)
 }
 
 /*
- * Wait for what dma_buf_begin_cpu_access(@buf, AXL_CPU_ACCESS) would wait
- * for, every fence of @buf, for at most *@left jiffies, which are used up.
- * 0, -ETIMEDOUT or -EINTR.
+ * Wait for what dma_buf_begin_cpu_access(@buf, @dir) would wait for, the
+ * fences of @buf's writers for a read and every fence for a write, for at
+ * most *@left jiffies, which are used up. 0, -ETIMEDOUT or -EINTR.
  */
-static int axl_job_wait_idle(struct dma_buf *buf, long *left)
+static int axl_job_wait_idle(struct dma_buf *buf, enum dma_data_direction dir,
+			     long *left)
 {
-	long ret = axl_resv_wait(buf->resv, false, *left);
+	long ret = axl_resv_wait(buf->resv, dir == DMA_FROM_DEVICE, *left);
 
 	if (ret < 0)
 		return ret == -ERESTARTSYS ? -EINTR : (int)ret;
@@ -323,9 +324,9 @@ static int axl_submit_wait_idle(struct axl_file *file,
 		ret = -EBUSY;
 		goto out_put_input;
 	}
-	ret = axl_job_wait_idle(input, left);
+	ret = axl_job_wait_idle(input, AXL_CPU_READ, left);
 	if (!ret)
-		ret = axl_job_wait_idle(result, left);
+		ret = axl_job_wait_idle(result, AXL_CPU_WRITE, left);
 out_put_input:
 	dma_buf_put(input);
 	return ret;
@@ -342,32 +343,32 @@ static int axl_job_begin_cpu(struct axl_job *job, long left)
 	int ret;
 
 	/* short: SUBMIT waited before taking the device lock */
-	ret = axl_job_wait_idle(input, &left);
+	ret = axl_job_wait_idle(input, AXL_CPU_READ, &left);
 	if (ret)
 		return ret;
-	ret = axl_job_wait_idle(job->result, &left);
+	ret = axl_job_wait_idle(job->result, AXL_CPU_WRITE, &left);
 	if (ret)
 		return ret;
 	ret = AXL_FAULT_INT("submit.begin_cpu_input", -EIO,
-			    dma_buf_begin_cpu_access(input, AXL_CPU_ACCESS));
+			    dma_buf_begin_cpu_access(input, AXL_CPU_READ));
 	if (ret)
 		return ret;
 	ret = AXL_FAULT_INT("submit.begin_cpu_result", -EIO,
-			    dma_buf_begin_cpu_access(job->result, AXL_CPU_ACCESS));
+			    dma_buf_begin_cpu_access(job->result, AXL_CPU_WRITE));
 	if (ret)
 		goto err_end_input;
 	return 0;
 
 err_end_input:
-	dma_buf_end_cpu_access(input, AXL_CPU_ACCESS);
+	dma_buf_end_cpu_access(input, AXL_CPU_READ);
 	return ret;
 }
 
 /* End what axl_job_begin_cpu() began; never in the signalling section. */
 static void axl_job_end_cpu(struct axl_job *job)
 {
-	dma_buf_end_cpu_access(job->result, AXL_CPU_ACCESS);
-	dma_buf_end_cpu_access(job->import->dmabuf, AXL_CPU_ACCESS);
+	dma_buf_end_cpu_access(job->result, AXL_CPU_WRITE);
+	dma_buf_end_cpu_access(job->import->dmabuf, AXL_CPU_READ);
 }
 
 static void axl_job_count(int status)
@@ -529,10 +530,9 @@ void axl_job_complete(struct axl_job *job, int status)
  * and drop its buffers before SUBMIT adds its fence.
  *
  * The input gets no fence of the job. SUBMIT begins the engine's CPU
- * access to the input DMA_TO_DEVICE (axl_drv.h says why), which waits for
- * every fence, a reader's too: a reader's fence on the input would make a
- * second job on the same frame wait in SUBMIT until the first ended, where
- * two readers of one buffer need not wait for each other.
+ * access to the input AXL_CPU_READ (axl_drv.h says why), which waits only
+ * for the input's writers, so two jobs reading one frame do not wait for
+ * each other.
  */
 struct axl_job_resv {
 	struct dma_buf *out;	/* the result: the job's fence as a writer's */

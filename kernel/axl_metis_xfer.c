@@ -422,8 +422,8 @@ static int axl_metis_copy(struct axl_metis_file *f, const struct axl_metis_xfer 
 	};
 	unsigned int max = clamp_t(unsigned int, READ_ONCE(metis_ll_max), 1, AXL_METIS_LL_MAX);
 	bool to_buffer = x->flags & AXL_METIS_XFER_READ;
-	/* both ways: the buffer may hold /dev/axl imports' TO_DEVICE mappings (axl_drv.h) */
-	enum dma_data_direction dir = AXL_CPU_ACCESS;
+	/* a READ stores into part of the buffer, a WRITE reads it (axl_drv.h) */
+	enum dma_data_direction dir = to_buffer ? AXL_CPU_READ_WRITE : AXL_CPU_READ;
 	unsigned int n;
 	int ret;
 
