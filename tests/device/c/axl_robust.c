@@ -353,8 +353,9 @@ static int case_intr_stuck_dep(void)
 	close(j.fence_fd);
 	EXPECT_RET(axl_release(dev, ix.handle), 0);
 	close(dev);
-	/* the job's fence stays in its result buffer until that is freed */
+	/* the job's fence stays in its result buffer and its frame until they are freed */
 	close(rj);
+	close(x.fd);
 	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 3000), "state left behind");
 	close(sync);
 	close(vgem);
