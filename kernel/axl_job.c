@@ -550,7 +550,10 @@ struct axl_job_resv {
 /*
  * Lock @n reservation objects in one acquire context, backing off and
  * retrying on -EDEADLK as the wound-wait rules ask. 0 with all locked, or
- * -EINTR with none locked.
+ * -EINTR with none locked. The fault points are on the first pass only, so
+ * that a fault walk hits the same points however often a retry comes
+ * (CONFIG_DEBUG_WW_MUTEX_SLOWPATH injects -EDEADLK into some contexts'
+ * second lock).
  */
 static int axl_job_lock_objs(struct dma_resv **objs, unsigned int n,
 			     struct ww_acquire_ctx *ctx)
@@ -570,8 +573,11 @@ retry:
 	for (i = 0; i < n; i++) {
 		if (i == contended)
 			continue;
-		ret = AXL_FAULT_INT(sites[i], -EINTR,
-				    dma_resv_lock_interruptible(objs[i], ctx));
+		if (contended == -1)
+			ret = AXL_FAULT_INT(sites[i], -EINTR,
+					    dma_resv_lock_interruptible(objs[i], ctx));
+		else
+			ret = dma_resv_lock_interruptible(objs[i], ctx);
 		if (!ret)
 			continue;
 		/* objs[0..i) are locked, and objs[contended] past them */
