@@ -18,14 +18,16 @@
  * it was submitted: never for its own fence or a later one.
  *
  * Implicit sync. SUBMIT publishes the job's fence in the result's
- * reservation object as a writer's, so poll(), DMA_BUF_IOCTL_SYNC and other
- * drivers wait for the job without user space's help. The object is locked
- * under the engine's submit lock, the slot reserved and the dependencies
- * collected under that lock, and the fence added after the job is queued:
- * lock order device lock (read), submit lock, reservation lock. The input
- * gets no fence of the job (see struct axl_job_resv). A buffer keeps the
- * fence, and with it a module reference, until a later fence replaces it
- * or the buffer is freed (see axl_engine_fence_init()).
+ * reservation object as a writer's and in the input's as a reader's, so
+ * poll(), DMA_BUF_IOCTL_SYNC and other drivers wait for the job without
+ * user space's help: readers and writers of the result, writers of the
+ * input. Both objects are locked together under the engine's submit lock,
+ * the slots reserved and the dependencies collected under those locks, and
+ * the fence added after the job is queued: lock order device lock (read),
+ * submit lock, reservation locks (one ww_acquire_ctx; see struct
+ * axl_job_resv). A buffer keeps the fence, and with it a module reference,
+ * until a later fence replaces it or the buffer is freed (see
+ * axl_engine_fence_init()).
  *
  * The end of a job comes in two steps: axl_job_signal() in the engine's
  * signalling worker (result header, import idle, signal), then
@@ -524,60 +526,141 @@ void axl_job_complete(struct axl_job *job, int status)
 }
 
 /*
- * The reservation object a job's fence is published in: the result's,
- * locked from before the job's dependencies are collected until its fence
- * is there. @out holds a reference of its own: once queued, the job may end
+ * The reservation objects a job's fence is published in, locked together
+ * (one ww_acquire_ctx) from before the job's dependencies are collected
+ * until its fence is there: the result's, where the fence is a writer's,
+ * and the input's, where it is a reader's, so that a writer of the input
+ * (the next capture into that frame) waits for the engine reading it. Each
+ * buffer is held by a reference of its own: once queued, the job may end
  * and drop its buffers before SUBMIT adds its fence.
  *
- * The input gets no fence of the job. SUBMIT begins the engine's CPU
- * access to the input AXL_CPU_READ (axl_drv.h says why), which waits only
- * for the input's writers, so two jobs reading one frame do not wait for
- * each other.
+ * A reader's fence on the input holds back no other reader: SUBMIT begins
+ * the engine's access to its input as a read (axl_drv.h), which waits only
+ * for writers, so a second job on the same frame does not wait for the
+ * first. An input whose reservation object is the result's (an exporter
+ * may share one object between buffers) gets only the writer's fence,
+ * which every reader and writer waits for already: @in is NULL then.
  */
 struct axl_job_resv {
 	struct dma_buf *out;	/* the result: the job's fence as a writer's */
+	struct dma_buf *in;	/* the input: as a reader's, or NULL */
+	struct ww_acquire_ctx ctx;
 };
 
 /*
- * Lock the result's reservation object and reserve the slot the job's
- * fence takes. Caller holds the submit lock, which is never taken under a
- * reservation lock. 0, -EINTR or -ENOMEM; on failure nothing is locked or
- * held.
+ * Lock @n reservation objects in one acquire context, backing off and
+ * retrying on -EDEADLK as the wound-wait rules ask. 0 with all locked, or
+ * -EINTR with none locked. The fault points are on the first pass only, so
+ * that a fault walk hits the same points however often a retry comes
+ * (CONFIG_DEBUG_WW_MUTEX_SLOWPATH injects -EDEADLK into some contexts'
+ * second lock).
+ */
+static int axl_job_lock_objs(struct dma_resv **objs, unsigned int n,
+			     struct ww_acquire_ctx *ctx)
+{
+	static const char *const sites[] = {
+		"submit.resv_lock", "submit.resv_lock_input",
+	};
+	int contended = -1;
+	int i, j, ret;
+
+retry:
+	if (contended != -1) {
+		ret = dma_resv_lock_slow_interruptible(objs[contended], ctx);
+		if (ret)
+			return -EINTR;
+	}
+	for (i = 0; i < n; i++) {
+		if (i == contended)
+			continue;
+		if (contended == -1)
+			ret = AXL_FAULT_INT(sites[i], -EINTR,
+					    dma_resv_lock_interruptible(objs[i], ctx));
+		else
+			ret = dma_resv_lock_interruptible(objs[i], ctx);
+		if (!ret)
+			continue;
+		/* objs[0..i) are locked, and objs[contended] past them */
+		for (j = 0; j < i; j++)
+			dma_resv_unlock(objs[j]);
+		if (contended > i)
+			dma_resv_unlock(objs[contended]);
+		if (ret == -EDEADLK) {
+			contended = i;
+			goto retry;
+		}
+		return -EINTR;
+	}
+	return 0;
+}
+
+/*
+ * Lock the result's and the input's reservation objects and reserve the
+ * slots the job's fence takes. Caller holds the submit lock, which is
+ * never taken under a reservation lock. 0, -EINTR or -ENOMEM; on failure
+ * nothing is locked or held.
  */
 static int axl_job_lock_resv(struct axl_job *job, struct axl_job_resv *r)
 {
+	struct dma_resv *objs[2];
+	unsigned int n = 1;
 	int ret;
 
 	r->out = job->result;
 	get_dma_buf(r->out);
-	ret = AXL_FAULT_INT("submit.resv_lock", -EINTR,
-			    dma_resv_lock_interruptible(r->out->resv, NULL));
+	objs[0] = r->out->resv;
+	r->in = NULL;
+	if (job->import->dmabuf->resv != r->out->resv) {
+		r->in = job->import->dmabuf;
+		get_dma_buf(r->in);
+		objs[n++] = r->in->resv;
+	}
+	ww_acquire_init(&r->ctx, &reservation_ww_class);
+	ret = axl_job_lock_objs(objs, n, &r->ctx);
 	if (ret)
-		goto err_put;
+		goto err_fini;
+	ww_acquire_done(&r->ctx);
 	ret = AXL_FAULT_INT("submit.resv_reserve", -ENOMEM,
 			    axl_resv_reserve(r->out->resv, 1, 0));
 	if (ret)
 		goto err_unlock;
+	if (r->in) {
+		ret = AXL_FAULT_INT("submit.resv_reserve_input", -ENOMEM,
+				    axl_resv_reserve(r->in->resv, 0, 1));
+		if (ret)
+			goto err_unlock;
+	}
 	return 0;
 
 err_unlock:
-	dma_resv_unlock(r->out->resv);
-err_put:
+	while (n--)
+		dma_resv_unlock(objs[n]);
+err_fini:
+	ww_acquire_fini(&r->ctx);
+	if (r->in)
+		dma_buf_put(r->in);
 	dma_buf_put(r->out);
-	return ret == -ERESTARTSYS ? -EINTR : ret;
+	return ret;
 }
 
-/* Unlock what axl_job_lock_resv() locked and drop its reference. */
+/* Unlock what axl_job_lock_resv() locked and drop its references. */
 static void axl_job_unlock_resv(struct axl_job_resv *r)
 {
+	if (r->in)
+		dma_resv_unlock(r->in->resv);
 	dma_resv_unlock(r->out->resv);
+	ww_acquire_fini(&r->ctx);
+	if (r->in)
+		dma_buf_put(r->in);
 	dma_buf_put(r->out);
 }
 
-/* Publish a queued job's fence: a writer's on the result. */
+/* Publish a queued job's fence: a writer's on the result, a reader's on the input. */
 static void axl_job_add_fence(struct axl_job_resv *r, struct dma_fence *fence)
 {
 	axl_resv_add(r->out->resv, fence, true);
+	if (r->in)
+		axl_resv_add(r->in->resv, fence, false);
 }
 
 /*
@@ -732,11 +815,11 @@ int axl_submit_ioctl(struct axl_file *file, void __user *uarg)
 	}
 
 	/*
-	 * Lock order: submit lock, then the result's reservation lock (see
-	 * axl_job_lock_resv()). Held from collecting the dependencies to
-	 * adding the fence, so that no fence another driver adds to the
-	 * result in between is replaced by this job's without the job waiting
-	 * for it, and jobs publish in seqno order.
+	 * Lock order: submit lock, then the result's and the input's
+	 * reservation locks (see axl_job_lock_resv()). Held from collecting
+	 * the dependencies to adding the fence, so that no fence another
+	 * driver adds in between is replaced by this job's without the job
+	 * waiting for it, and jobs publish in seqno order.
 	 */
 	axl_engine_submit_lock();
 	ret = axl_job_lock_resv(job, &resv);

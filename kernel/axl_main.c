@@ -106,7 +106,8 @@ static int axl_get_info(struct axl_file *file, void __user *uarg)
 
 	memset(&info, 0, sizeof(info));
 	info.abi_version = AXL_ABI_VERSION;
-	info.caps = axl_dev_caps() | AXL_CAP_IMPORT_PLANES | AXL_CAP_IMPLICIT_SYNC;
+	info.caps = axl_dev_caps() | AXL_CAP_IMPORT_PLANES | AXL_CAP_IMPLICIT_SYNC |
+		    AXL_CAP_IMPLICIT_SYNC_INPUT;
 	info.max_imports = axl_max_imports();
 	info.max_jobs = axl_max_jobs();
 	mutex_lock(&file->lock);

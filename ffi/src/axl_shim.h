@@ -57,8 +57,10 @@ int32_t axl_shim_dev_import2(int32_t dev, int32_t buf_fd, uint32_t width, uint32
  * Submit flag of the shim (never passed to the kernel): after SUBMIT,
  * publish the job's fence for implicit sync with
  * DMA_BUF_IOCTL_IMPORT_SYNC_FILE, as a writer of the result (unless the
- * driver did, AXL_CAP_IMPLICIT_SYNC, learnt once per process with GET_INFO)
- * and a reader of the input. The submit's out-slots [3] and [4] say how
+ * driver did, AXL_CAP_IMPLICIT_SYNC) and a reader of the input (unless the
+ * driver did, AXL_CAP_IMPLICIT_SYNC_INPUT); the caps are learnt once per
+ * process with GET_INFO, and a driver with both costs no ioctl. The
+ * submit's out-slots [3] and [4] say how
  * that went: [3] 1 published, 0 not asked, -ENOTTY the kernel lacks the
  * ioctl (Linux < 6.0; learnt once per process), another
  * -errno: publishing failed, [4] telling where (1 the result, 2 the input).

@@ -115,7 +115,8 @@ int32_t axl_shim_dev_import2(int32_t dev, int32_t buf_fd, uint32_t width, uint32
  * as axl_shim.h says. With AXL_SHIM_SUBMIT_IMPLICIT_SYNC in @flags (a shim
  * flag, not passed to the kernel) the job's fence is then published into
  * @result_fd (unless the driver did that itself, AXL_CAP_IMPLICIT_SYNC) and
- * @input_fd (the dma-buf of @handle; skipped when negative).
+ * @input_fd (the dma-buf of @handle; skipped when negative, or when the
+ * driver did it, AXL_CAP_IMPLICIT_SYNC_INPUT).
  * Publishing never fails the call: the job is queued and its fence returned.
  */
 int32_t axl_shim_dev_submit(int32_t dev, uint32_t handle, int32_t input_fd, int32_t result_fd,

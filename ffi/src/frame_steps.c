@@ -85,7 +85,7 @@ int32_t axl_shim_frame_submit(struct axl_shim_frame_args *a)
 /*
  * axl_shim_frame_import() of @a, then axl_shim_frame_submit() of the new
  * handle (AXL_SHIM_SUBMIT_IMPLICIT_SYNC in @a->submit_flags publishes the
- * job's fence into the input, and into the result for a driver that does not
+ * job's fence into the input and the result, where the driver does not
  * itself). A failed submit releases the import again, so a failure leaves
  * nothing held. Returns 0, or the failed step's -errno with @a->step set to
  * 1 (import) or 2 (submit).

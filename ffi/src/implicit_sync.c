@@ -3,13 +3,16 @@
  * Implicit sync for the engine's jobs, where the driver does not do it. An
  * axl driver that reports AXL_CAP_IMPLICIT_SYNC puts each job's fence into
  * its result buffer's reservation object itself (as a writer's), on every
- * kernel, but not into the input's. An older driver does neither, so right
- * after SUBMIT poll(), DMA_BUF_IOCTL_SYNC and DMA_BUF_IOCTL_EXPORT_SYNC_FILE
- * on the result would see nothing to wait for. The shim adds what the driver
- * did not with DMA_BUF_IOCTL_IMPORT_SYNC_FILE (Linux 6.0): the fence as a
- * writer of the result (older drivers only) and as a reader of the input
- * (so that the next capture into it waits for the job). Older kernels
- * answer -ENOTTY; that is learnt once per process and not asked again.
+ * kernel, and one that also reports AXL_CAP_IMPLICIT_SYNC_INPUT puts it
+ * into the input's too (as a reader's). An older driver does less: without
+ * the first, right after SUBMIT poll(), DMA_BUF_IOCTL_SYNC and
+ * DMA_BUF_IOCTL_EXPORT_SYNC_FILE on the result would see nothing to wait
+ * for; without the second, the next capture into the input would not wait
+ * for the engine reading it. The shim adds what the driver did not with
+ * DMA_BUF_IOCTL_IMPORT_SYNC_FILE (Linux 6.0): the fence as a writer of the
+ * result and as a reader of the input. With a driver that does both it
+ * makes no call. Older kernels answer -ENOTTY; that is learnt once per
+ * process and not asked again.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -45,24 +48,27 @@ static void learn(int state)
 }
 
 /*
- * Whether the axl driver publishes jobs' fences itself: 0 not known yet, 1
- * yes (AXL_CAP_IMPLICIT_SYNC), -1 no. Learnt from GET_INFO on the first
+ * Which fences the axl driver publishes itself: 0 not known yet, else
+ * AXL_SHIM_DRIVER_KNOWN with the driver's AXL_CAP_IMPLICIT_SYNC and
+ * AXL_CAP_IMPLICIT_SYNC_INPUT bits. Learnt from GET_INFO on the first
  * device a submit asks for it; every /dev/axl of a process is one driver.
  */
-static int implicit_sync_driver;
+#define AXL_SHIM_DRIVER_KNOWN (1U << 31)
+static uint32_t implicit_sync_driver;
 
-static int driver_publishes(int32_t dev)
+static uint32_t driver_publishes(int32_t dev)
 {
-	int state = __atomic_load_n(&implicit_sync_driver, __ATOMIC_RELAXED);
+	uint32_t state = __atomic_load_n(&implicit_sync_driver, __ATOMIC_RELAXED);
 	struct axl_info info = { 0 };
 
 	if (state)
-		return state > 0;
+		return state;
 	if (axl_xioctl(dev, AXL_IOCTL_GET_INFO, &info) < 0)
 		return 0; /* ask again next time; fall back meanwhile */
-	state = info.caps & AXL_CAP_IMPLICIT_SYNC ? 1 : -1;
+	state = AXL_SHIM_DRIVER_KNOWN |
+		(info.caps & (AXL_CAP_IMPLICIT_SYNC | AXL_CAP_IMPLICIT_SYNC_INPUT));
 	__atomic_store_n(&implicit_sync_driver, state, __ATOMIC_RELAXED);
-	return state > 0;
+	return state;
 }
 
 /* Adds the fence of the sync_file @fence_fd to @buf_fd's reservation. */
@@ -80,32 +86,37 @@ static int import_fence(int32_t buf_fd, int32_t fence_fd, uint32_t access)
 
 /*
  * Publishes a job submitted on @dev, whose fence is @fence_fd: as a writer
- * of @result_fd, unless the driver did that (AXL_CAP_IMPLICIT_SYNC, learnt
- * with one GET_INFO per process), then as a reader of @input_fd (skipped
- * when negative). Both buffers are dma-bufs the driver has accepted, so
- * -ENOTTY means the kernel lacks the ioctl. Returns 1 when published (by
- * the driver and the shim together), -ENOTTY when the kernel cannot take
- * the imports (without an ioctl once known; with a publishing driver the
- * result's fence is there all the same), or the failed import's -errno
- * with *@step set to 1 (result) or 2 (input). The job and @fence_fd are
- * not touched either way.
+ * of @result_fd, unless the driver did that (AXL_CAP_IMPLICIT_SYNC), then
+ * as a reader of @input_fd (skipped when negative), unless the driver did
+ * that (AXL_CAP_IMPLICIT_SYNC_INPUT); the caps are learnt with one
+ * GET_INFO per process. Both buffers are dma-bufs the driver has accepted,
+ * so -ENOTTY means the kernel lacks the ioctl. Returns 1 when published
+ * (by the driver and the shim together; with a driver that publishes both
+ * without an ioctl), -ENOTTY when the kernel cannot take the imports
+ * (without an ioctl once known; with a publishing driver its fences are
+ * there all the same), or the failed import's -errno with *@step set to 1
+ * (result) or 2 (input). The job and @fence_fd are not touched either way.
  */
 int axl_publish_job_fence(int32_t dev, int32_t fence_fd, int32_t input_fd, int32_t result_fd,
 			  int32_t *step)
 {
-	bool driver = driver_publishes(dev);
+	uint32_t driver = driver_publishes(dev);
+	bool result = !(driver & AXL_CAP_IMPLICIT_SYNC);
+	bool input = input_fd >= 0 && !(driver & AXL_CAP_IMPLICIT_SYNC_INPUT);
 	int ret;
 
 	*step = 0;
+	if (!result && !input)
+		return 1;
 	if (__atomic_load_n(&implicit_sync_kernel, __ATOMIC_RELAXED) == -ENOTTY)
 		return -ENOTTY;
-	if (!driver) {
+	if (result) {
 		*step = 1;
 		ret = import_fence(result_fd, fence_fd, DMA_BUF_SYNC_WRITE);
 		if (ret < 0)
 			goto failed;
 	}
-	if (input_fd >= 0) {
+	if (input) {
 		*step = 2;
 		ret = import_fence(input_fd, fence_fd, DMA_BUF_SYNC_READ);
 		if (ret < 0)

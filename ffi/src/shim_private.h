@@ -14,7 +14,8 @@ int axl_xioctl(int fd, unsigned long req, void *arg);
 /*
  * implicit_sync.c: a job's fence published with DMA_BUF_IOCTL_IMPORT_SYNC_FILE
  * into its result (write; not when the driver of @dev did it,
- * AXL_CAP_IMPLICIT_SYNC) and input (read, skipped when @input_fd < 0).
+ * AXL_CAP_IMPLICIT_SYNC) and input (read; not when the driver did it,
+ * AXL_CAP_IMPLICIT_SYNC_INPUT; skipped when @input_fd < 0).
  * Returns 1, -ENOTTY (the kernel lacks the ioctl) or -errno with *@step 1
  * (result) or 2 (input).
  */

@@ -60,15 +60,16 @@ export interface DeviceInfo {
 /** Options of {@linkcode Device.open}. */
 export interface DeviceOpenOptions {
   /**
-   * Publish each job's fence into its buffers for implicit sync (default true): after each
-   * submit the shim imports the fence into the input (as a reader: the next capture into it
-   * waits for the job) and, for a driver without `implicit-sync` in its caps, into the result
-   * (as a writer) with `DMA_BUF_IOCTL_IMPORT_SYNC_FILE` (Linux 6.0+), so `poll()`,
-   * `DMA_BUF_IOCTL_SYNC` and other drivers wait for the engine. A driver with `implicit-sync`
-   * puts the fence in the result itself whatever this says. It costs one ioctl per job (two
-   * with an older driver), and each fence stays in its buffer's reservation until a later
-   * fence replaces it or the buffer is freed, which keeps the axl module loaded meanwhile
-   * (see docs/implicit-sync.md).
+   * Publish each job's fence into its buffers for implicit sync (default true), where the
+   * driver does not: after each submit the shim imports the fence with
+   * `DMA_BUF_IOCTL_IMPORT_SYNC_FILE` (Linux 6.0+) into the input (as a reader: the next capture
+   * into it waits for the job) for a driver without `implicit-sync-input` in its caps, and into
+   * the result (as a writer) for a driver without `implicit-sync`, so `poll()`,
+   * `DMA_BUF_IOCTL_SYNC` and other drivers wait for the engine. A driver with both caps (this
+   * one) publishes both itself whatever this says, and the shim makes no ioctl; an older
+   * driver costs one or two per job. Each fence stays in its buffer's reservation until a
+   * later fence replaces it or the buffer is freed, which keeps the axl module loaded
+   * meanwhile (see docs/implicit-sync.md).
    */
   implicitSync?: boolean;
 }
@@ -279,7 +280,8 @@ export class Device implements Disposable {
           exitKind: "cannot-run",
         });
       }
-      // The driver publishes every job's fence in its result; the shim adds the input's.
+      // The driver publishes every job's fence in its result, and with implicit-sync-input in
+      // its input too; the shim adds what it leaves out (see implicit_sync.ts).
       dev.#driverPublishes = info.caps.includes("implicit-sync");
     } catch (err) {
       dev.close();
@@ -290,10 +292,11 @@ export class Device implements Disposable {
 
   /**
    * Whether this Device's jobs publish their fences into their buffers: `on` (always, with a
-   * driver that publishes them in the result itself), else for an older driver: `off` (the
-   * shim's publishing turned off at open), `unavailable` (kernel before Linux 6.0), or
-   * `unknown` until the first submit in this process (or {@linkcode probeImplicitSync}) finds
-   * out.
+   * driver that publishes them in the result itself; with `implicit-sync-input` in its caps in
+   * the input too, else the shim adds the input's where the kernel takes it), else for an
+   * older driver: `off` (the shim's publishing turned off at open), `unavailable` (kernel
+   * before Linux 6.0), or `unknown` until the first submit in this process (or
+   * {@linkcode probeImplicitSync}) finds out.
    */
   get implicitSync(): ImplicitSync {
     return this.#driverPublishes ? "on" : implicitSyncState(this.#submitFlags !== 0);
@@ -345,6 +348,7 @@ export class Device implements Disposable {
         ["AXL_CAP_FENCE_STAMP", "fence-stamp"],
         ["AXL_CAP_IMPORT_PLANES", "import-planes"],
         ["AXL_CAP_IMPLICIT_SYNC", "implicit-sync"],
+        ["AXL_CAP_IMPLICIT_SYNC_INPUT", "implicit-sync-input"],
       ] as const
     ).filter(([c]) => capBits & s.constant(c)).map(([, n]) => n);
     return {

@@ -2,11 +2,13 @@
  * Implicit sync for the engine's jobs. A driver that reports the `implicit-sync` capability
  * adds each job's fence to its result buffer's reservation object in SUBMIT, on every kernel,
  * as a writer's, so `poll()`, `DMA_BUF_IOCTL_SYNC` and `DMA_BUF_IOCTL_EXPORT_SYNC_FILE` on the
- * result wait for the engine, as does any other driver that honours implicit sync. The shim
- * adds the rest right after each submit with `DMA_BUF_IOCTL_IMPORT_SYNC_FILE` (Linux 6.0+): the
- * fence as a reader of the input, and, for an older driver, as a writer of the result. On older
- * kernels that ioctl does not exist (`ENOTTY`); the shim learns that once per process and stops
- * asking.
+ * result wait for the engine, as does any other driver that honours implicit sync; one that
+ * also reports `implicit-sync-input` adds it to the input as a reader's, so a writer of the
+ * input (the next capture) waits for the engine reading it. The shim adds what the driver left
+ * out right after each submit with `DMA_BUF_IOCTL_IMPORT_SYNC_FILE` (Linux 6.0+): the fence as a
+ * reader of the input and, for a driver without `implicit-sync`, as a writer of the result. On
+ * older kernels that ioctl does not exist (`ENOTTY`); the shim learns that once per process and
+ * stops asking.
  *
  * @module
  */
@@ -17,8 +19,8 @@ import { shim } from "./_shim.ts";
 
 /**
  * Whether jobs' fences are published into their buffers:
- * - `on`: the driver publishes them in the result (`implicit-sync` in its caps), or the shim
- *   does (the kernel took one);
+ * - `on`: the driver publishes them in the result (`implicit-sync` in its caps; in the input
+ *   too with `implicit-sync-input`), or the shim does (the kernel took one);
  * - `off`: an older driver, and the shim's publishing turned off for this Device
  *   (`Device.open(path, { implicitSync: false })`);
  * - `unavailable`: an older driver, and the kernel lacks `DMA_BUF_IOCTL_IMPORT_SYNC_FILE`

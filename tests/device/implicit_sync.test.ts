@@ -1,8 +1,8 @@
 // Implicit sync for the engine's jobs, against the real kernel: the driver publishes each job's
-// fence in its result (AXL_CAP_IMPLICIT_SYNC, on 6.12 as on the arm64 5.15 guest), so the
-// result's reservation makes readers wait for the engine, and the shim adds it to the input
-// (DMA_BUF_IOCTL_IMPORT_SYNC_FILE, Linux 6.0+); Job.readResult() waits on the job's fence on
-// every kernel. The engine runs each job for 100 ms here (latency_us), long enough to
+// fence in its result as a writer's (AXL_CAP_IMPLICIT_SYNC) and in its input as a reader's
+// (AXL_CAP_IMPLICIT_SYNC_INPUT), on 6.12 as on the arm64 5.15 guest, so the result's reservation
+// makes readers wait for the engine and the input's makes writers wait; Job.readResult() waits
+// on the job's fence on every kernel. The engine runs each job for 100 ms here (latency_us), long enough to
 // look at the buffers while the job is in flight.
 import assert from "node:assert/strict";
 import { Device, Heap, type Job } from "../../mod.ts";
@@ -148,13 +148,15 @@ Deno.test({
       warmUp(dev, frame, result);
       using job = submit(dev, frame, result);
       using readers = exportSyncFile(result, "read");
-      const seen = readers.info(), ready = pollOut(result, 0);
+      using writers = exportSyncFile(frame, "write");
+      const seen = readers.info(), seenInput = writers.info(), ready = pollOut(result, 0);
       assert.equal(
         job.fence.info().status,
         "active",
         "the job ended before the checks (host too slow?)",
       );
       assert.equal(seen.status, "active", "a reader of the result has the job's fence to wait for");
+      assert.equal(seenInput.status, "active", "a writer of the input waits for the job's read");
       assert.equal(ready, false, "poll(POLLOUT) on the result does not return at once");
       job.waitSync(5000);
       job.input.release();
@@ -163,7 +165,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "without DMA_BUF_IOCTL_IMPORT_SYNC_FILE (Linux < 6.0) the driver publishes: poll() on the result waits",
+    "without DMA_BUF_IOCTL_IMPORT_SYNC_FILE (Linux < 6.0) the driver publishes: poll() on the result and POLLOUT on the input wait",
   ignore: hasSyncFileIoctls,
   fn: () =>
     withJobRig({}, ({ dev, frame, result }) => {
@@ -185,8 +187,9 @@ Deno.test({
         "the job ended before the checks (host too slow?)",
       );
       assert.equal(ready, false, "poll(POLLOUT) on the result does not return at once");
-      // The driver puts no fence in the input, and this kernel cannot take the shim's.
-      assert.equal(writable, true, "the input holds no fence of the job");
+      // The driver puts the job's fence in the input as a reader's (this kernel cannot take
+      // the shim's import): a writer of the input waits for the job.
+      assert.equal(writable, false, "poll(POLLOUT) on the input does not return at once");
       assert.equal(job.syncError, undefined);
       job.waitSync(5000);
       assert.equal(pollOut(result, 0), true, "poll(POLLOUT) returns at once once the job ended");

@@ -31,6 +31,7 @@ Deno.test("Device.info() reports metis-sim on a PCI device behind the IOMMU", ()
     "fence-stamp",
     "import-planes",
     "implicit-sync",
+    "implicit-sync-input",
   ]);
   assert.equal(info.fileImports, 0);
 });

@@ -2,17 +2,20 @@
 /*
  * axl_fences: the job's fence in its buffers' reservation objects.
  *
- * SUBMIT publishes each job's fence as a writer's on the result buffer, so
- * what relies on implicit sync waits for the job with no help from user
- * space: poll() on the result, the CPU-access bracket DMA_BUF_IOCTL_SYNC,
- * DMA_BUF_IOCTL_EXPORT_SYNC_FILE (6.0 on), and any other driver that reads
- * the result. The input gets no fence of the job, so two jobs reading one
- * frame do not wait for each other. The engine takes 100 ms per job here
- * (latency_us), far longer than the calls right after SUBMIT take.
+ * SUBMIT publishes each job's fence as a writer's on the result buffer and
+ * as a reader's on the input, so what relies on implicit sync waits for the
+ * job with no help from user space: poll() on the result, the CPU-access
+ * bracket DMA_BUF_IOCTL_SYNC, DMA_BUF_IOCTL_EXPORT_SYNC_FILE (6.0 on), and
+ * any other driver that reads the result; on the input, its writers (the
+ * next capture into the frame). Readers of the input do not wait, so two
+ * jobs reading one frame do not wait for each other. The engine takes
+ * 100 ms per job here (latency_us), far longer than the calls right after
+ * SUBMIT take.
  *
  * The fence holds a module reference while it lives, and a buffer holds its
  * fence until a later fence replaces it or the buffer is freed: the last
- * case shows both. Each case costs about one job's 100 ms.
+ * cases show both, for the result and for the input. Each case costs about
+ * one job's 100 ms.
  *
  * Needs root (module parameters, debugfs). Skips (exit 4) without the
  * device node or the system heap.
@@ -20,6 +23,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,10 +164,11 @@ static int case_sync_result(void)
 }
 
 /*
- * Two jobs reading one frame do not wait for each other: the input gets no
- * fence of the job (SUBMIT begins its CPU access to an input DMA_TO_DEVICE,
- * which waits for every fence, a reader's too), so a second SUBMIT on the
- * same input, writing another result, returns while the first job runs.
+ * Two jobs reading one frame do not wait for each other: the input holds
+ * the job's fence as a reader's only, and SUBMIT begins the engine's access
+ * to its input as a read, which waits only for writers, so a second SUBMIT
+ * on the same input, writing another result, returns while the first job
+ * runs.
  */
 static int case_input_readers(void)
 {
@@ -224,11 +229,150 @@ static int case_export_result(void)
 	return KSFT_PASS;
 }
 
+/*
+ * A writer of the input waits for the job reading it: right after SUBMIT,
+ * DMA_BUF_IOCTL_SYNC(START|WRITE) on the input (what a CPU writer, or the
+ * next capture into the frame, begins with) returns only when the job is
+ * done, at least 90% of the engine's latency after the job was queued.
+ */
+static int case_sync_input_write(void)
+{
+	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE };
+	struct setup s;
+	struct axl_submit sub;
+	uint64_t start, took, since_submit;
+	int ret, status;
+
+	EXPECT_RET(setup(&s), 0);
+	EXPECT_RET(axl_submit(s.dev, s.imp.handle, s.res, 0, &sub), 0);
+	start = now_ns();
+	ret = ioctl(s.in, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0;
+	took = now_ns() - start;
+	since_submit = now_ns() - sub.submit_ns;
+	status = fence_status(sub.fence_fd);
+	tap_diag("SYNC(START|WRITE) on the input returned %d after %.2f ms (%.1f ms after the submit), "
+		 "job fence status %d", ret, took / 1e6, since_submit / 1e6, status);
+	EXPECT_RET(ret, 0);
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE;
+	EXPECT_RET(ioctl(s.in, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0, 0);
+	FAIL_IF(status != 1, "SYNC(START|WRITE) on the input returned while the job ran (fence status %d)",
+		status);
+	FAIL_IF(since_submit < LATENCY_US * 900ull, "returned %.1f ms after the submit",
+		since_submit / 1e6);
+	close(sub.fence_fd);
+	teardown(&s);
+	return KSFT_PASS;
+}
+
+/*
+ * A reader of the input does not wait for the job (another reader):
+ * DMA_BUF_IOCTL_SYNC(START|READ) on the input returns while the job runs,
+ * and poll() on the input is ready for POLLIN (readers) but not for POLLOUT
+ * (writers) until the job's fence signals.
+ */
+static int case_input_reader_writer(void)
+{
+	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ };
+	struct setup s;
+	struct axl_submit sub;
+	struct pollfd p;
+	uint64_t start, took;
+	int ret, in_now, out_now, status, n;
+
+	EXPECT_RET(setup(&s), 0);
+	EXPECT_RET(axl_submit(s.dev, s.imp.handle, s.res, 0, &sub), 0);
+	start = now_ns();
+	ret = ioctl(s.in, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0;
+	took = now_ns() - start;
+	in_now = ready_now(s.in, POLLIN);
+	out_now = ready_now(s.in, POLLOUT);
+	status = fence_status(sub.fence_fd);
+	tap_diag("on the input right after SUBMIT: SYNC(START|READ) %d after %.2f ms, "
+		 "poll POLLIN %d, POLLOUT %d, job fence status %d", ret, took / 1e6, in_now,
+		 out_now, status);
+	EXPECT_RET(ret, 0);
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ;
+	EXPECT_RET(ioctl(s.in, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0, 0);
+	FAIL_IF(status != 0, "the job ended before the checks: engine too fast");
+	FAIL_IF(in_now != 1, "poll(POLLIN) on the input: %d, expected 1 (a reader need not wait)",
+		in_now);
+	FAIL_IF(out_now != 0, "poll(POLLOUT) on the input: %d, expected 0 (a writer waits for the job)",
+		out_now);
+	p = (struct pollfd){ .fd = s.in, .events = POLLOUT };
+	n = poll(&p, 1, WAIT_MS);
+	FAIL_IF(n != 1, "poll(POLLOUT) on the input with a timeout: %d", n);
+	FAIL_IF(fence_status(sub.fence_fd) != 1, "input writable before the job's fence signalled");
+	close(sub.fence_fd);
+	teardown(&s);
+	return KSFT_PASS;
+}
+
+/*
+ * DMA_BUF_IOCTL_EXPORT_SYNC_FILE(WRITE) (Linux 6.0 on) on the input right
+ * after SUBMIT, what a writer of the input must wait for, gives a fence that
+ * has not signalled, and signals with the job.
+ */
+static int case_export_input(void)
+{
+	struct dma_buf_export_sync_file exp = { .flags = DMA_BUF_SYNC_WRITE, .fd = -1 };
+	struct setup s;
+	struct axl_submit sub;
+	int ret, status;
+
+	EXPECT_RET(setup(&s), 0);
+	EXPECT_RET(axl_submit(s.dev, s.imp.handle, s.res, 0, &sub), 0);
+	ret = ioctl(s.in, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &exp) ? -errno : 0;
+	if (ret == -ENOTTY) {
+		fence_wait(sub.fence_fd, WAIT_MS);
+		close(sub.fence_fd);
+		teardown(&s);
+		tap_diag("no DMA_BUF_IOCTL_EXPORT_SYNC_FILE in this kernel (before 6.0)");
+		return KSFT_SKIP;
+	}
+	EXPECT_RET(ret, 0);
+	status = fence_status(exp.fd);
+	FAIL_IF(fence_status(sub.fence_fd) != 0, "the job ended before the export: engine too fast");
+	tap_diag("input's exported (write) fence right after SUBMIT: status %d", status);
+	FAIL_IF(status != 0, "the input's exported fence is signalled while the job runs");
+	EXPECT_RET(fence_wait(exp.fd, WAIT_MS), 0);
+	FAIL_IF(fence_status(sub.fence_fd) != 1, "the exported fence signalled before the job's");
+	close(exp.fd);
+	close(sub.fence_fd);
+	teardown(&s);
+	return KSFT_PASS;
+}
+
 /* Poll axl's live fence count until it is @want; false after 2 s. */
 static bool fences_settle(long long want, long long *got)
 {
 	for (int t = 0; t < 200; t++) {
 		*got = axl_stat("fences");
+		if (*got == want)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* /sys/module/axl/refcnt, -1 when unreadable. */
+static long module_refcnt(void)
+{
+	FILE *f = fopen("/sys/module/axl/refcnt", "re");
+	long v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* Poll the module's refcount until it is @want; false after 2 s. */
+static bool refcnt_settle(long want, long *got)
+{
+	for (int t = 0; t < 200; t++) {
+		*got = module_refcnt();
 		if (*got == want)
 			return true;
 		usleep(10000);
@@ -272,6 +416,44 @@ static int case_fence_lifetime(void)
 	return KSFT_PASS;
 }
 
+/*
+ * The input keeps the job's fence too (a reader's), and with it the module,
+ * once the result is freed: only freeing the input as well lets it go, and
+ * the module then unloads as before (axl_unload's cases; here its refcount
+ * falls back).
+ */
+static int case_fence_lifetime_input(void)
+{
+	struct setup s;
+	struct axl_submit sub;
+	long long got;
+	long refs0, refs;
+
+	FAIL_IF(!fences_settle(0, &got), "%lld axl fences alive before the case", got);
+	EXPECT_RET(param_set("latency_us", 1000), 0);
+	EXPECT_RET(setup(&s), 0);
+	EXPECT_RET(param_set("latency_us", 1000), 0);
+	EXPECT_RET(axl_submit(s.dev, s.imp.handle, s.res, 0, &sub), 0);
+	EXPECT_RET(fence_wait(sub.fence_fd, WAIT_MS), 0);
+	close(sub.fence_fd);
+	EXPECT_RET(axl_release(s.dev, s.imp.handle), 0);
+	close(s.dev);
+	refs0 = module_refcnt();
+	FAIL_IF(refs0 < 1, "module refcount %ld with a buffer holding a fence", refs0);
+	close(s.res);
+	FAIL_IF(!fences_settle(1, &got),
+		"with the result freed: %lld fences alive, expected 1 (held by the input)", got);
+	refs = module_refcnt();
+	FAIL_IF(refs != refs0, "module refcount %ld with the result freed, was %ld", refs, refs0);
+	close(s.in);
+	FAIL_IF(!fences_settle(0, &got), "with both buffers freed: %lld fences alive", got);
+	FAIL_IF(!refcnt_settle(refs0 - 1, &refs),
+		"module refcount %ld once the input was freed, expected %ld", refs, refs0 - 1);
+	tap_diag("module refcount %ld while the input held the fence, %ld once it was freed",
+		 refs0, refs);
+	return KSFT_PASS;
+}
+
 /* GET_INFO tells user space that it need not publish the fence itself. */
 static int case_caps(void)
 {
@@ -282,12 +464,14 @@ static int case_caps(void)
 	EXPECT_RET(axl_info(dev, &info), 0);
 	FAIL_IF(!(info.caps & AXL_CAP_IMPLICIT_SYNC), "caps 0x%x lack AXL_CAP_IMPLICIT_SYNC",
 		info.caps);
+	FAIL_IF(!(info.caps & AXL_CAP_IMPLICIT_SYNC_INPUT),
+		"caps 0x%x lack AXL_CAP_IMPLICIT_SYNC_INPUT", info.caps);
 	close(dev);
 	return KSFT_PASS;
 }
 
 static const struct axl_case cases[] = {
-	{ "GET_INFO advertises AXL_CAP_IMPLICIT_SYNC", case_caps },
+	{ "GET_INFO advertises AXL_CAP_IMPLICIT_SYNC and AXL_CAP_IMPLICIT_SYNC_INPUT", case_caps },
 	{ "poll() on the result: not ready while the job runs, ready when it ends",
 	  case_poll_result },
 	{ "DMA_BUF_IOCTL_SYNC(START|READ) on the result waits for the job", case_sync_result },
@@ -295,8 +479,16 @@ static const struct axl_case cases[] = {
 	  case_input_readers },
 	{ "EXPORT_SYNC_FILE on the result right after SUBMIT: an unsignalled fence",
 	  case_export_result },
+	{ "DMA_BUF_IOCTL_SYNC(START|WRITE) on the input waits for the job reading it",
+	  case_sync_input_write },
+	{ "the input right after SUBMIT: readers go at once (SYNC READ, POLLIN), writers wait (POLLOUT)",
+	  case_input_reader_writer },
+	{ "EXPORT_SYNC_FILE(WRITE) on the input right after SUBMIT: an unsignalled fence",
+	  case_export_input },
 	{ "a buffer holds its last job's fence (and the module) until replaced or freed",
 	  case_fence_lifetime },
+	{ "the input holds the job's fence (and the module) until it is freed too",
+	  case_fence_lifetime_input },
 };
 
 int main(void)

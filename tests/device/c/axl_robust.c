@@ -353,8 +353,9 @@ static int case_intr_stuck_dep(void)
 	close(j.fence_fd);
 	EXPECT_RET(axl_release(dev, ix.handle), 0);
 	close(dev);
-	/* the job's fence stays in its result buffer until that is freed */
+	/* the job's fence stays in its result buffer and its frame until they are freed */
 	close(rj);
+	close(x.fd);
 	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 3000), "state left behind");
 	close(sync);
 	close(vgem);
@@ -853,8 +854,9 @@ static int case_user_share(void)
 	close(sub.fence_fd);
 	close(dev_a);
 	close(dev_b);
-	/* uid B's job left its fence in its result buffer */
+	/* uid B's job left its fence in its result buffer and in its frame */
 	close(res);
+	close(b.fd);
 	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 5000), "imports left behind");
 	return KSFT_PASS;
 }
@@ -1002,10 +1004,15 @@ static int case_engine_share(void)
 	close(dev_a);
 	close(dev_a2);
 	close(dev_b);
-	/* the jobs' fences stay in their result buffers until these are freed */
+	/*
+	 * the jobs' fences stay in their result buffers until these are
+	 * freed, and the last one of each frame in that frame (a reader's)
+	 */
 	for (uint32_t i = 0; i < 2 * info.max_jobs; i++)
 		close(res[i]);
 	close(res_b);
+	close(a.fd);
+	close(b.fd);
 	FAIL_IF(!axl_stats_settle(0, 0, 0, 0, 5000), "driver state left behind");
 	return KSFT_PASS;
 }

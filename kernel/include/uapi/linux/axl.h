@@ -43,7 +43,8 @@
 #define AXL_CAP_PCI         (1U << 2) /* the engine is a PCI function */
 #define AXL_CAP_FENCE_STAMP (1U << 3) /* fences carry a signal timestamp */
 #define AXL_CAP_IMPORT_PLANES (1U << 4) /* AXL_IOCTL_IMPORT_FD2 is supported */
-#define AXL_CAP_IMPLICIT_SYNC (1U << 5) /* SUBMIT adds the job's fence to its buffers */
+#define AXL_CAP_IMPLICIT_SYNC (1U << 5) /* SUBMIT adds the job's fence to its result (writer) */
+#define AXL_CAP_IMPLICIT_SYNC_INPUT (1U << 6) /* and to its input (reader) */
 
 /**
  * struct axl_info - AXL_IOCTL_GET_INFO output
@@ -264,10 +265,10 @@ struct axl_import_fd2 {
  * SUBMIT resolves @result_fd once, when it begins: a dup2() over that fd
  * while SUBMIT runs does not change the buffer the job writes.
  *
- * SUBMIT WAITS for the fences the buffers' reservation objects hold (all
- * of them, on the input and on the result buffer), as DMA_BUF_IOCTL_SYNC
- * with DMA_BUF_SYNC_WRITE would: the engine is a CPU, and its access
- * begins here, in the caller's context. The wait is interruptible (-EINTR, no
+ * SUBMIT WAITS for the fences the buffers' reservation objects hold (on
+ * the input its writers', as DMA_BUF_IOCTL_SYNC with DMA_BUF_SYNC_READ
+ * would; on the result all of them, as DMA_BUF_SYNC_WRITE would): the
+ * engine is a CPU, and its access begins here, in the caller's context. The wait is interruptible (-EINTR, no
  * job) and lasts at most the job's timeout (-ETIMEDOUT, no job). A fence
  * added while SUBMIT runs is waited for by the job on the engine instead,
  * against its timeout. A result buffer that a job in flight writes is not
@@ -275,22 +276,27 @@ struct axl_import_fd2 {
  *
  * IMPLICIT SYNC: the driver adds the job's fence to the result buffer's
  * reservation object as a writer's (on Linux before 5.19: its exclusive
- * fence) before SUBMIT returns. So right after SUBMIT, poll() on the
- * result, DMA_BUF_IOCTL_SYNC on it, DMA_BUF_IOCTL_EXPORT_SYNC_FILE (Linux
- * 6.0 on) and any other driver that honours implicit sync wait for the
- * job (AXL_CAP_IMPLICIT_SYNC in struct axl_info says the driver does this).
- * The job itself waits only for what the buffers held before it. The input
- * gets no fence of the job: SUBMIT waits for every fence of its input (see
- * above), so a reader's fence there would make a second job on the same
- * frame wait in SUBMIT for the first. A writer of the input (the next
- * capture) is not held back by implicit sync; user space that needs that
- * adds the fence itself (DMA_BUF_IOCTL_IMPORT_SYNC_FILE with
- * DMA_BUF_SYNC_READ, Linux 6.0 on) or waits on @fence_fd.
+ * fence) and to the input's as a reader's (before 5.19: a shared fence)
+ * before SUBMIT returns. So right after SUBMIT, poll() on the result,
+ * DMA_BUF_IOCTL_SYNC on it, DMA_BUF_IOCTL_EXPORT_SYNC_FILE (Linux 6.0 on)
+ * and any other driver that honours implicit sync wait for the job before
+ * they read or write the result, and a writer of the input (the next
+ * capture into it, DMA_BUF_IOCTL_SYNC with DMA_BUF_SYNC_WRITE, poll() for
+ * POLLOUT) waits for the job before it writes the input; a reader of the
+ * input does not wait (AXL_CAP_IMPLICIT_SYNC in struct axl_info says the
+ * driver publishes on the result, AXL_CAP_IMPLICIT_SYNC_INPUT on the
+ * input; a driver with the first and not the second leaves the input to
+ * user space: DMA_BUF_IOCTL_IMPORT_SYNC_FILE with DMA_BUF_SYNC_READ, Linux
+ * 6.0 on). The job itself waits only for what the buffers held before it,
+ * and a second job reading the same input does not wait for the first: the
+ * engine's access to its input is a read, which waits only for writers.
+ * Both reservation objects are locked together (one ww_acquire_ctx):
+ * SUBMIT may fail with -EINTR while it waits for either.
  *
  * The fence holds a reference to the module while it lives, and a buffer
  * keeps the last fence it was given until a later fence replaces it or
- * the buffer is freed: the module cannot be unloaded while any result
- * buffer holding an axl fence is alive, even with every axl file and fence
+ * the buffer is freed: the module cannot be unloaded while any input or
+ * result buffer holding an axl fence is alive, even with every axl file and fence
  * fd closed.
  */
 struct axl_submit {
