@@ -244,6 +244,7 @@ export async function captureRun(
   let drain: TraceDrain | undefined;
   let running: RunningWorkload | undefined;
   let script: Promise<{ path: string; summary?: PerfSummary } | undefined> | undefined;
+  let perfStopped: Promise<void> | undefined;
   let stopRequested = false;
   const interrupt = stopOnSignal(
     () => {
@@ -288,24 +289,25 @@ export async function captureRun(
     const outcome = await running.done;
     clock.workloadEnded();
     say("workload done; collecting");
-    // perf writes its data file while the samplers stop.
+    // perf writes its data file while the samplers stop and the trace drains: the trace
+    // records until the samplers' last reads, as before, but no longer waits for perf.
     const unsampled: BufinfoSummary | { unavailable: string } | undefined = bufinfoUnavailable
       ? { unavailable: bufinfoUnavailable }
       : undefined;
-    const [seen, bufinfo] = await Promise.all([
-      watch.stop(),
-      unsampled ?? sampler.stop(),
-      perf.stop(o.artifacts),
-    ]);
-    clock.lap("stop samplers and perf");
-    // perf script and its fold run while the trace drains, tracefs is restored and the
-    // judge reads the trace (it awaits `perfSummary`).
-    script = perf.writeScript(o.artifacts, running.pids);
-    script.catch(() => {}); // the judge awaits it; not an unhandled rejection meanwhile
+    perfStopped = perf.stop(o.artifacts);
+    perfStopped.catch(() => {}); // awaited below; not an unhandled rejection meanwhile
+    const [seen, bufinfo] = await Promise.all([watch.stop(), unsampled ?? sampler.stop()]);
+    clock.lap("stop samplers");
     session.stop();
     const drained = await collectTrace(drain, session, files.trace, say);
     drain = undefined;
     clock.lap("drain");
+    await perfStopped;
+    clock.lap("stop perf");
+    // perf script and its fold run while tracefs is restored and the judge reads the trace
+    // (it awaits `perfSummary`).
+    script = perf.writeScript(o.artifacts, running.pids);
+    script.catch(() => {}); // the judge awaits it; not an unhandled rejection meanwhile
     const loss = await saveStats(session, files.stats, notes);
     const setup = session.info;
     await session.close();
@@ -349,6 +351,8 @@ export async function captureRun(
   } finally {
     interrupt[Symbol.dispose]();
     try {
+      // A drain that failed left perf stopping: it writes into tmp, removed below.
+      await perfStopped?.catch(() => {});
       await drain?.abort();
       await session.close();
     } finally {
@@ -519,6 +523,9 @@ function watchWorkload(
     );
   }
   let scanning = true;
+  // stop() wakes the scanner from its wait at once: the workload has ended, so a scan then
+  // finds nothing more, and the verdict need not wait out the period.
+  let wake = () => {};
   const scanner = (async () => {
     while (scanning) {
       if (present && sampler) {
@@ -544,12 +551,20 @@ function watchWorkload(
         }
         for (const d of v4l2DevicesOf(pid)) v4l2.set(d.node, d);
       }
-      await new Promise((r) => setTimeout(r, 200));
+      if (!scanning) break;
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, 200);
+        wake = () => {
+          clearTimeout(t);
+          r();
+        };
+      });
     }
   })();
   return {
     async stop() {
       scanning = false;
+      wake();
       await scanner;
       return {
         mapRefs: [...mapRefs.values()],
