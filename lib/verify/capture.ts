@@ -121,6 +121,12 @@ export interface CaptureRecord {
   /** How the trace was drained while recording (absent: read once at the end). */
   drain?: DrainSummary;
   /**
+   * How many times a process of the workload was scanned while it ran (its dma-buf fds with
+   * fdinfo, its `/proc/PID/maps` and its open V4L2 nodes: one per process per pass, a pass
+   * every 200 ms); absent in captures made before it was counted.
+   */
+  procScans?: number;
+  /**
    * What the capture wrote, for replays to check (`integrity.ts`); absent in captures made
    * before it was recorded, and until `runVerify()` has judged the run.
    */
@@ -332,6 +338,7 @@ export async function captureRun(
       ...(o.importer ? { importer: o.importer } : {}),
       probes,
       ...(drained ? { drain: drained } : {}),
+      procScans: seen.procScans,
     };
     await Deno.writeTextFile(files.capture, JSON.stringify(record, null, 2) + "\n");
     const perfSummary = perf.scripting ? script.then((s) => s?.summary) : undefined;
@@ -501,6 +508,8 @@ interface Watched {
   fdRefs: WorkloadFdRef[];
   v4l2: V4l2DeviceRef[];
   sysfs: NonNullable<WorkloadRecord["sysfs"]>;
+  /** Processes scanned, summed over the passes. */
+  procScans: number;
 }
 
 /**
@@ -523,6 +532,7 @@ function watchWorkload(
     );
   }
   let scanning = true;
+  let procScans = 0;
   // stop() wakes the scanner from its wait at once: the workload has ended, so a scan then
   // finds nothing more, and the verdict need not wait out the period.
   let wake = () => {};
@@ -537,6 +547,7 @@ function watchWorkload(
       }
       for (const pid of running.pids) {
         const refs = await scanProcess(pid);
+        procScans++;
         for (const m of refs.maps) mapRefs.set(`${pid}:${m.inode}:${m.start}`, { pid, ...m });
         for (const f of refs.fds) {
           // One entry per buffer and process: the fd number it was first seen under.
@@ -571,6 +582,7 @@ function watchWorkload(
         fdRefs: [...fdRefs.values()],
         v4l2: [...v4l2.values()],
         sysfs: { present, buffers: [...sysfs.values()].slice(0, 100) },
+        procScans,
       };
     },
   };
