@@ -233,6 +233,11 @@ export class PerfCapture {
     }
   }
 
+  /** With a live run: settles when perf script has printed its last line. */
+  get livePrinted(): Promise<unknown> | undefined {
+    return this.#live?.printed;
+  }
+
   /** Whether {@linkcode PerfCapture.writeScript} runs perf script (perf recorded). */
   get scripting(): boolean {
     return this.#recording !== undefined && !this.unavailable && this.event !== undefined;

@@ -301,7 +301,8 @@ export async function captureRun(
       ? { unavailable: bufinfoUnavailable }
       : undefined;
     perfStopped = perf.stop(o.artifacts);
-    perfStopped.catch(() => {}); // awaited below; not an unhandled rejection meanwhile
+    perfStopped.then(() => clock.mark("perf record exited"), () => {}); // awaited below
+    perf.livePrinted?.then(() => clock.mark("perf script printed its last line"), () => {});
     const [seen, bufinfo] = await Promise.all([watch.stop(), unsampled ?? sampler.stop()]);
     clock.lap("stop samplers");
     session.stop();
