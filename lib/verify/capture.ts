@@ -309,17 +309,18 @@ export async function captureRun(
     const drained = await collectTrace(drain, session, files.trace, say);
     drain = undefined;
     clock.lap("drain");
-    await perfStopped;
-    clock.lap("stop perf");
-    // perf script and its fold run while tracefs is restored and the judge reads the trace
-    // (it awaits `perfSummary`).
-    script = perf.writeScript(o.artifacts, running.pids);
+    // perf script and its fold start once perf has stopped, and run while tracefs is
+    // restored and the judge reads the trace (it awaits `perfSummary`).
+    const pids = running.pids;
+    script = perfStopped.then(() => perf.writeScript(o.artifacts, pids));
     script.catch(() => {}); // the judge awaits it; not an unhandled rejection meanwhile
     const loss = await saveStats(session, files.stats, notes);
     const setup = session.info;
     await session.close();
     say("tracefs restored");
     clock.lap("restore tracefs");
+    await perfStopped;
+    clock.lap("stop perf");
     if (perf.scripting) files.perfScript = join(o.artifacts, "perf.script");
 
     const record: CaptureRecord = {
