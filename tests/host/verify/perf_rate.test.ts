@@ -290,6 +290,8 @@ Deno.test("PerfCapture runs perf script on perf's output while perf records (pip
     assert.ok(n >= 3);
     assert.equal(written?.summary?.samples, n);
     assert.deepEqual(perf.resolved, { frames: 0, renamed: 0, maps: [] });
+    // Nothing named again: the summary is the fold made while perf script printed.
+    assert.equal(perf.foldedLive, true);
     // perf.data holds the stream perf record wrote: perf script on it prints perf.script.
     const again = await new Deno.Command(`${tmp}/perf`, {
       args: ["script", "-i", `${tmp}/art/perf.data`],
@@ -356,6 +358,8 @@ Deno.test("PerfCapture names the live output's JIT frames again from the runtime
           n,
         );
         assert.equal(perf.resolved?.renamed, n);
+        // The text changed: folded again from it, not taken from the live fold.
+        assert.equal(perf.foldedLive, false);
         assert.ok(
           says.includes(
             `perf: ${n} of ${n} frames in a JIT's perf map named again from its final contents (${mapPath})`,
