@@ -61,7 +61,8 @@ export interface PerfCaptureOptions {
 interface LivePerfScript {
   pids: number[];
   printed: Promise<Uint8Array>;
-  folded: Promise<PerfSummary>;
+  /** Absent when the workload runs in verify's own process. */
+  folded?: Promise<PerfSummary>;
 }
 
 /** One capture's perf recording. */
@@ -135,14 +136,18 @@ export class PerfCapture {
         // Held until the end: perf script named the JIT's functions from the perf map as
         // it was when perf script first met the process, and they are named again from the
         // map's final contents before the text is saved and folded.
-        const [held, toFold] = output.tee();
+        // Folded as perf script prints it, while the workload runs, unless the workload runs
+        // in verify's own process (the builtin): perf samples that process, and the fold's work
+        // would be counted as the workload's. The verdict takes this fold when naming the JIT
+        // frames again changes no byte of the output.
+        const inOurProcess = this.#o.kind.startsWith("builtin");
+        const [held, toFold] = inOurProcess ? [output, undefined] : output.tee();
         const printed = new Response(held).bytes();
         printed.catch(() => {}); // writeScript() reports it
-        // Folded as perf script prints it, while the workload runs: the verdict takes this
-        // fold when naming the JIT frames again changes no byte of the output.
-        const folded = summarizePerf(parsePerfScript(toFold, join(live, "perf.script")), { pids });
-        folded.catch(() => {}); // the output is folded again from its text then
-        this.#live = { pids, printed, folded };
+        const folded = toFold &&
+          summarizePerf(parsePerfScript(toFold, join(live, "perf.script")), { pids });
+        folded?.catch(() => {}); // the output is folded again from its text then
+        this.#live = { pids, printed, ...(folded ? { folded } : {}) };
       }
     } catch (e) {
       this.unavailable = (e as Error).message;
@@ -246,7 +251,7 @@ export class PerfCapture {
     }
     await Deno.writeTextFile(path, text);
     this.foldedLive = false;
-    if (text === script) {
+    if (text === script && live.folded) {
       // The same bytes the live fold read: its summary is this text's.
       try {
         const summary = await live.folded;

@@ -305,6 +305,39 @@ Deno.test("PerfCapture runs perf script on perf's output while perf records (pip
   }
 });
 
+Deno.test("PerfCapture folds the live output after perf stops when the workload runs in verify's own process", async () => {
+  // perf samples that process (the builtin): a fold while it runs would be counted as its work.
+  const tmp = await Deno.makeTempDir();
+  const sleeper = new Deno.Command("sleep", { args: ["30"] }).spawn();
+  try {
+    await Deno.writeTextFile(`${tmp}/perf`, STREAMING_PERF, { mode: 0o755 });
+    await Deno.mkdir(`${tmp}/art`);
+    const perf = await PerfCapture.probe({
+      enabled: true,
+      binary: `${tmp}/perf`,
+      data: `${tmp}/perf.data`,
+      live: `${tmp}/art`,
+      kind: "builtin-zero-copy",
+      frames: 60,
+      say: () => {},
+      notes: [],
+    });
+    await perf.attach([sleeper.pid]);
+    await new Promise((r) => setTimeout(r, 300));
+    await perf.stop(`${tmp}/art`);
+    const written = await perf.writeScript(`${tmp}/art`, [sleeper.pid]);
+    const text = await Deno.readTextFile(`${tmp}/art/perf.script`);
+    const n = (text.match(/cpu-clock/g) ?? []).length;
+    assert.ok(n >= 1, text);
+    assert.equal(written?.summary?.samples, n);
+    assert.equal(perf.foldedLive, false);
+  } finally {
+    sleeper.kill();
+    await sleeper.status;
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
 /** {@linkcode STREAMING_PERF} whose samples are in a JIT's perf map, perf script naming none. */
 const JIT_PERF = STREAMING_PERF.replace(
   "1 fake_loop+0x1 (/usr/bin/fake)",
