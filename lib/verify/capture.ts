@@ -535,8 +535,8 @@ function watchWorkload(
   }
   let scanning = true;
   let procScans = 0;
-  // stop() wakes the scanner from its wait at once: the workload has ended, so a scan then
-  // finds nothing more, and the verdict need not wait out the period.
+  // stop() wakes the scanner from its wait at once, so the verdict does not wait out the
+  // period; as before, no scan follows stop() (the workload has ended).
   let wake = () => {};
   const scanner = (async () => {
     while (scanning) {
