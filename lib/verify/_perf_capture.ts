@@ -57,6 +57,14 @@ export interface PerfCaptureOptions {
   notes: string[];
 }
 
+/** perf script reading perf's output while it records: its bytes, held, and their fold. */
+interface LivePerfScript {
+  pids: number[];
+  printed: Promise<Uint8Array>;
+  /** Absent when the workload runs in verify's own process. */
+  folded?: Promise<PerfSummary>;
+}
+
 /** One capture's perf recording. */
 export class PerfCapture {
   /** The event perf records, once probed. */
@@ -65,9 +73,15 @@ export class PerfCapture {
   unavailable: string | undefined;
   #o: PerfCaptureOptions;
   #recording: PerfRecording | undefined;
-  #live: { pids: number[]; printed: Promise<Uint8Array> } | undefined;
+  #live: LivePerfScript | undefined;
   /** With a live run, once its output was saved: what naming its JIT frames again did. */
   resolved: Omit<ResolvedPerfScript, "text"> | undefined;
+  /**
+   * With a live run, once its output was saved: whether the summary is the fold made while
+   * perf script printed (true: naming the JIT frames again changed nothing) or a fold of the
+   * saved text (false).
+   */
+  foldedLive: boolean | undefined;
   /** The rate perf records at, once probed. */
   rate: PerfRateRecord | undefined;
 
@@ -122,9 +136,18 @@ export class PerfCapture {
         // Held until the end: perf script named the JIT's functions from the perf map as
         // it was when perf script first met the process, and they are named again from the
         // map's final contents before the text is saved and folded.
-        const printed = new Response(output).bytes();
+        // Folded as perf script prints it, while the workload runs, unless the workload runs
+        // in verify's own process (the builtin): perf samples that process, and the fold's work
+        // would be counted as the workload's. The verdict takes this fold when naming the JIT
+        // frames again changes no byte of the output.
+        const inOurProcess = this.#o.kind.startsWith("builtin");
+        const [held, toFold] = inOurProcess ? [output, undefined] : output.tee();
+        const printed = new Response(held).bytes();
         printed.catch(() => {}); // writeScript() reports it
-        this.#live = { pids, printed };
+        const folded = toFold &&
+          summarizePerf(parsePerfScript(toFold, join(live, "perf.script")), { pids });
+        folded?.catch(() => {}); // the output is folded again from its text then
+        this.#live = { pids, printed, ...(folded ? { folded } : {}) };
       }
     } catch (e) {
       this.unavailable = (e as Error).message;
@@ -197,15 +220,16 @@ export class PerfCapture {
 
   /** The live output with its JIT frames named again, saved and folded. */
   async #resolveLive(
-    live: { pids: number[]; printed: Promise<Uint8Array> },
+    live: LivePerfScript,
     path: string,
     afterTheRun: () => Promise<{ summary?: PerfSummary }>,
   ): Promise<{ summary?: PerfSummary }> {
     const printed = await live.printed;
     let resolved: ResolvedPerfScript;
+    let script = "";
     try {
       // Not UTF-8 (perf prints names as their bytes): text would not give them back.
-      const script = new TextDecoder("utf-8", { fatal: true }).decode(printed);
+      script = new TextDecoder("utf-8", { fatal: true }).decode(printed);
       resolved = resolvePerfMapFrames(script, this.#o.readPerfMap ?? readPerfMapFile);
     } catch (e) {
       resolved = { text: "", frames: 0, renamed: 0, maps: [], ambiguous: (e as Error).message };
@@ -226,11 +250,25 @@ export class PerfCapture {
       );
     }
     await Deno.writeTextFile(path, text);
+    this.foldedLive = false;
+    if (text === script && live.folded) {
+      // The same bytes the live fold read: its summary is this text's.
+      try {
+        const summary = await live.folded;
+        this.foldedLive = true;
+        return { summary };
+      } catch { /* folded again below, which names the line */ }
+    }
     try {
       return { summary: await summarizePerf(parsePerfScript([text], path), { pids: live.pids }) };
     } catch {
       return {}; // the judge folds the file and names the line
     }
+  }
+
+  /** With a live run: settles when perf script has printed its last line. */
+  get livePrinted(): Promise<unknown> | undefined {
+    return this.#live?.printed;
   }
 
   /** Whether {@linkcode PerfCapture.writeScript} runs perf script (perf recorded). */

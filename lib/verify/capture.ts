@@ -121,6 +121,12 @@ export interface CaptureRecord {
   /** How the trace was drained while recording (absent: read once at the end). */
   drain?: DrainSummary;
   /**
+   * How many times a process of the workload was scanned while it ran (its dma-buf fds with
+   * fdinfo, its `/proc/PID/maps` and its open V4L2 nodes: one per process per pass, a pass
+   * every 200 ms); absent in captures made before it was counted.
+   */
+  procScans?: number;
+  /**
    * What the capture wrote, for replays to check (`integrity.ts`); absent in captures made
    * before it was recorded, and until `runVerify()` has judged the run.
    */
@@ -244,6 +250,7 @@ export async function captureRun(
   let drain: TraceDrain | undefined;
   let running: RunningWorkload | undefined;
   let script: Promise<{ path: string; summary?: PerfSummary } | undefined> | undefined;
+  let perfStopped: Promise<void> | undefined;
   let stopRequested = false;
   const interrupt = stopOnSignal(
     () => {
@@ -288,29 +295,32 @@ export async function captureRun(
     const outcome = await running.done;
     clock.workloadEnded();
     say("workload done; collecting");
-    // perf writes its data file while the samplers stop.
+    // perf writes its data file while the samplers stop and the trace drains: the trace
+    // records until the samplers' last reads, as before, but no longer waits for perf.
     const unsampled: BufinfoSummary | { unavailable: string } | undefined = bufinfoUnavailable
       ? { unavailable: bufinfoUnavailable }
       : undefined;
-    const [seen, bufinfo] = await Promise.all([
-      watch.stop(),
-      unsampled ?? sampler.stop(),
-      perf.stop(o.artifacts),
-    ]);
-    clock.lap("stop samplers and perf");
-    // perf script and its fold run while the trace drains, tracefs is restored and the
-    // judge reads the trace (it awaits `perfSummary`).
-    script = perf.writeScript(o.artifacts, running.pids);
-    script.catch(() => {}); // the judge awaits it; not an unhandled rejection meanwhile
+    perfStopped = perf.stop(o.artifacts);
+    perfStopped.then(() => clock.mark("perf record exited"), () => {}); // awaited below
+    perf.livePrinted?.then(() => clock.mark("perf script printed its last line"), () => {});
+    const [seen, bufinfo] = await Promise.all([watch.stop(), unsampled ?? sampler.stop()]);
+    clock.lap("stop samplers");
     session.stop();
     const drained = await collectTrace(drain, session, files.trace, say);
     drain = undefined;
     clock.lap("drain");
+    // perf script and its fold start once perf has stopped, and run while tracefs is
+    // restored and the judge reads the trace (it awaits `perfSummary`).
+    const pids = running.pids;
+    script = perfStopped.then(() => perf.writeScript(o.artifacts, pids));
+    script.catch(() => {}); // the judge awaits it; not an unhandled rejection meanwhile
     const loss = await saveStats(session, files.stats, notes);
     const setup = session.info;
     await session.close();
     say("tracefs restored");
     clock.lap("restore tracefs");
+    await perfStopped;
+    clock.lap("stop perf");
     if (perf.scripting) files.perfScript = join(o.artifacts, "perf.script");
 
     const record: CaptureRecord = {
@@ -330,6 +340,7 @@ export async function captureRun(
       ...(o.importer ? { importer: o.importer } : {}),
       probes,
       ...(drained ? { drain: drained } : {}),
+      procScans: seen.procScans,
     };
     await Deno.writeTextFile(files.capture, JSON.stringify(record, null, 2) + "\n");
     const perfSummary = perf.scripting ? script.then((s) => s?.summary) : undefined;
@@ -349,6 +360,8 @@ export async function captureRun(
   } finally {
     interrupt[Symbol.dispose]();
     try {
+      // A drain that failed left perf stopping: it writes into tmp, removed below.
+      await perfStopped?.catch(() => {});
       await drain?.abort();
       await session.close();
     } finally {
@@ -497,6 +510,8 @@ interface Watched {
   fdRefs: WorkloadFdRef[];
   v4l2: V4l2DeviceRef[];
   sysfs: NonNullable<WorkloadRecord["sysfs"]>;
+  /** Processes scanned, summed over the passes. */
+  procScans: number;
 }
 
 /**
@@ -519,6 +534,10 @@ function watchWorkload(
     );
   }
   let scanning = true;
+  let procScans = 0;
+  // stop() wakes the scanner from its wait at once, so the verdict does not wait out the
+  // period; as before, no scan follows stop() (the workload has ended).
+  let wake = () => {};
   const scanner = (async () => {
     while (scanning) {
       if (present && sampler) {
@@ -530,6 +549,7 @@ function watchWorkload(
       }
       for (const pid of running.pids) {
         const refs = await scanProcess(pid);
+        procScans++;
         for (const m of refs.maps) mapRefs.set(`${pid}:${m.inode}:${m.start}`, { pid, ...m });
         for (const f of refs.fds) {
           // One entry per buffer and process: the fd number it was first seen under.
@@ -544,18 +564,27 @@ function watchWorkload(
         }
         for (const d of v4l2DevicesOf(pid)) v4l2.set(d.node, d);
       }
-      await new Promise((r) => setTimeout(r, 200));
+      if (!scanning) break;
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, 200);
+        wake = () => {
+          clearTimeout(t);
+          r();
+        };
+      });
     }
   })();
   return {
     async stop() {
       scanning = false;
+      wake();
       await scanner;
       return {
         mapRefs: [...mapRefs.values()],
         fdRefs: [...fdRefs.values()],
         v4l2: [...v4l2.values()],
         sysfs: { present, buffers: [...sysfs.values()].slice(0, 100) },
+        procScans,
       };
     },
   };

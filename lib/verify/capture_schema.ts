@@ -67,6 +67,7 @@ export const CaptureRecordSchema = z.looseObject({
     z.looseObject({ unavailable: z.string() }),
   ]).optional(),
   drain: z.looseObject({ bytes: int.nonnegative(), ms: z.number(), ended: z.string() }).optional(),
+  procScans: int.nonnegative().optional(),
   integrity: IntegritySchema.optional(),
 });
 

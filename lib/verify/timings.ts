@@ -23,6 +23,17 @@ export interface VerifyTimings {
   stages: StageTime[];
   /** From the workload's end to the verdict files written (the stages' sum). */
   toVerdictMs: number;
+  /**
+   * Moments of work that runs beside the stages (perf record's exit, perf script's last
+   * line), in ms after the workload's end: where a stage's wait comes from.
+   */
+  marks?: StageMark[];
+}
+
+/** A moment of background work, in ms after the workload's end. */
+export interface StageMark {
+  what: string;
+  atMs: number;
 }
 
 /**
@@ -46,6 +57,7 @@ export class StageClock {
   #workloadEnd: number | undefined;
   #last = this.#start;
   #stages: StageTime[] = [];
+  #marks: StageMark[] = [];
 
   /** Marks the workload's start (default: when the clock was made). */
   workloadStarted(): void {
@@ -64,6 +76,12 @@ export class StageClock {
     this.#last = now;
   }
 
+  /** Notes that `what` happened now, beside the stages (after the workload's end). */
+  mark(what: string): void {
+    const end = this.#workloadEnd ?? this.#start;
+    this.#marks.push({ what, atMs: round(performance.now() - end) });
+  }
+
   /** The stages so far, and the workload's wall time. */
   timings(): VerifyTimings {
     const end = this.#workloadEnd ?? this.#start;
@@ -71,6 +89,7 @@ export class StageClock {
       workloadMs: round(end - this.#start),
       stages: [...this.#stages],
       toVerdictMs: round(this.#last - end),
+      ...(this.#marks.length ? { marks: [...this.#marks] } : {}),
     };
   }
 }

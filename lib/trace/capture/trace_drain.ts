@@ -124,7 +124,14 @@ export class TraceDrain {
     let idlePolls = 0;
     let ended: DrainSummary["ended"] = "eof";
     while (!exited) {
-      await new Promise((r) => setTimeout(r, pollMs));
+      // A reader that reaches the end of the data (tracing off wakes it) ends the wait at
+      // once: the verdict does not wait out the rest of a poll.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        new Promise((r) => timer = setTimeout(r, pollMs)),
+        this.#status,
+      ]);
+      clearTimeout(timer);
       if (exited) break;
       const size = fileSize(this.#opts.output);
       // Two quiet polls in a row: cat may hold a chunk it has read but not yet written.

@@ -32,6 +32,21 @@ Deno.test("TraceDrain copies everything written to trace_pipe and ends at its en
   await Deno.remove(dir, { recursive: true });
 });
 
+Deno.test("TraceDrain.finish() returns when the reader ends, not after the rest of a poll", async () => {
+  // Kernels that wake trace_pipe's readers when tracing stops end cat at the end of the data:
+  // the verdict then waits for cat, not for the poll that would have noticed it.
+  const dir = await fakeTracefs(0);
+  const drain = TraceDrain.start({ dir, output: `${dir}/out.txt` });
+  await Deno.writeTextFile(`${dir}/trace_pipe`, LINES);
+  const t0 = performance.now();
+  const s = await drain.finish({ pollMs: 10_000 });
+  const ms = performance.now() - t0;
+  assert.equal(s.ended, "eof");
+  assert.equal(await Deno.readTextFile(`${dir}/out.txt`), LINES);
+  assert.ok(ms < 2000, `finish() took ${Math.round(ms)} ms after cat ended (poll 10000 ms)`);
+  await Deno.remove(dir, { recursive: true });
+});
+
 Deno.test("TraceDrain ends a reader that waits forever once the buffers are empty", async () => {
   const dir = await fakeTracefs(0);
   const drain = TraceDrain.start({ dir, output: `${dir}/out.txt` });

@@ -290,12 +290,47 @@ Deno.test("PerfCapture runs perf script on perf's output while perf records (pip
     assert.ok(n >= 3);
     assert.equal(written?.summary?.samples, n);
     assert.deepEqual(perf.resolved, { frames: 0, renamed: 0, maps: [] });
+    // Nothing named again: the summary is the fold made while perf script printed.
+    assert.equal(perf.foldedLive, true);
     // perf.data holds the stream perf record wrote: perf script on it prints perf.script.
     const again = await new Deno.Command(`${tmp}/perf`, {
       args: ["script", "-i", `${tmp}/art/perf.data`],
       stdout: "piped",
     }).output();
     assert.equal(new TextDecoder().decode(again.stdout), text);
+  } finally {
+    sleeper.kill();
+    await sleeper.status;
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
+
+Deno.test("PerfCapture folds the live output after perf stops when the workload runs in verify's own process", async () => {
+  // perf samples that process (the builtin): a fold while it runs would be counted as its work.
+  const tmp = await Deno.makeTempDir();
+  const sleeper = new Deno.Command("sleep", { args: ["30"] }).spawn();
+  try {
+    await Deno.writeTextFile(`${tmp}/perf`, STREAMING_PERF, { mode: 0o755 });
+    await Deno.mkdir(`${tmp}/art`);
+    const perf = await PerfCapture.probe({
+      enabled: true,
+      binary: `${tmp}/perf`,
+      data: `${tmp}/perf.data`,
+      live: `${tmp}/art`,
+      kind: "builtin-zero-copy",
+      frames: 60,
+      say: () => {},
+      notes: [],
+    });
+    await perf.attach([sleeper.pid]);
+    await new Promise((r) => setTimeout(r, 300));
+    await perf.stop(`${tmp}/art`);
+    const written = await perf.writeScript(`${tmp}/art`, [sleeper.pid]);
+    const text = await Deno.readTextFile(`${tmp}/art/perf.script`);
+    const n = (text.match(/cpu-clock/g) ?? []).length;
+    assert.ok(n >= 1, text);
+    assert.equal(written?.summary?.samples, n);
+    assert.equal(perf.foldedLive, false);
   } finally {
     sleeper.kill();
     await sleeper.status;
@@ -356,6 +391,8 @@ Deno.test("PerfCapture names the live output's JIT frames again from the runtime
           n,
         );
         assert.equal(perf.resolved?.renamed, n);
+        // The text changed: folded again from it, not taken from the live fold.
+        assert.equal(perf.foldedLive, false);
         assert.ok(
           says.includes(
             `perf: ${n} of ${n} frames in a JIT's perf map named again from its final contents (${mapPath})`,

@@ -21,6 +21,25 @@ Deno.test("StageClock.timings() adds up the stages from the workload's end", asy
   assert.ok(Math.abs(sum - t.toVerdictMs) <= 0.2, `${sum} against ${t.toVerdictMs}`);
 });
 
+Deno.test("StageClock.mark() records background work after the workload's end beside the stages", async () => {
+  const clock = new StageClock();
+  clock.workloadStarted();
+  clock.workloadEnded();
+  await new Promise((r) => setTimeout(r, 10));
+  clock.mark("perf record exited");
+  await new Promise((r) => setTimeout(r, 10));
+  clock.lap("drain");
+  const t = clock.timings();
+  assert.deepEqual(t.marks?.map((m) => m.what), ["perf record exited"]);
+  const at = t.marks![0]!.atMs;
+  assert.ok(
+    at >= 5 && at <= t.stages[0]!.ms,
+    `mark at ${at} ms, drain ended at ${t.stages[0]!.ms}`,
+  );
+  assert.deepEqual(t.stages.map((s) => s.stage), ["drain"]);
+  assert.equal(new StageClock().timings().marks, undefined);
+});
+
 Deno.test("judgeArtifacts() times its stages on a clock and judges as without one", async () => {
   const dir = runDir("zero-copy");
   const clock = new StageClock();
