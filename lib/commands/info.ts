@@ -96,8 +96,16 @@ export function infoText(info: DeviceInfo): string {
     `caps      ${info.caps.join(" ") || "-"}`,
     `limits    ${info.maxImports} imports, ${info.maxJobs} jobs per open file`,
     `this file ${info.fileImports} imports, ${info.fileJobs} jobs in flight`,
-    `sync      implicit sync ${IMPLICIT_SYNC_TEXT[info.implicitSync]}`,
+    `sync      implicit sync ${syncText(info)}`,
   ].join("\n");
+}
+
+/** The `sync` line's state: a driver with `implicit-sync-input` publishes in both buffers. */
+function syncText(info: DeviceInfo): string {
+  if (info.implicitSync === "on" && info.caps.includes("implicit-sync-input")) {
+    return "on (the driver adds each job's fence to its result buffer as a writer's and to its input as a reader's)";
+  }
+  return IMPLICIT_SYNC_TEXT[info.implicitSync];
 }
 
 /** What `info` shows about a Metis node. */

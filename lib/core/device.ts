@@ -42,7 +42,8 @@ export interface DeviceInfo {
   timeline: string;
   /**
    * Capability names: `simulated`, `iommu`, `pci`, `fence-stamp`, `import-planes`,
-   * `implicit-sync` (the driver publishes each job's fence into its buffers).
+   * `implicit-sync` (the driver publishes each job's fence into its result buffer),
+   * `implicit-sync-input` (and into its input, as a reader's).
    */
   caps: string[];
   /** Imports one open file may hold. */
