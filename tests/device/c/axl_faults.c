@@ -108,12 +108,15 @@ static void kernel_site(char *site, size_t len)
 		p = strchr(rec, ';');
 		p = p ? p + 1 : rec;
 		if (strstr(p, "FAULT_INJECTION: forcing a failure")) {
+			/* one record: "...failure.\x0aname failslab, interval ..." */
+			char *name = strstr(p, "name ");
+
 			in = true;
+			if (!name || sscanf(name, "name %31[^,]", attr) != 1)
+				snprintf(attr, sizeof(attr), "?");
 			continue;
 		}
 		if (!in)
-			continue;
-		if (sscanf(p, "name %31[^,]", attr) == 1)
 			continue;
 		if (strstr(p, "[axl]")) {
 			while (*p == ' ' || *p == '?')
@@ -388,7 +391,14 @@ static int run_path(const struct path *p)
 			/* every point passed: the call must have succeeded */
 			FAIL_IF(ret, "%s: N=%u: %s with no point fired (%d hits)",
 				p->name, n, axl_errname(ret), st.hits);
-			FAIL_IF(st.hits != (int)n - 1,
+			/*
+			 * The kernel's count may come out lower: a slab refill or an
+			 * xarray node is an allocation on one call and not the next.
+			 */
+			if (kernel_mode && st.hits != (int)n - 1)
+				tap_diag("%s: N=%u: %d allocations this time, %u before",
+					 p->name, n, st.hits, n - 1);
+			FAIL_IF(!kernel_mode && st.hits != (int)n - 1,
 				"%s: N=%u: %d points hit, but %u before", p->name, n,
 				st.hits, n - 1);
 			p->undo();
@@ -398,6 +408,16 @@ static int run_path(const struct path *p)
 		}
 		snprintf(sites + strlen(sites), sizeof(sites) - strlen(sites),
 			 "%s%s", n > 1 ? " " : "", st.site);
+		if (kernel_mode && !ret) {
+			/* the kernel's helper took the failure and fell back: it must undo too */
+			snprintf(sites + strlen(sites), sizeof(sites) - strlen(sites),
+				 "(absorbed)");
+			p->undo();
+			FAIL_IF(!settled(&base, why, sizeof(why)),
+				"%s: N=%u: after %s failed and the call still worked: %s",
+				p->name, n, st.site, why);
+			continue;
+		}
 		if (ret != st.err) {
 			if (!ret)
 				p->undo();
