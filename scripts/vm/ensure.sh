@@ -6,6 +6,9 @@
 #   scripts/vm/ensure.sh --arch aarch64 --kernel-kit DIR --mem SIZE --smp N [...]
 #
 #   --rt          Debian's PREEMPT_RT flavour (-rt-amd64) of the same 6.12
+#   --fault-kernel  the fault kernel scripts/vm/fault-kernel.sh built (same 6.12
+#                 release, the kernel's fault injection and kmemleak built in);
+#                 fails (3) when it is not built or not current
 #   --no-module   do not build kernel/ (axl.ko)
 #   --no-nvmap-sim  do not build tests/rig/nvmap_sim/ (nvmap_sim.ko, the rig's nvmap
 #                 stand-in: /dev/dma_heap/nvmap-sim)
@@ -33,11 +36,12 @@ source "$here/lib.sh"
 # shellcheck source=scripts/vm/vkms.sh
 source "$here/vkms.sh"
 
-rt=0 vkms=0 module=1 nvmap_sim=1 deno=0 vm_no_install=0 arch=x86_64 kit='' mem='' smp=''
+rt=0 fault=0 vkms=0 module=1 nvmap_sim=1 deno=0 vm_no_install=0 arch=x86_64 kit='' mem='' smp=''
 need() { (($# > 1)) || vm_die "ensure.sh: option $1 needs a value"; }
 while (($#)); do
 	case $1 in
 	--rt) rt=1 ;;
+	--fault-kernel) fault=1 ;;
 	--no-module) module=0 ;;
 	--no-nvmap-sim) nvmap_sim=0 ;;
 	--no-install) vm_no_install=1 ;;
@@ -145,6 +149,27 @@ kernel_x86_64() {
 	root=/ dtb=
 }
 
+# The fault kernel of scripts/vm/fault-kernel.sh: its vmlinux boots through the PVH
+# entry; everything the rig needs is built in (no initramfs modules); the modules build
+# against its O= tree. The host's Debian 6.12 still provides the tools and the root.
+kernel_x86_64_fault() {
+	local tools=(qemu-system-x86 qemu-system-data busybox-static cpio kmod make gcc)
+	local -A fk=()
+	vm_apt_install "${tools[@]}"
+	while IFS='=' read -r k v; do fk[$k]=$v; done < <("$here/fault-kernel.sh" --print || echo "FAILED=1")
+	[[ -z ${fk[FAILED]:-} ]] || vm_die "no current fault kernel (see above)"
+	kver=${fk[FAULT_RELEASE]}
+	cache=$AXL_VM_CACHE/fault-${fk[FAULT_KEY]}
+	vm_lock "$cache"
+	kernel=${fk[FAULT_BUILD]}/vmlinux bios=/usr/share/qemu/qboot.rom
+	[[ -r $bios ]] || vm_die "$bios missing (apt-get install --reinstall qemu-system-data)"
+	busybox=$(command -v busybox) || vm_die "busybox missing (apt-get install busybox-static)"
+	moddir=
+	kmods=()
+	module_make=(-C "${fk[FAULT_BUILD]}")
+	root=/ dtb=
+}
+
 # An arm64 kit's kernel (everything the rig needs is built in: no initramfs
 # modules), Debian's arm64 userland, and the device tree with linux,cma.
 kernel_aarch64() {
@@ -201,7 +226,7 @@ kernel_aarch64() {
 }
 
 case $arch in
-x86_64) kernel_x86_64 ;;
+x86_64) if ((fault)); then kernel_x86_64_fault; else kernel_x86_64; fi ;;
 aarch64) kernel_aarch64 ;;
 *) vm_die "--arch wants x86_64 or aarch64, got '$arch'" ;;
 esac

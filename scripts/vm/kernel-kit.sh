@@ -7,9 +7,13 @@
 #   SRC                a Linux 5.15.y source tree (a git checkout of the stable tree or an
 #                      unpacked tarball), not configured in place: builds go to --build
 #   --out DIR          the kits directory to write (default: build/kernel-kits); each
-#                      flavour becomes DIR/linux-5.15-arm64[-debug]/ with Image,
+#                      flavour becomes DIR/linux-5.15-arm64[-debug|-fault]/ with Image,
 #                      headers.tar.xz, config and RELEASE. Use it as --kernel-kit DIR.
-#   --flavour F        plain, debug or both (default: both)
+#   --flavour F        plain, debug, fault or both (default: both: plain and debug);
+#                      fault is the debug kernel with the kernel's fault injection
+#                      (failslab, fail_page_alloc, fail_function, fail-nth) and
+#                      kmemleak added (scripts/vm/kit/fault.config), as
+#                      DIR/linux-5.15-arm64-fault/
 #   --build DIR        where the O= builds go (default: build/kernel-kit-build); each
 #                      flavour builds in DIR/<flavour>/, kept for incremental rebuilds
 #   --jobs N           parallel make jobs (default: the number of CPUs)
@@ -45,7 +49,7 @@ flavour=both config_only=0 package_build='' check='' vm_no_install=0
 while (($#)); do
 	case $1 in
 	--out) out=${2:?--out needs a directory} && shift ;;
-	--flavour) flavour=${2:?--flavour needs plain, debug or both} && shift ;;
+	--flavour) flavour=${2:?--flavour needs plain, debug, fault or both} && shift ;;
 	--build) builds=${2:?--build needs a directory} && shift ;;
 	--jobs) jobs=${2:?--jobs needs a number} && shift ;;
 	--config-only) config_only=1 ;;
@@ -60,21 +64,22 @@ while (($#)); do
 done
 if [[ -n $check ]]; then (($# == 0)) || kk_usage; else (($# == 1)) || kk_usage; fi
 case $flavour in
-plain | debug) flavours=("$flavour") ;;
+plain | debug | fault) flavours=("$flavour") ;;
 both) flavours=(plain debug) ;;
-*) vm_die "--flavour $flavour: use plain, debug or both" ;;
+*) vm_die "--flavour $flavour: use plain, debug, fault or both" ;;
 esac
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || vm_die "--jobs $jobs: give a positive number"
 [[ -z $package_build$check || ${#flavours[@]} == 1 ]] ||
-	vm_die "--package and --check take one flavour: name it with --flavour plain or --flavour debug"
+	vm_die "--package and --check take one flavour: name it with --flavour plain, debug or fault"
 
 # kk_kit FLAVOUR — the kit directory name the rig looks for.
-kk_kit() { if [[ $1 == debug ]]; then echo linux-5.15-arm64-debug; else echo linux-5.15-arm64; fi; }
+kk_kit() { if [[ $1 == plain ]]; then echo linux-5.15-arm64; else echo "linux-5.15-arm64-$1"; fi; }
 
 # kk_fragments FLAVOUR — the config fragments of a flavour, in the order they apply.
 kk_fragments() {
 	echo "$here/kit/jetson-vm.config"
-	[[ $1 != debug ]] || echo "$here/kit/debug.config"
+	[[ $1 == plain ]] || echo "$here/kit/debug.config"
+	[[ $1 != fault ]] || echo "$here/kit/fault.config"
 }
 
 # kk_check_tree SRC — dies unless SRC is a Linux 5.15 source tree.

@@ -35,6 +35,11 @@
 #   --kernel-kit DIR      aarch64: the kits' directory (default ../shared/kernels
 #                         beside the repo), holding linux-5.15-arm64[-debug]/
 #   --debug-kernel        aarch64: the kit's lockdep/KASAN/DMA_API_DEBUG kernel
+#   --fault-kernel        x86_64: the fault kernel built here by
+#                         scripts/vm/fault-kernel.sh (same 6.12 release as Debian's,
+#                         with failslab, fail_page_alloc, fail_function, fail-nth
+#                         and kmemleak; vivid and vgem built in); axl.ko and
+#                         nvmap_sim.ko built against it (docs/rig.md)
 #   --cma-heap NAME       aarch64: linux,cma (default: a device tree with the
 #                         Jetson's reserved-memory node, so the CMA heap is
 #                         /dev/dma_heap/linux,cma) or reserved (QEMU's own tree:
@@ -88,7 +93,7 @@ source "$here/lib.sh"
 usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"; }
 
 results='' timeout=900 mem=2G smp=2 shell=0 verbose=0 vgem=1 deno=1 build_tests=1 vcpu_dump_after=0
-vkms=0 arch=x86_64 kits=$repo/../shared/kernels debug_kernel=0 cma_heap=linux,cma
+vkms=0 arch=x86_64 kits=$repo/../shared/kernels debug_kernel=0 fault_kernel=0 cma_heap=linux,cma
 tcg_thread=${AXL_VM_TCG_THREAD:-single}
 ensure_args=() modules=() module_params=() envs=() append=() qemu_extra=()
 need() { (($# > 1)) || vm_die "option $1 needs a value (see --help)"; }
@@ -102,6 +107,7 @@ while (($#)); do
 	--arch) need "$@" && arch=$2 && shift ;;
 	--kernel-kit) need "$@" && kits=$2 && shift ;;
 	--debug-kernel) debug_kernel=1 ;;
+	--fault-kernel) fault_kernel=1 && ensure_args+=(--fault-kernel) ;;
 	--cma-heap) need "$@" && cma_heap=$2 && shift ;;
 	--no-module) ensure_args+=(--no-module) ;;
 	--no-nvmap-sim) ensure_args+=(--no-nvmap-sim) ;;
@@ -147,12 +153,24 @@ fi
 case $arch in
 x86_64)
 	((!debug_kernel)) || vm_die "--debug-kernel is for --arch aarch64 (x86_64 has --rt)"
+	if ((fault_kernel)); then
+		[[ " ${ensure_args[*]} " != *" --rt "* ]] || vm_die "--fault-kernel and --rt are two different kernels: pick one"
+		((!vkms)) || vm_die "--vkms is for Debian's kernel: the fault kernel has no vkms build"
+		# vivid and vgem are built into the fault kernel: no modprobe, options on the command line.
+		for m in "${modules[@]}"; do
+			read -r -a words <<<"$m"
+			for kv in "${words[@]:1}"; do append+=("${words[0]}.$kv"); done
+		done
+		modules=()
+		vgem=0
+	fi
 	[[ $cma_heap == linux,cma ]] || vm_die "--cma-heap is for --arch aarch64 (the x86_64 guest has no CMA)"
 	;;
 aarch64)
 	[[ $cma_heap == linux,cma || $cma_heap == reserved ]] ||
 		vm_die "--cma-heap wants linux,cma or reserved, got '$cma_heap'"
 	[[ " ${ensure_args[*]} " != *" --rt "* ]] || vm_die "--rt is for x86_64: the arm64 kits have no PREEMPT_RT flavour"
+	((!fault_kernel)) || vm_die "--fault-kernel is x86_64's (the arm64 kits' fault options: docs/kernel-kits.md)"
 	((!vkms)) || vm_die "--vkms is for x86_64: the arm64 kits have no vkms (use the x86_64 guest for kmssink)"
 	# Everything is built into the kit kernels: module options go on the command line.
 	for m in "${modules[@]}"; do

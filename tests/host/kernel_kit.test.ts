@@ -341,6 +341,51 @@ Deno.test({
           kit,
         );
       }
+
+      // The fault flavour, configured on the same 5.15 tree: the debug kit's config with the
+      // kernel's fault injection and kmemleak (scripts/vm/kit/fault.config) added, and nothing
+      // else changed. No fault kit is built; this shows that the fragment takes on 5.15 arm64.
+      const fault = await kernelKit(
+        "--flavour",
+        "fault",
+        "--config-only",
+        "--out",
+        `${dir}/kits`,
+        "--build",
+        `${dir}/build`,
+        tree,
+      );
+      assert.equal(fault.code, 0, fault.stderr);
+      const off = [
+        "# CONFIG_DEBUG_KMEMLEAK is not set",
+        "# CONFIG_FAULT_INJECTION is not set",
+        "# CONFIG_FUNCTION_ERROR_INJECTION is not set",
+      ];
+      const on = [
+        "# CONFIG_DEBUG_KMEMLEAK_AUTO_SCAN is not set",
+        "# CONFIG_DEBUG_KMEMLEAK_DEFAULT_OFF is not set",
+        "# CONFIG_DEBUG_KMEMLEAK_TEST is not set",
+        "# CONFIG_FAIL_FUTEX is not set",
+        "# CONFIG_FAIL_IO_TIMEOUT is not set",
+        "# CONFIG_FAIL_MAKE_REQUEST is not set",
+        "# CONFIG_FAULT_INJECTION_USERCOPY is not set",
+        "CONFIG_DEBUG_KMEMLEAK=y",
+        "CONFIG_DEBUG_KMEMLEAK_MEM_POOL_SIZE=16000",
+        "CONFIG_FAILSLAB=y",
+        "CONFIG_FAIL_FUNCTION=y",
+        "CONFIG_FAIL_PAGE_ALLOC=y",
+        "CONFIG_FAULT_INJECTION=y",
+        "CONFIG_FAULT_INJECTION_DEBUG_FS=y",
+        "CONFIG_FAULT_INJECTION_STACKTRACE_FILTER=y",
+        "CONFIG_FUNCTION_ERROR_INJECTION=y",
+      ];
+      const debug = configLines(
+        Deno.readTextFileSync(`${kits}/linux-5.15-arm64-debug/config`),
+      ).filter((l) => !ignored.includes(l) && !off.includes(l));
+      assert.deepEqual(
+        configLines(Deno.readTextFileSync(`${dir}/kits/linux-5.15-arm64-fault/config`)),
+        [...debug, ...on].sort(),
+      );
     } finally {
       Deno.removeSync(dir, { recursive: true });
     }

@@ -23,6 +23,17 @@
  * (with the debug kernel's KASAN, lockdep and DMA-API checks).
  *
  * The points are global: nothing else may use axl while this runs.
+ *
+ * With --kernel (the rig's fault kernel: run.sh --fault-kernel), the same
+ * paths are walked with the kernel's own fault injection instead, which
+ * also fails the allocations inside the helpers axl calls (dma-buf core,
+ * the heaps, sync_file, xarray, kmalloc): failslab and fail_page_alloc are
+ * set to count every allocation, order 0 and sleeping ones included, whose
+ * call stack passes through axl.ko's text, and N written to the thread's
+ * /proc/thread-self/fail-nth fails the Nth such allocation of this thread,
+ * once. The errno must be -ENOMEM, the same checks follow, and a last case
+ * has kmemleak scan: an unreferenced object with axl.ko in its allocation
+ * backtrace fails it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,36 +51,116 @@
 #define FAULT_NTH   "/sys/kernel/debug/axl/fault_nth"
 #define FAULT_STATE "/sys/kernel/debug/axl/fault_state"
 #define MODULE_REFCNT "/sys/module/axl/refcnt"
+#define FAIL_NTH "/proc/thread-self/fail-nth"
+#define KMEMLEAK "/sys/kernel/debug/kmemleak"
 
-/* More points than any path has: a path still failing at this N is a bug. */
+/*
+ * More points than any path has: a path still failing at this N is a bug.
+ * The kernel's allocations under a path (--kernel) are many more than
+ * axl's own points: SUBMIT's passed 64.
+ */
 #define MAX_POINTS 64
+#define MAX_KERNEL_ALLOCS 512
+static unsigned int max_points = MAX_POINTS;
 
 #define W 64
 #define H 32
 
 /* ---- the fault points ---- */
 
+struct fault_state {
+	int hits;
+	char site[160]; /* "none" until one fired */
+	int err;       /* negative errno it injected */
+};
+
+/* The kernel's fault injection (--kernel) instead of axl's own points. */
+static bool kernel_mode;
+static int nth_mark = -1; /* /dev/kmsg from the last arming, for the site */
+static unsigned int armed;
+
 static int fault_arm(unsigned int nth)
 {
 	char text[16];
 
 	snprintf(text, sizeof(text), "%u", nth);
-	return sysfs_write(FAULT_NTH, text);
+	if (!kernel_mode)
+		return sysfs_write(FAULT_NTH, text);
+	if (nth_mark >= 0)
+		close(nth_mark);
+	nth_mark = nth ? kmsg_mark() : -1;
+	if (nth && nth_mark < 0)
+		return nth_mark;
+	armed = nth;
+	return sysfs_write(FAIL_NTH, text);
 }
 
-struct fault_state {
-	int hits;
-	char site[64]; /* "none" until one fired */
-	int err;       /* negative errno it injected */
-};
+/*
+ * Which allocation the kernel failed, from the stack fail_dump() printed:
+ * "failslab:CALLEE<AXL_FUNCTION", the frame that called into the kernel's
+ * helpers and the first frame of axl.ko's under it.
+ */
+static void kernel_site(char *site, size_t len)
+{
+	char rec[1024], prev[64] = "?", attr[32] = "?", fn[64], *p;
+	bool in = false;
+	ssize_t n;
+
+	snprintf(site, len, "?");
+	while ((n = read(nth_mark, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		if (n < 0)
+			continue;
+		rec[n] = 0;
+		p = strchr(rec, ';');
+		p = p ? p + 1 : rec;
+		if (strstr(p, "FAULT_INJECTION: forcing a failure")) {
+			/* one record: "...failure.\x0aname failslab, interval ..." */
+			char *name = strstr(p, "name ");
+
+			in = true;
+			if (!name || sscanf(name, "name %31[^,]", attr) != 1)
+				snprintf(attr, sizeof(attr), "?");
+			continue;
+		}
+		if (!in)
+			continue;
+		if (strstr(p, "[axl]")) {
+			while (*p == ' ' || *p == '?')
+				p++;
+			if (sscanf(p, "%63[^+ ]", fn) == 1)
+				snprintf(site, len, "%s:%s<%s", attr, prev, fn);
+			return;
+		}
+		while (*p == ' ' || *p == '?')
+			p++; /* " ? " marks a frame the unwinder is unsure of */
+		if (sscanf(p, "%63[^+ ]+0x", prev) != 1)
+			snprintf(prev, sizeof(prev), "?");
+	}
+}
 
 static int fault_read(struct fault_state *st)
 {
-	FILE *f = fopen(FAULT_STATE, "re");
+	FILE *f;
+	unsigned int left;
 	int n;
 
+	f = fopen(kernel_mode ? FAIL_NTH : FAULT_STATE, "re");
 	if (!f)
 		return -errno;
+	if (kernel_mode) {
+		/* fail-nth counts down each allocation it sees; 0: the Nth failed */
+		n = fscanf(f, "%u", &left);
+		fclose(f);
+		if (n != 1)
+			return -EINVAL;
+		st->hits = left ? (int)(armed - left) : (int)armed - 1;
+		st->err = -ENOMEM;
+		if (left)
+			snprintf(st->site, sizeof(st->site), "none");
+		else
+			kernel_site(st->site, sizeof(st->site));
+		return 0;
+	}
 	n = fscanf(f, "hits %d fired %63s %d", &st->hits, st->site, &st->err);
 	fclose(f);
 	return n == 3 ? 0 : -EINVAL;
@@ -284,7 +375,7 @@ static void undo_nothing(void)
  */
 static int run_path(const struct path *p)
 {
-	char why[256], sites[1024] = "", splat[512];
+	char why[256], sites[4096] = "", splat[512];
 	struct snapshot base;
 	struct fault_state st;
 	int mark, ret;
@@ -293,7 +384,7 @@ static int run_path(const struct path *p)
 	mark = kmsg_mark();
 	FAIL_IF(mark < 0, "cannot read /dev/kmsg");
 	FAIL_IF(snap(&base) < 0, "cannot read debugfs bufinfo");
-	for (n = 1; n <= MAX_POINTS; n++) {
+	for (n = 1; n <= max_points; n++) {
 		long long imported = axl_stat("imported");
 		long long submitted = axl_stat("submitted");
 
@@ -306,7 +397,14 @@ static int run_path(const struct path *p)
 			/* every point passed: the call must have succeeded */
 			FAIL_IF(ret, "%s: N=%u: %s with no point fired (%d hits)",
 				p->name, n, axl_errname(ret), st.hits);
-			FAIL_IF(st.hits != (int)n - 1,
+			/*
+			 * The kernel's count may come out lower: a slab refill or an
+			 * xarray node is an allocation on one call and not the next.
+			 */
+			if (kernel_mode && st.hits != (int)n - 1)
+				tap_diag("%s: N=%u: %d allocations this time, %u before",
+					 p->name, n, st.hits, n - 1);
+			FAIL_IF(!kernel_mode && st.hits != (int)n - 1,
 				"%s: N=%u: %d points hit, but %u before", p->name, n,
 				st.hits, n - 1);
 			p->undo();
@@ -316,6 +414,16 @@ static int run_path(const struct path *p)
 		}
 		snprintf(sites + strlen(sites), sizeof(sites) - strlen(sites),
 			 "%s%s", n > 1 ? " " : "", st.site);
+		if (kernel_mode && !ret) {
+			/* the kernel's helper took the failure and fell back: it must undo too */
+			snprintf(sites + strlen(sites), sizeof(sites) - strlen(sites),
+				 "(absorbed)");
+			p->undo();
+			FAIL_IF(!settled(&base, why, sizeof(why)),
+				"%s: N=%u: after %s failed and the call still worked: %s",
+				p->name, n, st.site, why);
+			continue;
+		}
 		if (ret != st.err) {
 			if (!ret)
 				p->undo();
@@ -341,7 +449,7 @@ static int run_path(const struct path *p)
 			"%s: N=%u: after %s and an unarmed call: %s", p->name, n,
 			st.site, why);
 	}
-	FAIL_IF(n > MAX_POINTS, "%s: still failing at N=%u", p->name, n);
+	FAIL_IF(n > max_points, "%s: still failing at N=%u", p->name, n);
 	tap_diag("%s: %u fault points: %s", p->name, n - 1, sites);
 	ret = kmsg_scan_splats(mark, splat, sizeof(splat));
 	close(mark);
@@ -465,7 +573,9 @@ static int case_reload(void)
 	return axl_module_run_reloaded("", check_loaded);
 }
 
-int main(void)
+static int kernel_main(void);
+
+int main(int argc, char **argv)
 {
 	static const struct axl_case cases[] = {
 		{ "IMPORT fails cleanly at each of its fault points", case_import },
@@ -478,6 +588,12 @@ int main(void)
 	};
 	int ret;
 
+	if (argc == 2 && !strcmp(argv[1], "--kernel"))
+		return kernel_main();
+	if (argc != 1) {
+		fprintf(stderr, "usage: %s [--kernel]\n", argv[0]);
+		return 2;
+	}
 	ret = tap_skip_unless_importable("debugfs and module reloads");
 	if (ret)
 		return ret;
@@ -488,5 +604,158 @@ int main(void)
 	}
 	ret = tap_run(cases, ARRAY_SIZE(cases));
 	fault_arm(0); /* whatever a case left */
+	return ret;
+}
+
+/* ---- --kernel: the kernel's own fault injection and kmemleak ---- */
+
+#define FAILSLAB "/sys/kernel/debug/failslab/"
+#define FAIL_PAGE_ALLOC "/sys/kernel/debug/fail_page_alloc/"
+
+/* [start, end) around axl.ko's functions, from /proc/kallsyms. */
+static int axl_text(unsigned long *start, unsigned long *end)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512], type, name[256], mod[64];
+	unsigned long a;
+
+	if (!f)
+		return -errno;
+	*start = ~0UL;
+	*end = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx %c %255s [%63[^]]]", &a, &type, name, mod) == 4 &&
+		    !strcmp(mod, "axl") && (type == 't' || type == 'T') && a) {
+			if (a < *start)
+				*start = a;
+			if (a > *end)
+				*end = a;
+		}
+	fclose(f);
+	if (!*end)
+		return -ENOENT;
+	*end += 65536; /* past the start of the last function: more than its length */
+	return 0;
+}
+
+/*
+ * failslab and fail_page_alloc: count every allocation with axl.ko on its
+ * stack (sleeping and order-0 ones too), fail none on their own
+ * (probability 0): fail-nth alone decides, for this thread only. Print
+ * the stack of each failure (the site in the diagnostics).
+ */
+static int kernel_faults_setup(void)
+{
+	static const char *const attrs[] = { FAILSLAB, FAIL_PAGE_ALLOC };
+	unsigned long start = 0, end = 0;
+	char path[128], text[32];
+	int ret;
+
+	ret = axl_text(&start, &end);
+	FAIL_IF(ret, "axl.ko's text in /proc/kallsyms: %s", axl_errname(ret));
+	for (size_t i = 0; i < ARRAY_SIZE(attrs); i++) {
+		const char *const set[][2] = {
+			{ "probability", "0" }, { "ignore-gfp-wait", "N" },
+			{ "stacktrace-depth", "32" }, { "verbose", "2" },
+			{ "reject-start", "0" }, { "reject-end", "0" },
+		};
+
+		for (size_t j = 0; j < ARRAY_SIZE(set); j++) {
+			snprintf(path, sizeof(path), "%s%s", attrs[i], set[j][0]);
+			EXPECT_RET(sysfs_write(path, set[j][1]), 0);
+		}
+		snprintf(path, sizeof(path), "%srequire-start", attrs[i]);
+		snprintf(text, sizeof(text), "%lu", start);
+		EXPECT_RET(sysfs_write(path, text), 0);
+		snprintf(path, sizeof(path), "%srequire-end", attrs[i]);
+		snprintf(text, sizeof(text), "%lu", end);
+		EXPECT_RET(sysfs_write(path, text), 0);
+	}
+	EXPECT_RET(sysfs_write(FAIL_PAGE_ALLOC "ignore-gfp-highmem", "N"), 0);
+	EXPECT_RET(sysfs_write(FAIL_PAGE_ALLOC "min-order", "0"), 0);
+	tap_diag("failslab and fail_page_alloc count allocations under axl.ko [%#lx, %#lx)",
+		 start, end);
+	return KSFT_PASS;
+}
+
+/*
+ * kmemleak: after the walks, a scan; an unreferenced object whose
+ * allocation backtrace has a frame in axl.ko is a leak of axl's. Others
+ * (the kernel's own, from before or beside the test) are only counted.
+ */
+static int case_kmemleak(void)
+{
+	static char buf[1 << 20];
+	char *p, *next, first[1024] = "";
+	int fd, axl = 0, others = 0;
+	size_t len = 0;
+	ssize_t n;
+
+	/*
+	 * kmemleak reports an object only once it is 5 s old, and only when
+	 * its contents did not change since the scan before: scan twice.
+	 */
+	sleep(6);
+	EXPECT_RET(sysfs_write(KMEMLEAK, "scan"), 0);
+	EXPECT_RET(sysfs_write(KMEMLEAK, "scan"), 0);
+	fd = open(KMEMLEAK, O_RDONLY | O_CLOEXEC);
+	FAIL_IF(fd < 0, "open %s: %s", KMEMLEAK, strerror(errno));
+	while (len < sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = 0;
+	for (p = strstr(buf, "unreferenced object"); p; p = next) {
+		next = strstr(p + 1, "unreferenced object");
+		if (next)
+			next[-1] = 0;
+		if (strstr(p, "[axl]")) {
+			if (!axl++)
+				snprintf(first, sizeof(first), "%s", p);
+		} else {
+			others++;
+		}
+	}
+	tap_diag("kmemleak: %d unreferenced objects allocated under axl.ko, %d others",
+		 axl, others);
+	FAIL_IF(axl, "kmemleak: the first of axl's:\n%s", first);
+	return KSFT_PASS;
+}
+
+static int kernel_main(void)
+{
+	static const struct axl_case cases[] = {
+		{ "IMPORT fails cleanly at each kernel allocation under it", case_import },
+		{ "IMPORT_FD2 fails cleanly at each kernel allocation under it", case_import2 },
+		{ "SUBMIT fails cleanly at each kernel allocation under it", case_submit },
+		{ "Metis ATTACH fails cleanly at each kernel allocation under it", case_attach },
+		{ "Metis XFER fails cleanly at each kernel allocation under it", case_xfer },
+		{ "kmemleak finds nothing allocated under axl.ko unreferenced", case_kmemleak },
+		{ "the module unloads and loads again after the injected faults",
+		  case_reload },
+	};
+	int ret;
+
+	ret = tap_skip_unless_importable("debugfs, fail-nth and module reloads");
+	if (ret)
+		return ret;
+	if (access(FAIL_NTH, W_OK) || access(FAILSLAB "require-start", W_OK) ||
+	    access(FAIL_PAGE_ALLOC "min-order", W_OK) || access(KMEMLEAK, W_OK)) {
+		printf("TAP version 13\n1..0 # SKIP no %s, failslab, fail_page_alloc or kmemleak"
+		       " with stack filters (a kernel without fault injection: run.sh --fault-kernel)\n",
+		       FAIL_NTH);
+		return KSFT_SKIP;
+	}
+	kernel_mode = true;
+	max_points = MAX_KERNEL_ALLOCS;
+	ret = kernel_faults_setup();
+	if (ret)
+		return ret;
+	/* what kmemleak found before is not this run's */
+	if (sysfs_write(KMEMLEAK, "clear")) {
+		printf("TAP version 13\n1..0 # SKIP kmemleak is off (kmemleak=off?)\n");
+		return KSFT_SKIP;
+	}
+	ret = tap_run(cases, ARRAY_SIZE(cases));
+	fault_arm(0);
 	return ret;
 }
