@@ -50,7 +50,6 @@
 
 #define FAULT_NTH   "/sys/kernel/debug/axl/fault_nth"
 #define FAULT_STATE "/sys/kernel/debug/axl/fault_state"
-#define MODULE_REFCNT "/sys/module/axl/refcnt"
 #define FAIL_NTH "/proc/thread-self/fail-nth"
 #define KMEMLEAK "/sys/kernel/debug/kmemleak"
 
@@ -194,19 +193,6 @@ static void watch(int buf)
 	watched[nwatched++] = fd_inode(buf);
 }
 
-static long read_refcnt(void)
-{
-	FILE *f = fopen(MODULE_REFCNT, "re");
-	long v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 static int snap(struct snapshot *s)
 {
 	static struct bufinfo_entry e[512];
@@ -227,7 +213,7 @@ static int snap(struct snapshot *s)
 		}
 	}
 	s->fds = open_fd_count();
-	s->refcnt = read_refcnt();
+	s->refcnt = axl_module_refcnt();
 	return 0;
 }
 
@@ -451,7 +437,18 @@ static int run_path(const struct path *p)
 	}
 	FAIL_IF(n > max_points, "%s: still failing at N=%u", p->name, n);
 	tap_diag("%s: %u fault points: %s", p->name, n - 1, sites);
+	/*
+	 * dma_buf_vmap() warns once (WARN_ON_ONCE) when the exporter's vmap
+	 * fails: the dma-buf core's answer to the failure injected there, not
+	 * axl's. Only that warning, and only after such a failure, is left out.
+	 */
+	if (kernel_mode && strstr(sites, "dma_buf_vmap")) {
+		kmsg_expected_warn = "dma_buf_vmap+0x";
+		tap_diag("%s: the dma-buf core's warning in dma_buf_vmap() after a failed vmap is expected",
+			 p->name);
+	}
 	ret = kmsg_scan_splats(mark, splat, sizeof(splat));
+	kmsg_expected_warn = NULL;
 	close(mark);
 	FAIL_IF(ret, "kernel log: %s", splat);
 	return KSFT_PASS;

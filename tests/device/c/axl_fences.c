@@ -195,20 +195,24 @@ static int case_input_readers(void)
 	return KSFT_PASS;
 }
 
+enum export_from { EXPORT_RESULT, EXPORT_INPUT };
+
 /*
- * DMA_BUF_IOCTL_EXPORT_SYNC_FILE (Linux 6.0 on) on the result right after
- * SUBMIT gives a fence that has not signalled, and signals with the job.
+ * DMA_BUF_IOCTL_EXPORT_SYNC_FILE (Linux 6.0 on) with @flags on the job's
+ * result or input (@which) right after SUBMIT gives a fence that has not
+ * signalled, and signals with the job. @what names the buffer.
  */
-static int case_export_result(void)
+static int export_while_job_runs(enum export_from which, __u32 flags, const char *what)
 {
-	struct dma_buf_export_sync_file exp = { .flags = DMA_BUF_SYNC_READ, .fd = -1 };
+	struct dma_buf_export_sync_file exp = { .flags = flags, .fd = -1 };
 	struct setup s;
 	struct axl_submit sub;
-	int ret, status;
+	int buf, ret, status;
 
 	EXPECT_RET(setup(&s), 0);
+	buf = which == EXPORT_INPUT ? s.in : s.res;
 	EXPECT_RET(axl_submit(s.dev, s.imp.handle, s.res, 0, &sub), 0);
-	ret = ioctl(s.res, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &exp) ? -errno : 0;
+	ret = ioctl(buf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &exp) ? -errno : 0;
 	if (ret == -ENOTTY) {
 		fence_wait(sub.fence_fd, WAIT_MS);
 		close(sub.fence_fd);
@@ -219,14 +223,20 @@ static int case_export_result(void)
 	EXPECT_RET(ret, 0);
 	status = fence_status(exp.fd);
 	FAIL_IF(fence_status(sub.fence_fd) != 0, "the job ended before the export: engine too fast");
-	tap_diag("exported fence right after SUBMIT: status %d", status);
-	FAIL_IF(status != 0, "the exported fence is signalled while the job runs");
+	tap_diag("%s's exported fence right after SUBMIT: status %d", what, status);
+	FAIL_IF(status != 0, "the %s's exported fence is signalled while the job runs", what);
 	EXPECT_RET(fence_wait(exp.fd, WAIT_MS), 0);
 	FAIL_IF(fence_status(sub.fence_fd) != 1, "the exported fence signalled before the job's");
 	close(exp.fd);
 	close(sub.fence_fd);
 	teardown(&s);
 	return KSFT_PASS;
+}
+
+/* What a reader of the result must wait for: the job, as its writer. */
+static int case_export_result(void)
+{
+	return export_while_job_runs(EXPORT_RESULT, DMA_BUF_SYNC_READ, "result");
 }
 
 /*
@@ -307,39 +317,10 @@ static int case_input_reader_writer(void)
 	return KSFT_PASS;
 }
 
-/*
- * DMA_BUF_IOCTL_EXPORT_SYNC_FILE(WRITE) (Linux 6.0 on) on the input right
- * after SUBMIT, what a writer of the input must wait for, gives a fence that
- * has not signalled, and signals with the job.
- */
+/* What a writer of the input must wait for: the job, as its reader. */
 static int case_export_input(void)
 {
-	struct dma_buf_export_sync_file exp = { .flags = DMA_BUF_SYNC_WRITE, .fd = -1 };
-	struct setup s;
-	struct axl_submit sub;
-	int ret, status;
-
-	EXPECT_RET(setup(&s), 0);
-	EXPECT_RET(axl_submit(s.dev, s.imp.handle, s.res, 0, &sub), 0);
-	ret = ioctl(s.in, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &exp) ? -errno : 0;
-	if (ret == -ENOTTY) {
-		fence_wait(sub.fence_fd, WAIT_MS);
-		close(sub.fence_fd);
-		teardown(&s);
-		tap_diag("no DMA_BUF_IOCTL_EXPORT_SYNC_FILE in this kernel (before 6.0)");
-		return KSFT_SKIP;
-	}
-	EXPECT_RET(ret, 0);
-	status = fence_status(exp.fd);
-	FAIL_IF(fence_status(sub.fence_fd) != 0, "the job ended before the export: engine too fast");
-	tap_diag("input's exported (write) fence right after SUBMIT: status %d", status);
-	FAIL_IF(status != 0, "the input's exported fence is signalled while the job runs");
-	EXPECT_RET(fence_wait(exp.fd, WAIT_MS), 0);
-	FAIL_IF(fence_status(sub.fence_fd) != 1, "the exported fence signalled before the job's");
-	close(exp.fd);
-	close(sub.fence_fd);
-	teardown(&s);
-	return KSFT_PASS;
+	return export_while_job_runs(EXPORT_INPUT, DMA_BUF_SYNC_WRITE, "input");
 }
 
 /* Poll axl's live fence count until it is @want; false after 2 s. */
@@ -354,25 +335,11 @@ static bool fences_settle(long long want, long long *got)
 	return false;
 }
 
-/* /sys/module/axl/refcnt, -1 when unreadable. */
-static long module_refcnt(void)
-{
-	FILE *f = fopen("/sys/module/axl/refcnt", "re");
-	long v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 /* Poll the module's refcount until it is @want; false after 2 s. */
 static bool refcnt_settle(long want, long *got)
 {
 	for (int t = 0; t < 200; t++) {
-		*got = module_refcnt();
+		*got = axl_module_refcnt();
 		if (*got == want)
 			return true;
 		usleep(10000);
@@ -438,12 +405,12 @@ static int case_fence_lifetime_input(void)
 	close(sub.fence_fd);
 	EXPECT_RET(axl_release(s.dev, s.imp.handle), 0);
 	close(s.dev);
-	refs0 = module_refcnt();
+	refs0 = axl_module_refcnt();
 	FAIL_IF(refs0 < 1, "module refcount %ld with a buffer holding a fence", refs0);
 	close(s.res);
 	FAIL_IF(!fences_settle(1, &got),
 		"with the result freed: %lld fences alive, expected 1 (held by the input)", got);
-	refs = module_refcnt();
+	refs = axl_module_refcnt();
 	FAIL_IF(refs != refs0, "module refcount %ld with the result freed, was %ld", refs, refs0);
 	close(s.in);
 	FAIL_IF(!fences_settle(0, &got), "with both buffers freed: %lld fences alive", got);

@@ -713,9 +713,11 @@ static bool splat_line(const char *rec)
  * starts before the open one ends joins it and the cluster is judged whole.
  */
 struct kmsg_report {
-	int open, reports, says, from, warns, others, hits;
+	int open, reports, says, from, warns, expected, others, hits;
 	char first[1024];
 };
+
+const char *kmsg_expected_warn;
 
 /*
  * Counts what @r held unless every report in it is benign (above: as many
@@ -724,7 +726,9 @@ struct kmsg_report {
  */
 static void kmsg_report_close(struct kmsg_report *r, int *hits, char *first, size_t len)
 {
-	bool benign = r->reports && r->says == r->reports && r->from >= r->says &&
+	bool heap_race = r->says == r->reports && r->from >= r->says;
+	bool expected = r->expected == r->reports;
+	bool benign = r->reports && (heap_race || expected) &&
 		      r->warns == r->reports && !r->others;
 
 	if (r->hits && !benign) {
@@ -763,9 +767,11 @@ int kmsg_scan_splats(int mark, char *first, size_t len)
 		} else {
 			report.says += heap_sync_says(rec);
 			report.from += heap_sync_from(rec);
-			if (strstr(rec, "WARNING: CPU: "))
+			if (strstr(rec, "WARNING: CPU: ")) {
 				report.warns++;
-			else if (splat)
+				if (kmsg_expected_warn && strstr(rec, kmsg_expected_warn))
+					report.expected++;
+			} else if (splat)
 				report.others++;
 		}
 		if (splat && !report.hits++)
@@ -1156,4 +1162,17 @@ int axl_vgem_open(void)
 	}
 	closedir(d);
 	return fd;
+}
+
+long axl_module_refcnt(void)
+{
+	FILE *f = fopen("/sys/module/axl/refcnt", "re");
+	long v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
 }

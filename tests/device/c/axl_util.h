@@ -158,6 +158,7 @@ int open_fd_count(void);
 
 /* One counter of /sys/kernel/debug/axl/stats, or -1. */
 long long axl_stat(const char *name);
+long axl_module_refcnt(void); /* /sys/module/axl/refcnt, -1 when unreadable */
 /* Poll until the live counters (files imports jobs fences) reach the given values. */
 bool axl_stats_settle(long long files, long long imports, long long jobs,
 		      long long fences, int timeout_ms);
@@ -186,6 +187,13 @@ int axl_module_run_reloaded(const char *extra, int (*check)(void));
 /* Kernel log: remember the end, later scan what came after it. */
 int kmsg_mark(void);                       /* fd to keep, or -errno */
 int kmsg_scan_splats(int mark, char *first, size_t len); /* WARN/BUG/Oops lines, benign reports left out */
+/*
+ * When set, a report that is one WARNING whose line holds this text (a
+ * function and the '+' of its offset, e.g. "dma_buf_vmap+") is left out too:
+ * a test that makes a callee fail on purpose sets it to the warning the
+ * kernel prints for that failure, and clears it after its scan.
+ */
+extern const char *kmsg_expected_warn;
 
 /* ---- tracefs instance ---- */
 int trace_instance_create(const char *name, const char *const *events);
