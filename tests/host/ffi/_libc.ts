@@ -20,3 +20,15 @@ export function memfd(size: number): number {
   assert.equal(libc.symbols.ftruncate(fd, BigInt(size)), 0);
   return fd;
 }
+
+/**
+ * An fd number no file holds, and none will soon: 256 above the highest fd open now. The
+ * test modules run in workers of one process, and the kernel gives each open the lowest
+ * free number, so the number of an fd a test just closed can be another worker's file by
+ * the next call (a call on it then succeeds, and a second close would close that file).
+ */
+export function unusedFd(): number {
+  let highest = 0;
+  for (const e of Deno.readDirSync("/proc/self/fd")) highest = Math.max(highest, Number(e.name));
+  return highest + 256;
+}

@@ -4,7 +4,7 @@ import { loadShim } from "../../../ffi/loader.ts";
 import { AxlError, errnoName, unwrap } from "../../../lib/core/errors.ts";
 import { Heap } from "../../../lib/core/heap.ts";
 import { DmaBuf } from "../../../lib/core/dmabuf.ts";
-import { cstr, libc, memfd } from "./_libc.ts";
+import { cstr, libc, memfd, unusedFd } from "./_libc.ts";
 
 const shim = loadShim();
 
@@ -48,9 +48,8 @@ Deno.test("axl_shim_dmabuf_sync() on a memfd returns the kernel's -ENOTTY", () =
 });
 
 Deno.test("axl_shim_close() of a closed fd returns -EBADF", () => {
-  const fd = memfd(16);
-  assert.equal(shim.symbols.axl_shim_close(fd), 0);
-  assert.equal(errnoName(shim.symbols.axl_shim_close(fd)), "EBADF");
+  assert.equal(shim.symbols.axl_shim_close(memfd(16)), 0);
+  assert.equal(errnoName(shim.symbols.axl_shim_close(unusedFd())), "EBADF");
 });
 
 Deno.test("DmaBuf.fromFd() refuses a memfd and leaves it open", () => {
@@ -98,9 +97,7 @@ Deno.test("axl_shim_mmap() maps a memfd shared: writes through one mapping show 
 Deno.test("axl_shim_mmap() reports -EINVAL for a zero length and -EBADF for a closed fd", () => {
   const out = new BigUint64Array(1);
   assert.equal(errnoName(shim.symbols.axl_shim_mmap(3, 0n, 1, 0n, out)), "EINVAL");
-  const fd = memfd(4096);
-  shim.symbols.axl_shim_close(fd);
-  assert.equal(errnoName(shim.symbols.axl_shim_mmap(fd, 4096n, 1, 0n, out)), "EBADF");
+  assert.equal(errnoName(shim.symbols.axl_shim_mmap(unusedFd(), 4096n, 1, 0n, out)), "EBADF");
 });
 
 Deno.test("axl_shim_poll_in() times out on a quiet eventfd and reports it ready once written", async () => {
