@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import { traceTargets } from "../../../bench/table.ts";
-import type { TraceResults } from "../../../bench/_results.ts";
 
 // The trace section of `deno task bench --preset verify-cost` (one size, 1 GB) on the 2-core build
 // machine (tests/fixtures/bench/README.md).
+/** The trace section of a run, as traceTargets() takes it. */
+type TraceResults = NonNullable<Parameters<typeof traceTargets>[0]>;
+
 const fixture = new URL("../../fixtures/bench/results-trace-1g.json", import.meta.url);
 
 async function trace(): Promise<TraceResults> {
