@@ -115,6 +115,11 @@ export class PerfCapture {
     if (!this.event || this.unavailable || pids.length === 0) return;
     try {
       const rate = this.rate!;
+      // The builtin runs in verify's own process, which perf samples. Streamed, perf's bytes
+      // would pass through this process into perf.data (and perf script's text be held and
+      // folded here) while the frames run, and I4 would count those writes as the workload's
+      // copies: for the builtin perf record writes its file itself and perf script runs after.
+      const inOurProcess = this.#o.kind.startsWith("builtin");
       this.#o.say(
         `attaching perf (${this.event.event} at ${describePerfRate(rate)}) to ${pids.join(",")}`,
       );
@@ -124,7 +129,7 @@ export class PerfCapture {
         pids,
         frequency: rate.hz,
         ...(this.#o.binary ? { perf: this.#o.binary } : {}),
-        ...(this.#o.live ? { stream: true } : {}),
+        ...(this.#o.live && !inOurProcess ? { stream: true } : {}),
       });
       const live = this.#o.live;
       if (live && this.#recording.live) {
@@ -136,18 +141,15 @@ export class PerfCapture {
         // Held until the end: perf script named the JIT's functions from the perf map as
         // it was when perf script first met the process, and they are named again from the
         // map's final contents before the text is saved and folded.
-        // Folded as perf script prints it, while the workload runs, unless the workload runs
-        // in verify's own process (the builtin): perf samples that process, and the fold's work
-        // would be counted as the workload's. The verdict takes this fold when naming the JIT
-        // frames again changes no byte of the output.
-        const inOurProcess = this.#o.kind.startsWith("builtin");
-        const [held, toFold] = inOurProcess ? [output, undefined] : output.tee();
+        // Folded as perf script prints it, while the workload runs (never the builtin's: see
+        // above). The verdict takes this fold when naming the JIT frames again changes no byte
+        // of the output.
+        const [held, toFold] = output.tee();
         const printed = new Response(held).bytes();
         printed.catch(() => {}); // writeScript() reports it
-        const folded = toFold &&
-          summarizePerf(parsePerfScript(toFold, join(live, "perf.script")), { pids });
-        folded?.catch(() => {}); // the output is folded again from its text then
-        this.#live = { pids, printed, ...(folded ? { folded } : {}) };
+        const folded = summarizePerf(parsePerfScript(toFold, join(live, "perf.script")), { pids });
+        folded.catch(() => {}); // the output is folded again from its text then
+        this.#live = { pids, printed, folded };
       }
     } catch (e) {
       this.unavailable = (e as Error).message;

@@ -305,12 +305,18 @@ Deno.test("PerfCapture runs perf script on perf's output while perf records (pip
   }
 });
 
-Deno.test("PerfCapture folds the live output after perf stops when the workload runs in verify's own process", async () => {
-  // perf samples that process (the builtin): a fold while it runs would be counted as its work.
+Deno.test("PerfCapture lets perf record write its own file, and runs perf script after, when the workload runs in verify's own process", async () => {
+  // perf samples that process (the builtin): streamed, this process would write perf.data and
+  // fold perf script's text while the frames run, and I4 would count the writes as copies.
   const tmp = await Deno.makeTempDir();
   const sleeper = new Deno.Command("sleep", { args: ["30"] }).spawn();
   try {
-    await Deno.writeTextFile(`${tmp}/perf`, STREAMING_PERF, { mode: 0o755 });
+    await Deno.writeTextFile(`${tmp}/perf-real`, STREAMING_PERF, { mode: 0o755 });
+    await Deno.writeTextFile(
+      `${tmp}/perf`,
+      `#!/bin/sh\necho "$*" >> ${tmp}/argv.log\nexec ${tmp}/perf-real "$@"\n`,
+      { mode: 0o755 },
+    );
     await Deno.mkdir(`${tmp}/art`);
     const perf = await PerfCapture.probe({
       enabled: true,
@@ -330,7 +336,12 @@ Deno.test("PerfCapture folds the live output after perf stops when the workload 
     const n = (text.match(/cpu-clock/g) ?? []).length;
     assert.ok(n >= 1, text);
     assert.equal(written?.summary?.samples, n);
-    assert.equal(perf.foldedLive, false);
+    assert.equal(perf.foldedLive, undefined); // no live output to fold
+    const argv = await Deno.readTextFile(`${tmp}/argv.log`);
+    const record = argv.split("\n").find((l) => l.startsWith("record"));
+    assert.ok(record?.includes(`-o ${tmp}/perf.data`), argv);
+    assert.ok(!record?.includes("-o -"), argv);
+    assert.ok(argv.split("\n").some((l) => l.startsWith("script") && !l.includes(" - ")), argv);
   } finally {
     sleeper.kill();
     await sleeper.status;
