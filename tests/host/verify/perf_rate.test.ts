@@ -305,6 +305,26 @@ Deno.test("PerfCapture runs perf script on perf's output while perf records (pip
   }
 });
 
+/**
+ * Records `pid` for 300 ms, stops, writes perf.script into `art`; asserts it holds samples and
+ * that the summary counted each of them. Returns the script's text, its sample count and what writeScript() gave.
+ */
+async function recordBriefly(
+  perf: PerfCapture,
+  art: string,
+  pid: number,
+): Promise<{ text: string; n: number; written: Awaited<ReturnType<PerfCapture["writeScript"]>> }> {
+  await perf.attach([pid]);
+  await new Promise((r) => setTimeout(r, 300));
+  await perf.stop(art);
+  const written = await perf.writeScript(art, [pid]);
+  const text = await Deno.readTextFile(`${art}/perf.script`);
+  const n = (text.match(/cpu-clock/g) ?? []).length;
+  assert.ok(n >= 1, text);
+  assert.equal(written?.summary?.samples, n);
+  return { text, n, written };
+}
+
 Deno.test("PerfCapture lets perf record write its own file, and runs perf script after, when the workload runs in verify's own process", async () => {
   // perf samples that process (the builtin): streamed, this process would write perf.data and
   // fold perf script's text while the frames run, and I4 would count the writes as copies.
@@ -328,14 +348,7 @@ Deno.test("PerfCapture lets perf record write its own file, and runs perf script
       say: () => {},
       notes: [],
     });
-    await perf.attach([sleeper.pid]);
-    await new Promise((r) => setTimeout(r, 300));
-    await perf.stop(`${tmp}/art`);
-    const written = await perf.writeScript(`${tmp}/art`, [sleeper.pid]);
-    const text = await Deno.readTextFile(`${tmp}/art/perf.script`);
-    const n = (text.match(/cpu-clock/g) ?? []).length;
-    assert.ok(n >= 1, text);
-    assert.equal(written?.summary?.samples, n);
+    await recordBriefly(perf, `${tmp}/art`, sleeper.pid);
     assert.equal(perf.foldedLive, undefined); // no live output to fold
     const argv = await Deno.readTextFile(`${tmp}/argv.log`);
     const record = argv.split("\n").find((l) => l.startsWith("record"));
@@ -383,14 +396,7 @@ Deno.test("PerfCapture names the live output's JIT frames again from the runtime
         notes: [],
         readPerfMap: (p) => (read.push(p), p === mapPath ? map : undefined),
       });
-      await perf.attach([sleeper.pid]);
-      await new Promise((r) => setTimeout(r, 300));
-      await perf.stop(`${dir}/art`);
-      const written = await perf.writeScript(`${dir}/art`, [sleeper.pid]);
-      const text = await Deno.readTextFile(`${dir}/art/perf.script`);
-      const n = (text.match(/cpu-clock/g) ?? []).length;
-      assert.ok(n >= 1, text);
-      assert.equal(written?.summary?.samples, n);
+      const { text, n, written } = await recordBriefly(perf, `${dir}/art`, sleeper.pid);
       if (said) {
         assert.ok(says.some((m) => said.test(m)), says.join("\n"));
         assert.match(perf.resolved?.ambiguous ?? "", /overlapping/);
