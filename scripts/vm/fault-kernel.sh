@@ -69,35 +69,6 @@ fk_debian_version() {
 	echo "$version"
 }
 
-# fk_check_config CONFIG — prints each option of the fragments that CONFIG does not have,
-# as "CONFIG_X: asked for V, got W"; returns 1 when there is any (a later fragment wins).
-fk_check_config() {
-	awk '
-		function entry(line) {
-			if (match(line, /^CONFIG_[A-Za-z0-9_]+=/)) {
-				name = substr(line, 1, RLENGTH - 1); value = substr(line, RLENGTH + 1)
-			} else if (match(line, /^# CONFIG_[A-Za-z0-9_]+ is not set$/)) {
-				name = substr(line, 3, RLENGTH - 13); value = "n"
-			} else return 0
-			if (value == "n") value = "not set"
-			return 1
-		}
-		FILENAME != config { if (entry($0)) { asked[name] = value; order[++n] = name }; next }
-		{ if (entry($0)) got[name] = value }
-		END {
-			bad = 0
-			for (i = 1; i <= n; i++) {
-				name = order[i]
-				have = (name in got) ? got[name] : "not set"
-				if (have != asked[name] && !(name in said)) {
-					printf "%s: asked for %s, got %s\n", name, asked[name], have
-					said[name] = 1; bad = 1
-				}
-			}
-			exit bad
-		}' config="$1" "${fragments[@]}" "$1"
-}
-
 # fk_make TARGET... — the kernel's make, out of tree, at the lowest priority.
 fk_make() { nice -n 19 make -C "$src" O="$build" "$@"; }
 
@@ -134,7 +105,7 @@ fk_make -s allnoconfig
 "$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "${fragments[@]}" >"$build/merge_config.log" ||
 	vm_die "merge_config.sh failed (see $build/merge_config.log)"
 fk_make -s olddefconfig
-if ! missing=$(fk_check_config "$build/.config"); then
+if ! missing=$(vm_check_config "$build/.config" "${fragments[@]}"); then
 	vm_die "the configuration lacks options the fragments ask for; add what they depend on" \
 		"to scripts/vm/kit/x86-vm.config:"$'\n'"$missing"
 fi

@@ -111,37 +111,6 @@ kk_make() {
 	make -C "$src" O="$build" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- "$@"
 }
 
-# kk_check_config CONFIG FRAGMENT... — prints every option a fragment asks for that CONFIG
-# does not have (a later fragment overrides an earlier one), one per line as
-# "CONFIG_X: asked for V, got W"; returns 1 when there is any.
-kk_check_config() {
-	local config=$1
-	shift
-	awk '
-		function entry(line) {
-			if (match(line, /^CONFIG_[A-Za-z0-9_]+=/)) {
-				name = substr(line, 1, RLENGTH - 1); value = substr(line, RLENGTH + 1)
-			} else if (match(line, /^# CONFIG_[A-Za-z0-9_]+ is not set$/)) {
-				name = substr(line, 3, RLENGTH - 13); value = "n"
-			} else return 0
-			if (value == "n") value = "not set"
-			return 1
-		}
-		FILENAME != config { if (entry($0)) { asked[name] = value; order[++n] = name }; next }
-		{ if (entry($0)) got[name] = value }
-		END {
-			bad = 0
-			for (i = 1; i <= n; i++) {
-				name = order[i]
-				if (name in seen) continue
-				seen[name] = 1
-				have = (name in got) ? got[name] : "not set"
-				if (have != asked[name]) { printf "%s: asked for %s, got %s\n", name, asked[name], have; bad = 1 }
-			}
-			exit bad
-		}' config="$config" "$@" "$config"
-}
-
 # kk_configure SRC BUILD FLAVOUR — allnoconfig, the flavour's fragments merged by the
 # kernel's merge_config.sh, olddefconfig; dies naming any option that did not take.
 kk_configure() {
@@ -153,7 +122,7 @@ kk_configure() {
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "${fragments[@]}" >"$build/merge_config.log" ||
 		vm_die "merge_config.sh failed (see $build/merge_config.log)"
 	kk_make "$src" "$build" -s olddefconfig
-	if ! missing=$(kk_check_config "$build/.config" "${fragments[@]}"); then
+	if ! missing=$(vm_check_config "$build/.config" "${fragments[@]}"); then
 		vm_die "the $flavour configuration lacks options its fragments ask for; add what they" \
 			"depend on to scripts/vm/kit/*.config, or use a tree that has them:"$'\n'"$missing"
 	fi
@@ -212,7 +181,7 @@ kk_package() {
 if [[ -n $check ]]; then
 	[[ -r $check ]] || vm_die "cannot read $check: give a kernel .config (a kit's config file)"
 	mapfile -t fragments < <(kk_fragments "${flavours[0]}")
-	if ! missing=$(kk_check_config "$check" "${fragments[@]}"); then
+	if ! missing=$(vm_check_config "$check" "${fragments[@]}"); then
 		printf '%s: options the %s fragments ask for that did not take:\n%s\n' "$check" \
 			"${flavours[0]}" "$missing" >&2
 		exit 1

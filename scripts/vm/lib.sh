@@ -209,6 +209,37 @@ vm_crash_text() {
 	return 0
 }
 
+# vm_check_config CONFIG FRAGMENT... — prints every option a fragment asks for that CONFIG
+# does not have (a later fragment overrides an earlier one), one per line as
+# "CONFIG_X: asked for V, got W"; returns 1 when there is any.
+vm_check_config() {
+	local config=$1
+	shift
+	awk '
+		function entry(line) {
+			if (match(line, /^CONFIG_[A-Za-z0-9_]+=/)) {
+				name = substr(line, 1, RLENGTH - 1); value = substr(line, RLENGTH + 1)
+			} else if (match(line, /^# CONFIG_[A-Za-z0-9_]+ is not set$/)) {
+				name = substr(line, 3, RLENGTH - 13); value = "n"
+			} else return 0
+			if (value == "n") value = "not set"
+			return 1
+		}
+		FILENAME != config { if (entry($0)) { asked[name] = value; order[++n] = name }; next }
+		{ if (entry($0)) got[name] = value }
+		END {
+			bad = 0
+			for (i = 1; i <= n; i++) {
+				name = order[i]
+				if (name in seen) continue
+				seen[name] = 1
+				have = (name in got) ? got[name] : "not set"
+				if (have != asked[name]) { printf "%s: asked for %s, got %s\n", name, asked[name], have; bad = 1 }
+			}
+			exit bad
+		}' config="$config" "$@" "$config"
+}
+
 # vm_fresh FILE KEY — true when the cache entry FILE exists and FILE.key holds
 # KEY (the hash of its inputs); vm_stamp FILE KEY records it.
 vm_fresh() { [[ -s $1 && -r $1.key && $(cat "$1.key") == "$2" ]]; }

@@ -148,6 +148,16 @@ done
 if ((${#module_params[@]})) && [[ " ${ensure_args[*]} " == *" --no-module "* ]]; then
 	vm_die "--module-param makes no sense with --no-module"
 fi
+# modules_built_in — the kernel has the --modprobe modules built in: nothing to load, and
+# each module's options go on the kernel command line as NAME.K=V.
+modules_built_in() {
+	local m kv words
+	for m in "${modules[@]}"; do
+		read -r -a words <<<"$m"
+		for kv in "${words[@]:1}"; do append+=("${words[0]}.$kv"); done
+	done
+	modules=() vgem=0
+}
 ((deno)) && ensure_args+=(--deno)
 [[ $arch == arm64 ]] && arch=aarch64
 case $arch in
@@ -156,13 +166,8 @@ x86_64)
 	if ((fault_kernel)); then
 		[[ " ${ensure_args[*]} " != *" --rt "* ]] || vm_die "--fault-kernel and --rt are two different kernels: pick one"
 		((!vkms)) || vm_die "--vkms is for Debian's kernel: the fault kernel has no vkms build"
-		# vivid and vgem are built into the fault kernel: no modprobe, options on the command line.
-		for m in "${modules[@]}"; do
-			read -r -a words <<<"$m"
-			for kv in "${words[@]:1}"; do append+=("${words[0]}.$kv"); done
-		done
-		modules=()
-		vgem=0
+		# vivid and vgem are built into the fault kernel.
+		modules_built_in
 	fi
 	[[ $cma_heap == linux,cma ]] || vm_die "--cma-heap is for --arch aarch64 (the x86_64 guest has no CMA)"
 	;;
@@ -172,13 +177,7 @@ aarch64)
 	[[ " ${ensure_args[*]} " != *" --rt "* ]] || vm_die "--rt is for x86_64: the arm64 kits have no PREEMPT_RT flavour"
 	((!fault_kernel)) || vm_die "--fault-kernel is x86_64's (the arm64 kits' fault options: docs/kernel-kits.md)"
 	((!vkms)) || vm_die "--vkms is for x86_64: the arm64 kits have no vkms (use the x86_64 guest for kmssink)"
-	# Everything is built into the kit kernels: module options go on the command line.
-	for m in "${modules[@]}"; do
-		read -r -a words <<<"$m"
-		for kv in "${words[@]:1}"; do append+=("${words[0]}.$kv"); done
-	done
-	modules=()
-	vgem=0
+	modules_built_in # the kit kernels have everything built in
 	kit=$(vm_arm64_kit "$kits" "$debug_kernel") || exit
 	ensure_args+=(--arch aarch64 --kernel-kit "$kit" --mem "$mem" --smp "$smp")
 	;;

@@ -318,14 +318,18 @@ Deno.test({
         writeTree(tree, { [p]: "" });
         stubbed.push(p);
       }
-      const r = await kernelKit(
-        "--config-only",
-        "--out",
-        `${dir}/kits`,
-        "--build",
-        `${dir}/build`,
-        tree,
-      );
+      // Configures the flavours asked for (all without any) from the tree into dir/kits.
+      const configure = (...flavour: string[]) =>
+        kernelKit(
+          ...flavour,
+          "--config-only",
+          "--out",
+          `${dir}/kits`,
+          "--build",
+          `${dir}/build`,
+          tree,
+        );
+      const r = await configure();
       assert.equal(r.code, 0, r.stderr);
       // Only an empty gcc-plugins Kconfig changes the result: it defines HAVE_GCC_PLUGINS.
       const ignored = stubbed.includes("scripts/gcc-plugins/Kconfig")
@@ -345,16 +349,7 @@ Deno.test({
       // The fault flavour, configured on the same 5.15 tree: the debug kit's config with the
       // kernel's fault injection and kmemleak (scripts/vm/kit/fault.config) added, and nothing
       // else changed. No fault kit is built; this shows that the fragment takes on 5.15 arm64.
-      const fault = await kernelKit(
-        "--flavour",
-        "fault",
-        "--config-only",
-        "--out",
-        `${dir}/kits`,
-        "--build",
-        `${dir}/build`,
-        tree,
-      );
+      const fault = await configure("--flavour", "fault");
       assert.equal(fault.code, 0, fault.stderr);
       const off = [
         "# CONFIG_DEBUG_KMEMLEAK is not set",

@@ -131,39 +131,6 @@ static int case_poll_result(void)
 }
 
 /*
- * DMA_BUF_IOCTL_SYNC(START|READ) on the result right after SUBMIT returns
- * only when the job is done: not before its fence signalled, and at least
- * 90% of the engine's latency after the job was queued.
- */
-static int case_sync_result(void)
-{
-	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ };
-	struct setup s;
-	struct axl_submit sub;
-	uint64_t start, took, since_submit;
-	int ret, status;
-
-	EXPECT_RET(setup(&s), 0);
-	EXPECT_RET(axl_submit(s.dev, s.imp.handle, s.res, 0, &sub), 0);
-	start = now_ns();
-	ret = ioctl(s.res, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0;
-	took = now_ns() - start;
-	since_submit = now_ns() - sub.submit_ns;
-	status = fence_status(sub.fence_fd);
-	tap_diag("DMA_BUF_IOCTL_SYNC(START|READ) returned %d after %.2f ms (%.1f ms after the submit), "
-		 "job fence status %d", ret, took / 1e6, since_submit / 1e6, status);
-	EXPECT_RET(ret, 0);
-	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ;
-	EXPECT_RET(ioctl(s.res, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0, 0);
-	FAIL_IF(status != 1, "SYNC(START|READ) returned while the job ran (fence status %d)", status);
-	FAIL_IF(since_submit < LATENCY_US * 900ull, "returned %.1f ms after the submit",
-		since_submit / 1e6);
-	close(sub.fence_fd);
-	teardown(&s);
-	return KSFT_PASS;
-}
-
-/*
  * Two jobs reading one frame do not wait for each other: the input holds
  * the job's fence as a reader's only, and SUBMIT begins the engine's access
  * to its input as a read, which waits only for writers, so a second SUBMIT
@@ -195,14 +162,14 @@ static int case_input_readers(void)
 	return KSFT_PASS;
 }
 
-enum export_from { EXPORT_RESULT, EXPORT_INPUT };
+enum job_buffer { JOB_RESULT, JOB_INPUT };
 
 /*
  * DMA_BUF_IOCTL_EXPORT_SYNC_FILE (Linux 6.0 on) with @flags on the job's
  * result or input (@which) right after SUBMIT gives a fence that has not
  * signalled, and signals with the job. @what names the buffer.
  */
-static int export_while_job_runs(enum export_from which, __u32 flags, const char *what)
+static int export_while_job_runs(enum job_buffer which, __u32 flags, const char *what)
 {
 	struct dma_buf_export_sync_file exp = { .flags = flags, .fd = -1 };
 	struct setup s;
@@ -210,7 +177,7 @@ static int export_while_job_runs(enum export_from which, __u32 flags, const char
 	int buf, ret, status;
 
 	EXPECT_RET(setup(&s), 0);
-	buf = which == EXPORT_INPUT ? s.in : s.res;
+	buf = which == JOB_INPUT ? s.in : s.res;
 	EXPECT_RET(axl_submit(s.dev, s.imp.handle, s.res, 0, &sub), 0);
 	ret = ioctl(buf, DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &exp) ? -errno : 0;
 	if (ret == -ENOTTY) {
@@ -236,42 +203,59 @@ static int export_while_job_runs(enum export_from which, __u32 flags, const char
 /* What a reader of the result must wait for: the job, as its writer. */
 static int case_export_result(void)
 {
-	return export_while_job_runs(EXPORT_RESULT, DMA_BUF_SYNC_READ, "result");
+	return export_while_job_runs(JOB_RESULT, DMA_BUF_SYNC_READ, "result");
 }
 
 /*
- * A writer of the input waits for the job reading it: right after SUBMIT,
- * DMA_BUF_IOCTL_SYNC(START|WRITE) on the input (what a CPU writer, or the
- * next capture into the frame, begins with) returns only when the job is
- * done, at least 90% of the engine's latency after the job was queued.
+ * DMA_BUF_IOCTL_SYNC(START|@dir) on the job's result or input (@which) right
+ * after SUBMIT returns only when the job is done: not before its fence
+ * signalled, and at least 90% of the engine's latency after the job was
+ * queued. @what names the buffer.
  */
-static int case_sync_input_write(void)
+static int sync_waits_for_job(enum job_buffer which, __u64 dir, const char *what)
 {
-	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE };
+	struct dma_buf_sync sync = { .flags = DMA_BUF_SYNC_START | dir };
 	struct setup s;
 	struct axl_submit sub;
 	uint64_t start, took, since_submit;
-	int ret, status;
+	int buf, ret, status;
 
 	EXPECT_RET(setup(&s), 0);
+	buf = which == JOB_INPUT ? s.in : s.res;
 	EXPECT_RET(axl_submit(s.dev, s.imp.handle, s.res, 0, &sub), 0);
 	start = now_ns();
-	ret = ioctl(s.in, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0;
+	ret = ioctl(buf, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0;
 	took = now_ns() - start;
 	since_submit = now_ns() - sub.submit_ns;
 	status = fence_status(sub.fence_fd);
-	tap_diag("SYNC(START|WRITE) on the input returned %d after %.2f ms (%.1f ms after the submit), "
-		 "job fence status %d", ret, took / 1e6, since_submit / 1e6, status);
+	tap_diag("SYNC(START|%s) on the %s returned %d after %.2f ms (%.1f ms after the submit), "
+		 "job fence status %d", dir == DMA_BUF_SYNC_READ ? "READ" : "WRITE", what, ret,
+		 took / 1e6, since_submit / 1e6, status);
 	EXPECT_RET(ret, 0);
-	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE;
-	EXPECT_RET(ioctl(s.in, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0, 0);
-	FAIL_IF(status != 1, "SYNC(START|WRITE) on the input returned while the job ran (fence status %d)",
-		status);
+	sync.flags = DMA_BUF_SYNC_END | dir;
+	EXPECT_RET(ioctl(buf, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0, 0);
+	FAIL_IF(status != 1, "SYNC(START) on the %s returned while the job ran (fence status %d)",
+		what, status);
 	FAIL_IF(since_submit < LATENCY_US * 900ull, "returned %.1f ms after the submit",
 		since_submit / 1e6);
 	close(sub.fence_fd);
 	teardown(&s);
 	return KSFT_PASS;
+}
+
+/* A reader of the result waits for the job, its writer. */
+static int case_sync_result(void)
+{
+	return sync_waits_for_job(JOB_RESULT, DMA_BUF_SYNC_READ, "result");
+}
+
+/*
+ * A writer of the input (a CPU writer, or the next capture into the frame)
+ * waits for the job reading it.
+ */
+static int case_sync_input_write(void)
+{
+	return sync_waits_for_job(JOB_INPUT, DMA_BUF_SYNC_WRITE, "input");
 }
 
 /*
@@ -320,7 +304,7 @@ static int case_input_reader_writer(void)
 /* What a writer of the input must wait for: the job, as its reader. */
 static int case_export_input(void)
 {
-	return export_while_job_runs(EXPORT_INPUT, DMA_BUF_SYNC_WRITE, "input");
+	return export_while_job_runs(JOB_INPUT, DMA_BUF_SYNC_WRITE, "input");
 }
 
 /* Poll axl's live fence count until it is @want; false after 2 s. */
