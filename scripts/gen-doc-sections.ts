@@ -34,5 +34,10 @@ export const DOC_SECTIONS: Readonly<Record<string, { title: string; text: string
 if (import.meta.main) {
   const path = new URL("lib/verify/report/_doc_sections.ts", root);
   await Deno.writeTextFile(path, moduleText(await citedSections()));
+  // deno fmt breaks long strings onto their own lines: formatted here, the file is already
+  // what `deno fmt --check` wants.
+  const fmt = await new Deno.Command(Deno.execPath(), { args: ["fmt", "-q", path.pathname] })
+    .output();
+  if (fmt.code !== 0) throw new Error(`deno fmt ${path.pathname}: exit ${fmt.code}`);
   console.log(`wrote ${path.pathname}`);
 }
