@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { judgeArtifacts } from "../../lib/verify/replay.ts";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
 import { metisTarget, vividCapture } from "./verify/_metis_target.ts";
+import { runVerify } from "./verify/_run_verify.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-verify-metis-test-" });
@@ -19,7 +20,6 @@ const results = Deno.env.get("AXL_RESULTS") ??
  * one arm64 run. 240 keeps both above 1,000 there.
  */
 const FRAMES = 240;
-const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
 const SHELL = new URL("../../tasks/commands/shell.ts", import.meta.url).pathname;
 
 /** Runs `axl verify` on the Metis node; returns its exit code and result.json. */
@@ -29,31 +29,11 @@ async function verifyMetis(
 ): Promise<{ code: number; result: VerifyResult; stdout: string; dir: string }> {
   const { node, pci } = metisTarget();
   const dir = `${results}/verify-metis-${name}`;
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--no-check",
-      "--allow-all",
-      CLI,
-      "verify",
-      "--device",
-      node,
-      "--importer",
-      pci,
-      "--evidence",
-      "generic",
-      "--artifacts",
-      dir,
-      ...extra,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const stdout = new TextDecoder().decode(out.stdout);
-  const stderr = new TextDecoder().decode(out.stderr);
-  console.log(`verify metis ${name} (exit ${out.code}):\n${stdout}${stderr}`);
-  const result = JSON.parse(await Deno.readTextFile(`${dir}/result.json`)) as VerifyResult;
-  return { code: out.code, result, stdout, dir };
+  const { code, result, stdout } = await runVerify(`metis ${name}`, dir, [
+    ...["--device", node, "--importer", pci, "--evidence", "generic"],
+    ...extra,
+  ]);
+  return { code, result, stdout, dir };
 }
 
 Deno.test("axl verify --device <Metis node> --evidence generic: vivid frames PASS I1–I4 from kprobes", async () => {

@@ -15,6 +15,7 @@
 import assert from "node:assert/strict";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
 import { metisTarget, vividCapture } from "./verify/_metis_target.ts";
+import { denoScript, runVerify } from "./verify/_run_verify.ts";
 import { defaultFrameHeap, type DmaBuf, Heap } from "../../mod.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
@@ -38,7 +39,6 @@ const HELD_HEAP = Deno.build.arch === "aarch64" && Deno.env.get("AXL_EXPECT_NVMA
   : [];
 /** Buffers the bystander holds during the held run (an NV12 640x480 frame each). */
 const BYSTANDER = 3;
-const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
 const CLIENT = new URL("./verify/_metis_user_client.ts", import.meta.url).pathname;
 
 /** Runs `axl verify … -- deno run CLIENT FRAMES NODE CAMERA [held]`; result.json. */
@@ -46,41 +46,18 @@ async function verifyUserScript(shape: "per-frame" | "held"): Promise<VerifyResu
   const vivid = vividCapture();
   const { node, pci } = metisTarget();
   const dir = `${results}/verify-metis-user${shape === "held" ? "-held" : ""}`;
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--no-check",
-      "--allow-all",
-      CLI,
-      "verify",
-      "--evidence",
-      "generic",
-      "--importer",
-      pci,
-      "--frames",
-      String(FRAMES),
-      "--threshold",
-      THRESHOLD,
-      "--artifacts",
-      dir,
-      "--",
-      Deno.execPath(),
-      "run",
-      "--no-check",
-      "--allow-all",
-      CLIENT,
+  const run = await runVerify(`metis user script, ${shape}`, dir, [
+    ...["--evidence", "generic", "--importer", pci],
+    ...["--frames", String(FRAMES), "--threshold", THRESHOLD],
+  ], {
+    command: denoScript(CLIENT, [
       String(FRAMES),
       node,
       vivid.path,
       ...(shape === "held" ? ["held", ...HELD_HEAP] : []),
-    ],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-  console.log(`verify metis user script, ${shape} (exit ${out.code}):\n${text}`);
-  return JSON.parse(await Deno.readTextFile(`${dir}/result.json`)) as VerifyResult;
+    ]),
+  });
+  return run.result;
 }
 
 Deno.test("axl verify -- a user's script attaching each camera frame to the Metis node: I3 PASS on coverage", async () => {

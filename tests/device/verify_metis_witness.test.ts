@@ -11,11 +11,11 @@ import { findDmaTraceFiles, parseDmaTrace } from "../../lib/core/metis/dma_trace
 import type { VerifyResult } from "../../lib/verify/schema.ts";
 import { AXL_PARAMS } from "./_module_param.ts";
 import { metisTarget } from "./verify/_metis_target.ts";
+import { runVerify } from "./verify/_run_verify.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
   await Deno.makeTempDir({ prefix: "axl-verify-witness-test-" });
 const FRAMES = 12;
-const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
 const KO = Deno.env.get("AXL_KO") ?? "/run/axl/ctl/axl.ko";
 
 function run(cmd: string, args: string[]): void {
@@ -36,32 +36,10 @@ async function load(gen: string): Promise<void> {
 async function verify(gen: string): Promise<{ result: VerifyResult; dir: string; stdout: string }> {
   const { node, pci } = metisTarget();
   const dir = `${results}/verify-witness-${gen}`;
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--no-check",
-      "--allow-all",
-      CLI,
-      "verify",
-      "--device",
-      node,
-      "--importer",
-      pci,
-      "--evidence",
-      "generic",
-      "--producer",
-      "heap",
-      "--frames",
-      String(FRAMES),
-      "--artifacts",
-      dir,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const stdout = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-  console.log(`verify witness ${gen} (exit ${out.code}):\n${stdout}`);
-  const result = JSON.parse(await Deno.readTextFile(`${dir}/result.json`)) as VerifyResult;
+  const { result, stdout } = await runVerify(`witness ${gen}`, dir, [
+    ...["--device", node, "--importer", pci, "--evidence", "generic"],
+    ...["--producer", "heap", "--frames", String(FRAMES)],
+  ]);
   return { result, dir, stdout };
 }
 

@@ -11,6 +11,7 @@
 import assert from "node:assert/strict";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
 import { metisTarget, vividCapture } from "./verify/_metis_target.ts";
+import { denoScript, runVerify } from "./verify/_run_verify.ts";
 import { tracefsState } from "./verify/_tracefs_state.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
@@ -25,48 +26,16 @@ const results = Deno.env.get("AXL_RESULTS") ??
 const FRAMES = 24;
 /** I4's threshold for a Deno client (see verify_metis_user.test.ts). */
 const THRESHOLD = "2";
-const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
 const CLIENT = new URL("./verify/_nvmap_client.ts", import.meta.url).pathname;
 const HEAP = "/dev/dma_heap/nvmap-sim";
 
 async function verify(name: string, mode: string): Promise<VerifyResult> {
   const { node, pci } = metisTarget();
   const dir = `${results}/verify-nvmap-${name}`;
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--no-check",
-      "--allow-all",
-      CLI,
-      "verify",
-      "--evidence",
-      "generic",
-      "--importer",
-      pci,
-      "--frames",
-      String(FRAMES),
-      "--threshold",
-      THRESHOLD,
-      "--artifacts",
-      dir,
-      "--",
-      Deno.execPath(),
-      "run",
-      "--no-check",
-      "--allow-all",
-      CLIENT,
-      String(FRAMES),
-      node,
-      vividCapture().path,
-      mode,
-    ],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-  console.log(`verify nvmap-sim ${name} (exit ${out.code}):\n${text}`);
-  const r = JSON.parse(await Deno.readTextFile(`${dir}/result.json`)) as VerifyResult;
+  const { result: r } = await runVerify(`nvmap-sim ${name}`, dir, [
+    ...["--evidence", "generic", "--importer", pci],
+    ...["--frames", String(FRAMES), "--threshold", THRESHOLD],
+  ], { command: denoScript(CLIENT, [String(FRAMES), node, vividCapture().path, mode]) });
   assert.equal(r.axl.workload.exit_code, 0, r.axl.workload.stderr_tail);
   return r;
 }

@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
 import { defaultFrameHeap } from "../../lib/core/heap.ts";
 import { metisTarget, vividCapture } from "./verify/_metis_target.ts";
+import { denoScript, runVerify } from "./verify/_run_verify.ts";
 import { PERF_SCRIPT_ARGS } from "../../lib/trace/capture/perf_record.ts";
 
 const results = Deno.env.get("AXL_RESULTS") ??
@@ -41,7 +42,6 @@ const CAMERA_EXPORTER = CAMERA_HEAP === "nvmap-sim" ? "nvmap_dmabuf" : CAMERA_HE
  * user-script test uses there; the x86_64 guest keeps the default.
  */
 const THRESHOLD = Deno.build.arch === "aarch64" ? ["--threshold", "2"] : [];
-const CLI = new URL("../../tasks/axl.ts", import.meta.url).pathname;
 const CLIENT = new URL("./verify/_voyager_client.ts", import.meta.url).pathname;
 
 /** Runs `axl verify … -- deno run CLIENT mode …`; its exit code, result.json and output. */
@@ -51,51 +51,21 @@ async function verifyClient(
   const vivid = vividCapture();
   const { node, pci } = metisTarget();
   const dir = `${results}/voyager-${mode}`;
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--no-check",
-      "--allow-all",
-      CLI,
-      "verify",
-      // function_graph is evidence of no invariant; leaving it out saves minutes under TCG.
-      "--no-graph",
-      "--evidence",
-      "generic",
-      "--importer",
-      pci,
-      "--frames",
-      String(FRAMES),
-      ...THRESHOLD,
-      "--artifacts",
-      dir,
-      "--",
-      Deno.execPath(),
-      "run",
-      "--no-check",
-      "--allow-all",
-      // V8 writes /tmp/perf-PID.map, so perf names the client's JIT-compiled functions
+  const { code, result, stdout } = await runVerify(`voyager ${mode}`, dir, [
+    // function_graph is evidence of no invariant; leaving it out saves minutes under TCG.
+    "--no-graph",
+    ...["--evidence", "generic", "--importer", pci, "--frames", String(FRAMES), ...THRESHOLD],
+  ], {
+    // V8 writes /tmp/perf-PID.map, so perf names the client's JIT-compiled functions
+    command: denoScript(CLIENT, [mode, String(FRAMES), vivid.path, node, CAMERA_HEAP], [
       "--v8-flags=--perf-basic-prof",
-      CLIENT,
-      mode,
-      String(FRAMES),
-      vivid.path,
-      node,
-      CAMERA_HEAP,
-    ],
+    ]),
     // V8's perf map comes with its code log, written to the working directory (to stdout
     // where that is read-only): a directory of its own keeps it out of the repo and the output
     cwd: await Deno.makeTempDir({ prefix: "axl-voyager-client-" }),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const stdout = new TextDecoder().decode(out.stdout);
-  const stderr = new TextDecoder().decode(out.stderr);
-  console.log(`verify voyager ${mode} (exit ${out.code}):\n${stdout}${stderr}`);
-  const result = JSON.parse(await Deno.readTextFile(`${dir}/result.json`)) as VerifyResult;
+  });
   const html = await Deno.readTextFile(`${dir}/report.html`).catch(() => "");
-  return { code: out.code, result, stdout, html };
+  return { code, result, stdout, html };
 }
 
 Deno.test({
