@@ -130,7 +130,8 @@ export interface CaptureRecord {
   /**
    * How many times a process of the workload was scanned while it ran (its dma-buf fds with
    * fdinfo, its `/proc/PID/maps` and its open V4L2 nodes: one per process per pass, a pass
-   * every 200 ms); absent in captures made before it was counted.
+   * every 200 ms, or every 1000 ms where the process probes record the fds and mappings:
+   * `refEvents`); absent in captures made before it was counted.
    */
   procScans?: number;
   /**
@@ -558,6 +559,16 @@ function openRefsSession(
     );
   }
   if (p.parts.length === 0) return undefined;
+  try {
+    Deno.statSync(`${tracefs}/instances`);
+  } catch {
+    // The session would fall back to the top-level buffer, which the main trace may use.
+    notes.push(
+      "process probes not enabled: this kernel has no tracefs instances for their own trace " +
+        "(the scans every 200 ms stand in)",
+    );
+    return undefined;
+  }
   try {
     return TraceSession.open({
       tracefs,

@@ -95,7 +95,7 @@ export function processProbeDefinitions(
   const mmap: ProcessProbeLines = !k.functions.has("dma_buf_mmap_internal")
     ? missing("dma_buf_mmap_internal")
     : !k.btfArgs
-    ? noBtf("the mapping's permissions (vma->vm_flags)")
+    ? noBtf("reading the mapping's permissions (vma->vm_flags)")
     : {
       function: "dma_buf_mmap_internal",
       lines: [
