@@ -622,9 +622,27 @@ function knownBuffers(
 
 /**
  * Adds the refs the events saw and the scans did not to what the scans saw (one fd ref per
- * process and buffer, one map ref per process, buffer and start), with a note of how many.
+ * process and buffer, one map ref per process, buffer and start), with a note of how many and
+ * of what made the events incomplete (lost, unpaired, without their process, damaged).
+ *
+ * @example
+ * ```ts
+ * import { mergeRefEvents } from "./capture.ts";
+ * const seen = { fdRefs: [{ pid: 1, fd: 5, inode: 7, exporter: "system" }], mapRefs: [] };
+ * const notes: string[] = [];
+ * mergeRefEvents(seen, {
+ *   parts: ["fd", "mmap"], unavailable: {}, lost: 0, mapRefs: [],
+ *   counts: { events: 2, paired: 0, unpaired: 0, failed: 0, notDmabuf: 0, noProcess: 0, damaged: 0 },
+ *   fdRefs: [{ pid: 1, fd: 5, inode: 7, exporter: "system" }, { pid: 1, fd: 6, inode: 8, exporter: "" }],
+ * }, notes);
+ * console.log(seen.fdRefs.length); // 2
+ * ```
  */
-function mergeRefEvents(seen: Watched, ev: RefEvents, notes: string[]): void {
+export function mergeRefEvents(
+  seen: Pick<Watched, "fdRefs" | "mapRefs">,
+  ev: RefEvents,
+  notes: string[],
+): void {
   const fds = new Set(seen.fdRefs.map((f) => `${f.pid}:${f.inode}`));
   const maps = new Set(seen.mapRefs.map((m) => `${m.pid}:${m.inode}:${m.start}`));
   const newFds = ev.fdRefs.filter((f) => !fds.has(`${f.pid}:${f.inode}`));
@@ -646,7 +664,10 @@ function mergeRefEvents(seen: Watched, ev: RefEvents, notes: string[]): void {
     `the workload's dma-buf fds and mappings from ${c.events} process probe events ` +
       `(${ev.parts.join(", ")}): ${ev.fdRefs.length} fd refs and ${ev.mapRefs.length} map ` +
       `refs, ${newFds.length} and ${newMaps.length} of them not in the /proc scans` +
-      (incomplete.length ? `; events ${incomplete.join(", ")}: the scans alone are complete` : ""),
+      (incomplete.length
+        ? `; events ${incomplete.join(", ")}: a buffer the workload held or mapped only ` +
+          "between two scans may be missing from the refs"
+        : ""),
   );
 }
 
