@@ -64,7 +64,7 @@ export type ProcessProbeLines = { function: string; lines: string[] } | {
  * import { processProbeDefinitions } from "./process_probes.ts";
  * const d = processProbeDefinitions("axl_kp_1", {
  *   functions: new Set(["fd_install", "dma_buf_mmap_internal"]),
- *   argAccess: true, btfArgs: true, arch: "x86_64",
+ *   btfArgs: true,
  * });
  * console.log("lines" in d.mmap ? d.mmap.lines[1] : d.mmap.unavailable);
  * // "r:axl_kp_1/axl_kp_mmap_ret dma_buf_mmap_internal ret=$retval:s32"
