@@ -57,7 +57,8 @@ export type HeldMappings =
  * The bufinfo summary with the buffers the workload held by an fd that no sample listed,
  * each added with the exporter its fdinfo named (name and size unknown, no device attached,
  * `samples` 0): where bufinfo was read once a second, a buffer that lived between two reads
- * is known from the workload's fd scans (every 200 ms). What bufinfo listed is kept as is. A
+ * is known from the workload's fd scans (every 200 ms) or its fd events. What bufinfo listed is
+ * kept as is. A
  * summary without samples (`unavailable`) is returned as is.
  *
  * @example
