@@ -153,6 +153,11 @@ export interface RefEvents {
   parts: string[];
   /** Why each part not placed is not. */
   unavailable: Record<string, string>;
+  /**
+   * The lines written to kprobe_events for the parts placed (fields by BTF name or by measured
+   * offsets); absent in captures made before they were recorded.
+   */
+  definitions?: string[];
   /** What the fold read. */
   counts: ProcessRefCounts;
   /** Events the refs instance's ring buffer lost (overrun), or why its stats were not read. */
@@ -700,6 +705,7 @@ async function foldRefEvents(
   return {
     parts: p.parts,
     unavailable: p.unavailable,
+    definitions: p.definitions,
     counts: fold.counts,
     lost,
     fdRefs: r.fdRefs,

@@ -74,9 +74,33 @@ export interface KernelOffsets {
   fileInode: number;
   /** `offsetof(struct inode, i_ino)`. */
   inodeIno: number;
+  /** `offsetof(struct inode, i_sb)`; absent in files measured before the process probes. */
+  inodeSb?: number;
+  /** `offsetof(struct super_block, s_magic)`; absent likewise. */
+  sbMagic?: number;
+  /** `offsetof(struct vm_area_struct, vm_start)`; absent likewise. */
+  vmaStart?: number;
+  /** `offsetof(struct vm_area_struct, vm_end)`; absent likewise. */
+  vmaEnd?: number;
+  /** `offsetof(struct vm_area_struct, vm_flags)`; absent likewise. */
+  vmaFlags?: number;
   /** Where they were read from. */
   source: string;
 }
+
+/**
+ * Offsets measured since a later part of verify needed them: a file measured before lacks them,
+ * and the part that follows them says so (`dma_buf.exp_name`: the attach event's exporter; the
+ * others: the process probes, `process_probes.ts`).
+ */
+const LATER_OFFSET_KEYS: Readonly<Record<string, keyof KernelOffsets>> = {
+  "dma_buf.exp_name": "dmabufExpName",
+  "inode.i_sb": "inodeSb",
+  "super_block.s_magic": "sbMagic",
+  "vm_area_struct.vm_start": "vmaStart",
+  "vm_area_struct.vm_end": "vmaEnd",
+  "vm_area_struct.vm_flags": "vmaFlags",
+};
 
 /** The largest offset taken from an offsets file: no member of these structs lies further. */
 export const MAX_STRUCT_OFFSET = 65535;
@@ -135,12 +159,12 @@ export function parseKernelOffsets(
     if (typeof n !== "number") return n;
     out[field] = n;
   }
-  // Measured since the attach event names the exporter; older files lack it.
-  const exp = values.get("dma_buf.exp_name");
-  if (exp !== undefined) {
-    const n = offset("dma_buf.exp_name", exp);
+  for (const [key, field] of Object.entries(LATER_OFFSET_KEYS)) {
+    const v = values.get(key);
+    if (v === undefined) continue;
+    const n = offset(key, v);
     if (typeof n !== "number") return n;
-    out.dmabufExpName = n;
+    out[field] = n;
   }
   return out as unknown as KernelOffsets;
 }

@@ -15,9 +15,13 @@
  *   inode, the mapping's start, end and flags (`vm_flags`, which `/proc/PID/maps` prints as
  *   `rw-s`), the return whether the exporter accepted it.
  *
- * Both need BTF argument names (`CONFIG_PROBE_EVENTS_BTF_ARGS`, Linux 6.6+): the magic
- * (`file->f_inode->i_sb->s_magic`) and `vm_flags` have no measured offsets, so on 5.15 the
- * scans stay. They are defined in the group of the attach/map probes (`kprobe_events.ts`), so
+ * Both follow fields from the arguments: by name through BTF (`CONFIG_PROBE_EVENTS_BTF_ARGS`,
+ * Linux 6.6+), else through the struct offsets `scripts/kernel-offsets.sh` measured from the
+ * kernel's own build tree (`$AXL_KERNEL_OFFSETS`, as the dma-buf events reach the inode on
+ * L4T's 5.15): `+OFFS(...)` fetch-args from `$argN` to `file->f_inode->i_sb->s_magic` and to
+ * the vma's `vm_start`, `vm_end` and `vm_flags`. Without either, a part is not placed and the
+ * scans stand in at their faster period. The events carry the same fields either way, so one
+ * fold reads both. They are defined in the group of the attach/map probes (`kprobe_events.ts`), so
  * that the same removal and the same state file cover them, but enabled in a trace instance
  * of their own (`capture.ts`): the main trace's format stays as it was.
  *
@@ -32,6 +36,33 @@ export interface ProcessProbeKernel {
   functions: ReadonlySet<string>;
   /** BTF argument names and `->` field access work. */
   btfArgs: boolean;
+  /** `$argN` fetch-args work (needed where BTF names are absent); absent: they do not. */
+  argAccess?: boolean;
+  /** Struct offsets measured for this kernel, followed where BTF names are absent. */
+  offsets?: ProcessProbeOffsets;
+}
+
+/**
+ * The measured struct offsets the process probes follow without BTF (the fields of
+ * `KernelOffsets` in `kprobe_events.ts`, as `scripts/kernel-offsets.sh` names them).
+ */
+export interface ProcessProbeOffsets {
+  /** The offsets file. */
+  source: string;
+  /** `file.f_inode`. */
+  fileInode: number;
+  /** `inode.i_ino`. */
+  inodeIno: number;
+  /** `inode.i_sb`; absent in files measured before the process probes. */
+  inodeSb?: number;
+  /** `super_block.s_magic`; absent likewise. */
+  sbMagic?: number;
+  /** `vm_area_struct.vm_start`; absent likewise. */
+  vmaStart?: number;
+  /** `vm_area_struct.vm_end`; absent likewise. */
+  vmaEnd?: number;
+  /** `vm_area_struct.vm_flags`; absent likewise. */
+  vmaFlags?: number;
 }
 
 /** The parts of the process probes: each stands in for one part of the scans. */
@@ -57,7 +88,7 @@ export type ProcessProbeLines = { function: string; lines: string[] } | {
 
 /**
  * The process probes' definitions for this kernel, part by part: each needs its function and
- * BTF argument names.
+ * either BTF argument names or `$argN` with the measured struct offsets it follows.
  *
  * @example
  * ```ts
@@ -69,6 +100,19 @@ export type ProcessProbeLines = { function: string; lines: string[] } | {
  * console.log("lines" in d.mmap ? d.mmap.lines[1] : d.mmap.unavailable);
  * // "r:axl_kp_1/axl_kp_mmap_ret dma_buf_mmap_internal ret=$retval:s32"
  * ```
+ *
+ * @example Without BTF, through offsets measured for the kernel
+ * ```ts
+ * import { processProbeDefinitions } from "./process_probes.ts";
+ * const d = processProbeDefinitions("axl_kp_1", {
+ *   functions: new Set(["fd_install"]),
+ *   btfArgs: false,
+ *   argAccess: true,
+ *   offsets: { source: "offsets.txt", fileInode: 32, inodeIno: 56, inodeSb: 40, sbMagic: 96 },
+ * });
+ * console.log("lines" in d.fd ? d.fd.lines[0] : d.fd.unavailable);
+ * // "p:axl_kp_1/axl_kp_fd fd_install fd=$arg1:s32 ino=+56(+32($arg2)):u64 magic=+96(+40(+32($arg2))):x64"
+ * ```
  */
 export function processProbeDefinitions(
   group: string,
@@ -77,33 +121,79 @@ export function processProbeDefinitions(
   const missing = (fn: string) => ({
     unavailable: `cannot probe ${fn} (not in the kernel's function list)`,
   });
-  const noBtf = (what: string) => ({
-    unavailable: `${what} needs BTF argument names (CONFIG_PROBE_EVENTS_BTF_ARGS, Linux 6.6+): ` +
-      "no offset of it is measured",
-  });
+  const o = k.offsets;
+  // Why the fields cannot be followed without BTF, or undefined when they can.
+  const noOffsets = (what: string, keys: Array<[string, number | undefined]>) => {
+    const why = !k.argAccess
+      ? "the kernel has no $argN fetch-args"
+      : !o
+      ? "no struct offsets were measured for this kernel (scripts/kernel-offsets.sh, " +
+        "$AXL_KERNEL_OFFSETS)"
+      : keys.some(([, v]) => v === undefined)
+      ? `${o.source} has no offset ${
+        keys.filter(([, v]) => v === undefined).map(([key]) => key).join(", ")
+      } (measured before the process probes): measure it again with scripts/kernel-offsets.sh`
+      : undefined;
+    return why === undefined ? undefined : {
+      unavailable: `${what} needs BTF argument names (CONFIG_PROBE_EVENTS_BTF_ARGS, Linux ` +
+        `6.6+) or measured struct offsets: ${why}`,
+    };
+  };
+  // file->f_inode by measured offsets, from the fetch-arg holding the file.
+  const inodeOf = (file: string) => `+${o?.fileInode}(${file})`;
+  const fdLine = (ino: string, magic: string) =>
+    `p:${group}/${PROCESS_PROBE_EVENTS.fd} fd_install fd=$arg1:s32 ino=${ino}:u64 ` +
+    `magic=${magic}:x64`;
+  const fdNeeds = noOffsets("keeping only dma-buf files (file->f_inode->i_sb->s_magic)", [
+    ["inode.i_sb", o?.inodeSb],
+    ["super_block.s_magic", o?.sbMagic],
+  ]);
   const fd: ProcessProbeLines = !k.functions.has("fd_install")
     ? missing("fd_install")
-    : !k.btfArgs
-    ? noBtf("keeping only dma-buf files (file->f_inode->i_sb->s_magic)")
-    : {
+    : k.btfArgs
+    ? {
+      function: "fd_install",
+      lines: [fdLine("file->f_inode->i_ino", "file->f_inode->i_sb->s_magic")],
+    }
+    : fdNeeds ?? {
       function: "fd_install",
       lines: [
-        `p:${group}/${PROCESS_PROBE_EVENTS.fd} fd_install fd=$arg1:s32 ` +
-        "ino=file->f_inode->i_ino:u64 magic=file->f_inode->i_sb->s_magic:x64",
+        fdLine(
+          `+${o!.inodeIno}(${inodeOf("$arg2")})`,
+          `+${o!.sbMagic}(+${o!.inodeSb}(${inodeOf("$arg2")}))`,
+        ),
       ],
     };
+  const mmapLines = (ino: string, start: string, end: string, flags: string) => [
+    `p:${group}/${PROCESS_PROBE_EVENTS.mmap} dma_buf_mmap_internal ino=${ino}:u64 ` +
+    `start=${start}:x64 end=${end}:x64 flags=${flags}:x64`,
+    `r:${group}/${PROCESS_PROBE_EVENTS.mmapRet} dma_buf_mmap_internal ret=$retval:s32`,
+  ];
+  const mmapNeeds = noOffsets("reading the mapping's permissions (vma->vm_flags)", [
+    ["vm_area_struct.vm_start", o?.vmaStart],
+    ["vm_area_struct.vm_end", o?.vmaEnd],
+    ["vm_area_struct.vm_flags", o?.vmaFlags],
+  ]);
   const mmap: ProcessProbeLines = !k.functions.has("dma_buf_mmap_internal")
     ? missing("dma_buf_mmap_internal")
-    : !k.btfArgs
-    ? noBtf("reading the mapping's permissions (vma->vm_flags)")
-    : {
+    : k.btfArgs
+    ? {
       function: "dma_buf_mmap_internal",
-      lines: [
-        `p:${group}/${PROCESS_PROBE_EVENTS.mmap} dma_buf_mmap_internal ` +
-        "ino=file->f_inode->i_ino:u64 start=vma->vm_start:x64 end=vma->vm_end:x64 " +
-        "flags=vma->vm_flags:x64",
-        `r:${group}/${PROCESS_PROBE_EVENTS.mmapRet} dma_buf_mmap_internal ret=$retval:s32`,
-      ],
+      lines: mmapLines(
+        "file->f_inode->i_ino",
+        "vma->vm_start",
+        "vma->vm_end",
+        "vma->vm_flags",
+      ),
+    }
+    : mmapNeeds ?? {
+      function: "dma_buf_mmap_internal",
+      lines: mmapLines(
+        `+${o!.inodeIno}(${inodeOf("$arg1")})`,
+        `+${o!.vmaStart}($arg2)`,
+        `+${o!.vmaEnd}($arg2)`,
+        `+${o!.vmaFlags}($arg2)`,
+      ),
     };
   return { fd, mmap };
 }

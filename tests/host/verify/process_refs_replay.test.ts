@@ -3,8 +3,10 @@
 // tests/device/verify_metis_user.test.ts (4 camera buffers held by fd, a bystander's 3 buffers of
 // the same heap beside them) and the Voyager-shaped transform client of
 // tests/device/verify_voyager.test.ts (8 buffers held and mapped rw-s on the CPU), both in the
-// x86_64 guest (6.12, BTF) with the scans still running (every 1000 ms there). The events alone
-// give the refs the scans gave, and the judge gives the same verdicts from them.
+// x86_64 guest (6.12, BTF) with the scans still running (every 1000 ms there); and the held user
+// script again in the arm64 guest (5.15, no BTF: the probes follow measured struct offsets,
+// tests/fixtures/trace/5.15-arm64-refs-events/). The events alone give the refs the scans gave,
+// and the judge gives the same verdicts from them.
 import assert from "node:assert/strict";
 import { ProcessRefFold } from "../../../lib/verify/evidence/process_refs.ts";
 import { parseFtraceLine } from "../../../lib/trace/parse/ftrace.ts";
@@ -13,11 +15,16 @@ import { judgeArtifacts } from "../../../lib/verify/replay.ts";
 import { judgeEditedCopy } from "./_edited_copy.ts";
 
 const dir = (run: string) =>
-  new URL(`../../fixtures/trace/6.12-refs-events/${run}`, import.meta.url).pathname;
+  new URL(
+    run === "arm64-metis-user-held"
+      ? "../../fixtures/trace/5.15-arm64-refs-events/metis-user-held"
+      : `../../fixtures/trace/6.12-refs-events/${run}`,
+    import.meta.url,
+  ).pathname;
 const options = { evidence: "generic" as const };
-/** The held run was judged live at `--threshold 2` (verify_metis_user.test.ts). */
+/** The held runs were judged live at `--threshold 2` (verify_metis_user.test.ts). */
 const optionsOf = (run: string) =>
-  run === "metis-user-held" ? { ...options, copyThresholdPercent: 2 } : options;
+  run.endsWith("metis-user-held") ? { ...options, copyThresholdPercent: 2 } : options;
 
 type FdRef = { pid: number; fd: number; inode: number; exporter: string };
 type MapRef = { pid: number; inode: number; start: string; end: string; perms: string };
@@ -49,7 +56,13 @@ async function eventRefs(run: string) {
 const fdKey = (f: FdRef) => `${f.pid}:${f.inode}:${f.fd}:${f.exporter}`;
 const mapKey = (m: MapRef) => `${m.pid}:${m.inode}:${m.start}-${m.end}:${m.perms}`;
 
-for (const [run, fds, maps] of [["metis-user-held", 4, 0], ["voyager-transform", 8, 8]] as const) {
+const RUNS = [
+  ["metis-user-held", 4, 0],
+  ["voyager-transform", 8, 8],
+  ["arm64-metis-user-held", 4, 0],
+] as const;
+
+for (const [run, fds, maps] of RUNS) {
   Deno.test(`ProcessRefFold on the ${run} run's events gives the fd and map refs its /proc scans gave`, async () => {
     const r = await record(run);
     // Nothing in workload.fdRefs/mapRefs came from the events alone: they are the scans'.
@@ -109,8 +122,8 @@ Deno.test("judgeArtifacts() on the held run without the workload's refs loses th
   });
 });
 
-Deno.test("judgeArtifacts() gives back the live results of both runs as saved", async () => {
-  for (const run of ["metis-user-held", "voyager-transform"]) {
+Deno.test("judgeArtifacts() gives back the live results of the three runs as saved", async () => {
+  for (const [run] of RUNS) {
     const live = JSON.parse(await Deno.readTextFile(`${dir(run)}/result.json`));
     const again = await judgeArtifacts(dir(run), optionsOf(run));
     assert.equal(again.axl.status, live.axl.status, run);
