@@ -98,6 +98,11 @@ export interface CaptureOptions {
   evidence?: EvidenceMode;
   /** kprobe events on the dma-buf functions (default true; see `kprobe_events.ts`). */
   probes?: boolean;
+  /**
+   * The process probes (`process_probes.ts`; default true, with `probes`): false leaves the
+   * workload's fds and mappings to the /proc scans alone, every 200 ms.
+   */
+  processProbes?: boolean;
   /** Progress messages (the command prints them on a TTY). */
   onProgress?: (message: string) => void;
   /** Where `perf record` writes (default: a temporary directory, removed afterwards). */
@@ -282,11 +287,17 @@ export async function captureRun(
   const probes: ProbeSetup = kernel === undefined
     ? { unavailable: "not requested (--no-probes)" }
     : installDmabufProbes(tracefs, `axl_kp_${Deno.pid}`, kernel);
-  const procProbes = kernel && !("unavailable" in kernel) && "events" in probes
-    ? installProcessProbes(tracefs, `axl_kp_${Deno.pid}`, kernel)
-    : undefined;
+  const procProbes =
+    o.processProbes !== false && kernel && !("unavailable" in kernel) && "events" in probes
+      ? installProcessProbes(tracefs, `axl_kp_${Deno.pid}`, kernel)
+      : undefined;
   const session = openSession(tracefs, bufferSizeKb, graph, probes);
   const notes: string[] = [...leftover, ...session.info.notes];
+  if (o.processProbes === false && kernel) {
+    notes.push(
+      "process probes not requested (--no-process-probes): the scans every 200 ms stand in",
+    );
+  }
   if ("unavailable" in probes) notes.push(`no dma-buf kprobe events: ${probes.unavailable}`);
   let refs: TraceSession | undefined;
   const tmp = await Deno.makeTempDir({ prefix: "axl-verify-" });

@@ -136,3 +136,53 @@ Deno.test("judgeArtifacts() gives back the live results of the three runs as sav
     }
   }
 });
+
+// The held run's capture with `refEvents.lost` edited from 0 to 5 (or to the message of stats
+// that could not be read): the loss was edited in because a real overrun cannot be made to
+// order in the rig without changing what the run did. It is a fair fixture for the judge: an
+// overrun changes only that counter and drops events, and the judge cannot tell which; here
+// every event is still in refs_trace.txt, so this is the mildest loss there is, and the held
+// pool it narrows must still not pass as if the refs were complete.
+for (const lost of [5, "reading per_cpu/cpu0/stats: No such file or directory"]) {
+  Deno.test(`judgeArtifacts() on the held run with the process probes' loss edited to ${JSON.stringify(lost)} is INCONCLUSIVE on I3, naming the loss and --no-process-probes`, async () => {
+    const live = JSON.parse(await Deno.readTextFile(`${dir("metis-user-held")}/result.json`));
+    assert.equal(live.axl.invariants.I3.status, "PASS");
+    const again = await judgeEditedCopy(
+      dir("metis-user-held"),
+      optionsOf("metis-user-held"),
+      (c) => {
+        (c.refEvents as { lost: number | string }).lost = lost;
+      },
+      (t) => t,
+    );
+    const i3 = again.axl.invariants.I3;
+    assert.equal(i3.status, "INCONCLUSIVE", i3.summary);
+    assert.match(
+      i3.summary,
+      typeof lost === "number"
+        ? /the process probes lost 5 events .*once a second.*--no-process-probes/
+        : /the process probes may have lost events \(reading per_cpu.*--no-process-probes/,
+    );
+    assert.equal(again.axl.status, "INCONCLUSIVE");
+    // The other invariants keep their live verdicts.
+    for (const inv of ["I1", "I2"] as const) {
+      assert.equal(again.axl.invariants[inv].summary, live.axl.invariants[inv].summary, inv);
+    }
+  });
+}
+
+Deno.test("judgeArtifacts() on the held run with a loss but the scans at 200 ms (the mmap part not placed) keeps the live verdict", async () => {
+  const live = JSON.parse(await Deno.readTextFile(`${dir("metis-user-held")}/result.json`));
+  const again = await judgeEditedCopy(
+    dir("metis-user-held"),
+    optionsOf("metis-user-held"),
+    (c) => {
+      const ev = c.refEvents as { lost: number; parts: string[] };
+      ev.lost = 5;
+      ev.parts = ["fd"];
+    },
+    (t) => t,
+  );
+  assert.equal(again.axl.invariants.I3.status, live.axl.invariants.I3.status);
+  assert.equal(again.axl.invariants.I3.summary, live.axl.invariants.I3.summary);
+});
