@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Measures, from a kernel's own build tree, the struct offsets that `axl verify`'s dma-buf
-# kprobe events follow to a buffer's inode and its exporter's name on kernels whose probes cannot
-# name fields through BTF (Linux before 6.6, e.g. L4T's 5.15), and prints them as the file verify
+# Measures, from a kernel's own build tree, the struct offsets that `axl verify`'s kprobe events
+# follow on kernels whose probes cannot name fields through BTF (Linux before 6.6, e.g. L4T's
+# 5.15): the dma-buf events' to a buffer's inode and its exporter's name, the process probes' to
+# a file's superblock magic and a mapping's range and flags. Prints them as the file verify
 # reads:
 #
 #   scripts/kernel-offsets.sh KDIR [MAKE_ARGS...] > FILE
@@ -51,4 +52,9 @@ dma_buf.file=$(get AXL_DMA_BUF_FILE)
 dma_buf.exp_name=$(get AXL_DMA_BUF_EXP_NAME)
 file.f_inode=$(get AXL_FILE_F_INODE)
 inode.i_ino=$(get AXL_INODE_I_INO)
+inode.i_sb=$(get AXL_INODE_I_SB)
+super_block.s_magic=$(get AXL_SUPER_BLOCK_S_MAGIC)
+vm_area_struct.vm_start=$(get AXL_VM_AREA_STRUCT_VM_START)
+vm_area_struct.vm_end=$(get AXL_VM_AREA_STRUCT_VM_END)
+vm_area_struct.vm_flags=$(get AXL_VM_AREA_STRUCT_VM_FLAGS)
 OUT

@@ -194,6 +194,11 @@ export const verifySpec: CommandSpec = {
       default: "auto",
     },
     "no-probes": { type: "boolean", description: "no kprobe events on the dma-buf functions" },
+    "no-process-probes": {
+      type: "boolean",
+      description: "no kprobe events for the workload's dma-buf fds and mappings:\n" +
+        "the /proc scans every 200 ms instead of once a second",
+    },
     "no-graph": { type: "boolean", description: "no function_graph (faster to set up)" },
     "no-stream": {
       type: "boolean",
@@ -355,6 +360,7 @@ export function verifyPlan(args: ParsedArgs): VerifyPlan {
       graph: args.values["no-graph"] !== true,
       perf: args.values["no-perf"] !== true,
       probes: args.values["no-probes"] !== true,
+      ...(args.values["no-process-probes"] === true ? { processProbes: false } : {}),
       ...(args.values["no-stream"] === true ? { stream: false } : {}),
       ...(interval !== undefined
         ? { bufinfoIntervalMs: intOption("verify", "bufinfo-interval", interval, 0) }

@@ -32,7 +32,14 @@ import { type DrainSummary, TraceDrain } from "../trace/capture/trace_drain.ts";
 import { stopOnSignal } from "./_interrupt.ts";
 import { type V4l2DeviceRef, v4l2DevicesOf } from "./v4l2_devices.ts";
 import type { EvidenceMode, ImporterRecord } from "./evidence/source.ts";
-import { installDmabufProbes, removeDmabufProbes } from "../trace/capture/kprobe_events.ts";
+import {
+  installDmabufProbes,
+  probeKernel,
+  removeDmabufProbes,
+} from "../trace/capture/kprobe_events.ts";
+import { installProcessProbes, type ProcessProbes } from "../trace/capture/process_probes.ts";
+import { type ProcessRefCounts, ProcessRefFold } from "./evidence/process_refs.ts";
+import { parseFtraceLine } from "../trace/parse/ftrace.ts";
 import type { ProbeSetup } from "./judge.ts";
 import { formatRestore, restoreAbandonedRuns } from "../trace/capture/tracefs_restore.ts";
 import { StageClock } from "./timings.ts";
@@ -91,6 +98,11 @@ export interface CaptureOptions {
   evidence?: EvidenceMode;
   /** kprobe events on the dma-buf functions (default true; see `kprobe_events.ts`). */
   probes?: boolean;
+  /**
+   * The process probes (`process_probes.ts`; default true, with `probes`): false leaves the
+   * workload's fds and mappings to the /proc scans alone, every 200 ms.
+   */
+  processProbes?: boolean;
   /** Progress messages (the command prints them on a TTY). */
   onProgress?: (message: string) => void;
   /** Where `perf record` writes (default: a temporary directory, removed afterwards). */
@@ -123,15 +135,46 @@ export interface CaptureRecord {
   /**
    * How many times a process of the workload was scanned while it ran (its dma-buf fds with
    * fdinfo, its `/proc/PID/maps` and its open V4L2 nodes: one per process per pass, a pass
-   * every 200 ms); absent in captures made before it was counted.
+   * every 200 ms, or every 1000 ms where the process probes record the fds and mappings:
+   * `refEvents`); absent in captures made before it was counted.
    */
   procScans?: number;
+  /**
+   * The process probes (`process_probes.ts`): which parts were placed, what their events
+   * said of the workload's fds and mappings (`refs_trace.txt`), and why a part was not
+   * placed; absent when none could be (no probe events) and in captures made before them.
+   */
+  refEvents?: RefEvents;
   /**
    * What the capture wrote, for replays to check (`integrity.ts`); absent in captures made
    * before it was recorded, and until `runVerify()` has judged the run.
    */
   integrity?: Integrity;
 }
+
+/** What the process probes saw of the workload's processes (`CaptureRecord.refEvents`). */
+export interface RefEvents {
+  /** The parts placed (`fd`, `recvfd`, `mmap`). */
+  parts: string[];
+  /** Why each part not placed is not. */
+  unavailable: Record<string, string>;
+  /**
+   * The lines written to kprobe_events for the parts placed (fields by BTF name or by measured
+   * offsets); absent in captures made before they were recorded.
+   */
+  definitions?: string[];
+  /** What the fold read. */
+  counts: ProcessRefCounts;
+  /** Events the refs instance's ring buffer lost (overrun), or why its stats were not read. */
+  lost: number | string;
+  /** The workload's fd refs from the events (the scans' shape). */
+  fdRefs: WorkloadFdRef[];
+  /** The workload's map refs from the events (the scans' shape). */
+  mapRefs: Array<{ pid: number } & DmaBufMapRef>;
+}
+
+/** The per-CPU buffer (KiB) of the process probes' instance: a few events per buffer. */
+export const REFS_BUFFER_KB = 1024;
 
 /**
  * The bufinfo interval (ms) when the attach and detach probe events carry the inode and the
@@ -240,12 +283,23 @@ export async function captureRun(
   );
   const tracefs = o.tracefs ?? findTracefs();
   const leftover = restoreLeftovers();
-  const probes: ProbeSetup = o.probes === false
+  const kernel = o.probes === false ? undefined : probeKernel(tracefs);
+  const probes: ProbeSetup = kernel === undefined
     ? { unavailable: "not requested (--no-probes)" }
-    : installDmabufProbes(tracefs, `axl_kp_${Deno.pid}`);
+    : installDmabufProbes(tracefs, `axl_kp_${Deno.pid}`, kernel);
+  const procProbes =
+    o.processProbes !== false && kernel && !("unavailable" in kernel) && "events" in probes
+      ? installProcessProbes(tracefs, `axl_kp_${Deno.pid}`, kernel)
+      : undefined;
   const session = openSession(tracefs, bufferSizeKb, graph, probes);
   const notes: string[] = [...leftover, ...session.info.notes];
+  if (o.processProbes === false && kernel) {
+    notes.push(
+      "process probes not requested (--no-process-probes): the scans every 200 ms stand in",
+    );
+  }
   if ("unavailable" in probes) notes.push(`no dma-buf kprobe events: ${probes.unavailable}`);
+  let refs: TraceSession | undefined;
   const tmp = await Deno.makeTempDir({ prefix: "axl-verify-" });
   let drain: TraceDrain | undefined;
   let running: RunningWorkload | undefined;
@@ -278,7 +332,9 @@ export async function captureRun(
       ...(o.perfFrequency ? { frequency: o.perfFrequency } : {}),
     });
 
+    refs = openRefsSession(tracefs, procProbes, notes);
     if (stream) drain = TraceDrain.start({ dir: session.info.dir, output: files.trace });
+    refs?.start();
     session.start();
     // The first sample is the attach events' starting state (`evidence/attach_events.ts`):
     // taken before the workload starts, so that nothing it attaches is in both.
@@ -291,7 +347,12 @@ export async function captureRun(
     if (stopRequested) running.stop();
     if (!o.workload.pidsBeforeStart) await perf.attach(running.pids);
     running.release?.();
-    const watch = watchWorkload(running, bufinfoUnavailable ? undefined : sampler, notes);
+    const watch = watchWorkload(
+      running,
+      bufinfoUnavailable ? undefined : sampler,
+      notes,
+      refsCover(refs, procProbes) ? EVENTS_SCAN_MS : SCAN_MS,
+    );
     const outcome = await running.done;
     clock.workloadEnded();
     say("workload done; collecting");
@@ -306,6 +367,7 @@ export async function captureRun(
     const [seen, bufinfo] = await Promise.all([watch.stop(), unsampled ?? sampler.stop()]);
     clock.lap("stop samplers");
     session.stop();
+    refs?.stop();
     const drained = await collectTrace(drain, session, files.trace, say);
     drain = undefined;
     clock.lap("drain");
@@ -317,6 +379,17 @@ export async function captureRun(
     const loss = await saveStats(session, files.stats, notes);
     const setup = session.info;
     await session.close();
+    const refEvents = refs
+      ? await foldRefEvents(
+        refs,
+        procProbes!,
+        running.pids,
+        join(o.artifacts, "refs_trace.txt"),
+        knownBuffers(seen, bufinfo),
+      )
+      : undefined;
+    await refs?.close();
+    if (refEvents) mergeRefEvents(seen, refEvents, notes);
     say("tracefs restored");
     clock.lap("restore tracefs");
     await perfStopped;
@@ -341,6 +414,7 @@ export async function captureRun(
       probes,
       ...(drained ? { drain: drained } : {}),
       procScans: seen.procScans,
+      ...(refEvents ? { refEvents } : {}),
     };
     await Deno.writeTextFile(files.capture, JSON.stringify(record, null, 2) + "\n");
     const perfSummary = perf.scripting ? script.then((s) => s?.summary) : undefined;
@@ -364,6 +438,7 @@ export async function captureRun(
       await perfStopped?.catch(() => {});
       await drain?.abort();
       await session.close();
+      await refs?.close();
     } finally {
       // The session disabled the probe events: now they can go.
       if ("events" in probes) removeDmabufProbes(tracefs, `axl_kp_${Deno.pid}`);
@@ -472,12 +547,181 @@ function openSession(
       tracefs,
       // Ctrl-C stops the workload and the run is judged (captureRun's stopOnSignal).
       handleSignals: false,
-      ...("events" in probes ? { events: [...VERIFY_EVENTS, `axl_kp_${Deno.pid}:*`] } : {}),
+      // The attach/map events by name: the process probes of the same group go to their own
+      // instance (openRefsSession()).
+      ...("events" in probes ? { events: [...VERIFY_EVENTS, ...probes.events] } : {}),
     });
   } catch (e) {
     if ("events" in probes) removeDmabufProbes(tracefs, `axl_kp_${Deno.pid}`);
     throw e;
   }
+}
+
+/**
+ * The trace instance of the process probes (`record-tgid` on, so that each event names its
+ * process), or undefined when no part was placed; a note says which parts were not.
+ */
+function openRefsSession(
+  tracefs: string,
+  p: ProcessProbes | undefined,
+  notes: string[],
+): TraceSession | undefined {
+  if (!p) return undefined;
+  const missing = Object.entries(p.unavailable);
+  if (missing.length > 0) {
+    notes.push(
+      "process probes not placed (the scans every 200 ms stand in): " +
+        missing.map(([part, why]) => `${part}: ${why}`).join("; "),
+    );
+  }
+  if (p.parts.length === 0) return undefined;
+  try {
+    Deno.statSync(`${tracefs}/instances`);
+  } catch {
+    // The session would fall back to the top-level buffer, which the main trace may use.
+    notes.push(
+      "process probes not enabled: this kernel has no tracefs instances for their own trace " +
+        "(the scans every 200 ms stand in)",
+    );
+    return undefined;
+  }
+  try {
+    return TraceSession.open({
+      tracefs,
+      bufferSizeKb: REFS_BUFFER_KB,
+      graphFunctions: false,
+      events: p.events,
+      optionalEvents: [],
+      instanceName: `axl-refs-${Deno.pid}`,
+      handleSignals: false,
+      recordTgid: true,
+      filters: p.filters,
+    });
+  } catch (e) {
+    notes.push(`process probes' trace instance: ${(e as Error).message}`);
+    return undefined;
+  }
+}
+
+/** The /proc scans' period (ms) where no process probe stands in for them. */
+export const SCAN_MS = 200;
+
+/**
+ * The /proc scans' period (ms) where the process probes record every dma-buf fd and mapping:
+ * a cross-check, and the workload's open V4L2 nodes and the sysfs stats, which no event gives.
+ */
+export const EVENTS_SCAN_MS = 1000;
+
+/** Whether the process probes record both the workload's fds and its mappings. */
+function refsCover(refs: TraceSession | undefined, p: ProcessProbes | undefined): boolean {
+  return refs !== undefined && p !== undefined && p.parts.includes("fd") &&
+    p.parts.includes("mmap");
+}
+
+/** What names a buffer the events do not: the scans' fdinfo and maps, then bufinfo. */
+function knownBuffers(
+  seen: Watched,
+  bufinfo: BufinfoSummary | { unavailable: string },
+): (inode: number) => { exporter?: string; name?: string } | undefined {
+  const exporters = new Map(seen.fdRefs.map((f) => [f.inode, f.exporter]));
+  const names = new Map(seen.mapRefs.map((m) => [m.inode, m.name]));
+  return (inode) => {
+    const b = "inodes" in bufinfo ? bufinfo.inodes.get(inode) : undefined;
+    const exporter = exporters.get(inode) || b?.exporter;
+    const name = names.get(inode) ?? b?.name;
+    return exporter === undefined && name === undefined ? undefined : {
+      ...(exporter !== undefined ? { exporter } : {}),
+      ...(name !== undefined ? { name } : {}),
+    };
+  };
+}
+
+/**
+ * Adds the refs the events saw and the scans did not to what the scans saw (one fd ref per
+ * process and buffer, one map ref per process, buffer and start), with a note of how many and
+ * of what made the events incomplete (lost, unpaired, without their process, damaged).
+ *
+ * @example
+ * ```ts
+ * import { mergeRefEvents } from "./capture.ts";
+ * const seen = { fdRefs: [{ pid: 1, fd: 5, inode: 7, exporter: "system" }], mapRefs: [] };
+ * const notes: string[] = [];
+ * mergeRefEvents(seen, {
+ *   parts: ["fd", "mmap"], unavailable: {}, lost: 0, mapRefs: [],
+ *   counts: { events: 2, paired: 0, unpaired: 0, failed: 0, notDmabuf: 0, noProcess: 0, damaged: 0 },
+ *   fdRefs: [{ pid: 1, fd: 5, inode: 7, exporter: "system" }, { pid: 1, fd: 6, inode: 8, exporter: "" }],
+ * }, notes);
+ * console.log(seen.fdRefs.length); // 2
+ * ```
+ */
+export function mergeRefEvents(
+  seen: Pick<Watched, "fdRefs" | "mapRefs">,
+  ev: RefEvents,
+  notes: string[],
+): void {
+  const fds = new Set(seen.fdRefs.map((f) => `${f.pid}:${f.inode}`));
+  const maps = new Set(seen.mapRefs.map((m) => `${m.pid}:${m.inode}:${m.start}`));
+  const newFds = ev.fdRefs.filter((f) => !fds.has(`${f.pid}:${f.inode}`));
+  const newMaps = ev.mapRefs.filter((m) => !maps.has(`${m.pid}:${m.inode}:${m.start}`));
+  seen.fdRefs.push(...newFds);
+  seen.mapRefs.push(...newMaps);
+  const c = ev.counts;
+  const incomplete = [
+    typeof ev.lost === "string"
+      ? `its loss unknown (${ev.lost})`
+      : ev.lost
+      ? `${ev.lost} lost`
+      : "",
+    c.noProcess ? `${c.noProcess} without their process` : "",
+    c.unpaired ? `${c.unpaired} mmap entries or returns unpaired` : "",
+    c.damaged ? `${c.damaged} damaged` : "",
+  ].filter(Boolean);
+  notes.push(
+    `the workload's dma-buf fds and mappings from ${c.events} process probe events ` +
+      `(${ev.parts.join(", ")}): ${ev.fdRefs.length} fd refs and ${ev.mapRefs.length} map ` +
+      `refs, ${newFds.length} and ${newMaps.length} of them not in the /proc scans` +
+      (incomplete.length
+        ? `; events ${incomplete.join(", ")}: a buffer the workload held or mapped only ` +
+          "between two scans may be missing from the refs"
+        : ""),
+  );
+}
+
+/** Saves the process probes' trace to `path` and folds it for the workload's `pids`. */
+async function foldRefEvents(
+  refs: TraceSession,
+  p: ProcessProbes,
+  pids: number[],
+  path: string,
+  known: (inode: number) => { exporter?: string; name?: string } | undefined,
+): Promise<RefEvents> {
+  const stream = await refs.readTrace();
+  await Deno.writeFile(path, stream);
+  const text = await Deno.readTextFile(path);
+  const fold = new ProcessRefFold();
+  let n = 0;
+  for (const l of text.split("\n")) {
+    n++;
+    const e = parseFtraceLine(l, n);
+    if (e?.kind === "event") fold.add(e);
+  }
+  let lost: number | string;
+  try {
+    lost = 0;
+    for (const st of refs.stats().values()) lost += st.overrun;
+  } catch (e) {
+    lost = (e as Error).message;
+  }
+  const r = fold.refs(pids, known);
+  return {
+    parts: p.parts,
+    unavailable: p.unavailable,
+    definitions: p.definitions,
+    counts: fold.counts,
+    lost,
+    fdRefs: r.fdRefs,
+    mapRefs: r.mapRefs,
+  };
 }
 
 /** What capture.json says of the workload: what it was, how it ended, what it held. */
@@ -516,12 +760,14 @@ interface Watched {
 
 /**
  * Scans the workload's `/dmabuf:` map refs, dma-buf fds and open V4L2 nodes, and the sysfs
- * stats of the buffers bufinfo has seen, every 200 ms until stopped.
+ * stats of the buffers bufinfo has seen, every `periodMs` until stopped ({@linkcode SCAN_MS},
+ * or {@linkcode EVENTS_SCAN_MS} where the process probes record the fds and mappings).
  */
 function watchWorkload(
   running: RunningWorkload,
   sampler: BufinfoSampler | undefined,
   notes: string[],
+  periodMs: number,
 ): { stop(): Promise<Watched> } {
   const mapRefs = new Map<string, { pid: number } & DmaBufMapRef>();
   const fdRefs = new Map<string, WorkloadFdRef>();
@@ -566,7 +812,7 @@ function watchWorkload(
       }
       if (!scanning) break;
       await new Promise<void>((r) => {
-        const t = setTimeout(r, 200);
+        const t = setTimeout(r, periodMs);
         wake = () => {
           clearTimeout(t);
           r();

@@ -68,6 +68,13 @@ export const CaptureRecordSchema = z.looseObject({
   ]).optional(),
   drain: z.looseObject({ bytes: int.nonnegative(), ms: z.number(), ended: z.string() }).optional(),
   procScans: int.nonnegative().optional(),
+  refEvents: z.looseObject({
+    parts: strings,
+    counts: z.looseObject({ events: int.nonnegative() }),
+    lost: z.union([int.nonnegative(), z.string()]),
+    fdRefs: z.array(z.looseObject({ pid: int, fd: int, inode: int, exporter: z.string() })),
+    mapRefs: z.array(z.looseObject({ pid: int })),
+  }).optional(),
   integrity: IntegritySchema.optional(),
 });
 

@@ -44,7 +44,7 @@ import { round } from "./_invariant.ts";
 import type { V4l2DeviceRef } from "./v4l2_devices.ts";
 import { judgeImporterAccounting } from "./evidence/importer_accounting.ts";
 import { withAttachEvents } from "./evidence/attach_events.ts";
-import { withWorkloadFds } from "./evidence/held_mappings.ts";
+import { refsDoubt, withWorkloadFds } from "./evidence/held_mappings.ts";
 import type { NvmapFacts } from "./evidence/nvmap_events.ts";
 import type { NvmapEvidence } from "./schema.ts";
 import {
@@ -188,6 +188,12 @@ export interface JudgeInput {
    * list is not trusted (`evidence/held_mappings.ts`).
    */
   bufinfoIntervalMs?: number;
+  /**
+   * The process probes' parts and loss (capture.json's `refEvents`); absent: none placed, or a
+   * capture made before them. Lost events while the scans ran once a second leave a held pool
+   * narrowed to the workload's refs INCONCLUSIVE (`refsDoubt()`, `evidence/held_mappings.ts`).
+   */
+  refEvents?: { parts: string[]; lost: number | string };
 }
 
 /** bufinfo's polling interval where no events stand in for it, ms. */
@@ -289,6 +295,7 @@ export function judge(given: JudgeInput): VerifyResult {
     t.nvmap,
     workloadBuffers(input.workload),
     sparseBufinfo(input),
+    refsDoubt(input.refEvents),
   );
   const i3 = generic ??
     judgeAccounting(join, input.workload.framesSubmitted, input.setup.missingEvents, loss.lossy);

@@ -214,6 +214,9 @@ export async function judgeArtifacts(
     ...(record.bufinfoIntervalMs !== undefined
       ? { bufinfoIntervalMs: record.bufinfoIntervalMs }
       : {}),
+    ...(record.refEvents
+      ? { refEvents: { parts: record.refEvents.parts, lost: record.refEvents.lost } }
+      : {}),
     ...(options ? { options } : {}),
   });
   const pads = await readGstPads(dir);

@@ -14,6 +14,7 @@
 // Artifacts go to $AXL_RESULTS/verify-metis-user[-held]/ when the rig provides it.
 import assert from "node:assert/strict";
 import type { VerifyResult } from "../../lib/verify/schema.ts";
+import type { CaptureRecord } from "../../lib/verify/capture.ts";
 import { metisTarget, vividCapture } from "./verify/_metis_target.ts";
 import { denoScript, runVerify } from "./verify/_run_verify.ts";
 import { defaultFrameHeap, type DmaBuf, Heap } from "../../mod.ts";
@@ -112,4 +113,18 @@ Deno.test("axl verify -- a user's script holding one attachment per camera buffe
   assert.equal(a.invariants.I1.status, "PASS", a.invariants.I1.summary);
   assert.equal(a.invariants.I2.status, "PASS", a.invariants.I2.summary);
   assert.notEqual(a.invariants.I4.status, "FAIL", a.invariants.I4.summary);
+  // Where the probe events reach a buffer's inode (BTF names on 6.12, measured offsets on the
+  // arm64 5.15), the process probes are placed too, and their events alone name the held
+  // buffers: the workload's fd of each, lost none.
+  const capture = JSON.parse(
+    await Deno.readTextFile(`${results}/verify-metis-user-held/capture.json`),
+  ) as CaptureRecord;
+  if (capture.probes && "inode" in capture.probes && capture.probes.inode) {
+    const ev = capture.refEvents;
+    assert.ok(ev, "capture.json has refEvents");
+    assert.deepEqual([...ev.parts].sort(), ["fd", "mmap"], JSON.stringify(ev.unavailable));
+    assert.equal(ev.lost, 0);
+    const evInodes = new Set(ev.fdRefs.map((f) => f.inode));
+    for (const ino of buffers) assert.ok(evInodes.has(ino), `held buffer ${ino} from an fd event`);
+  }
 });

@@ -1,11 +1,13 @@
 // scripts/kernel-offsets.sh: its refusals, on trees that are none or do not compile, and, where
 // the VM rig has unpacked the arm64 5.15 kit's build tree (scripts/vm/lib.sh vm_kit_tree), its
-// measurement of that tree, which must give back the offsets the arm64 fixture's run used.
+// measurement of that tree, which must give back the offsets the arm64 fixtures' runs used.
 import assert from "node:assert/strict";
 
 const root = decodeURIComponent(new URL("../..", import.meta.url).pathname).replace(/\/$/, "");
 const script = `${root}/scripts/kernel-offsets.sh`;
 const FIXTURE = `${root}/tests/fixtures/trace/5.15-arm64-generic/held/kernel-offsets`;
+const FIXTURE_REFS =
+  `${root}/tests/fixtures/trace/5.15-arm64-refs-events/metis-user-held/kernel-offsets`;
 
 async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = await new Deno.Command("bash", {
@@ -81,16 +83,27 @@ Deno.test("kernel-offsets.sh fails, with the compiler's output, on a tree it can
 });
 
 Deno.test({
-  name: "kernel-offsets.sh measures the arm64 5.15 kit's tree as the fixture's run used it",
+  name: "kernel-offsets.sh measures the arm64 5.15 kit's tree as the fixtures' runs used it",
   ignore: !haveKit,
 }, async () => {
   const r = await run(kitTree!, "ARCH=arm64", "CROSS_COMPILE=aarch64-linux-gnu-");
   assert.equal(r.code, 0, r.stderr);
-  // The fixture's run predates dma_buf.exp_name: every other line as it used them.
-  const exp = r.stdout.split("\n").filter((l) => l.startsWith("dma_buf.exp_name="));
-  assert.deepEqual(exp, ["dma_buf.exp_name=96"]);
+  // The process probes' run (5.15-arm64-refs-events) used every line.
+  assert.equal(r.stdout, await Deno.readTextFile(FIXTURE_REFS));
+  // The generic held run predates dma_buf.exp_name and the process probes' keys: every other
+  // line as it used them.
+  const later = /^(dma_buf\.exp_name|inode\.i_sb|super_block\.s_magic|vm_area_struct\.\w+)=/;
+  const lines = r.stdout.split("\n");
+  assert.deepEqual(lines.filter((l) => later.test(l)), [
+    "dma_buf.exp_name=96",
+    "inode.i_sb=40",
+    "super_block.s_magic=96",
+    "vm_area_struct.vm_start=0",
+    "vm_area_struct.vm_end=8",
+    "vm_area_struct.vm_flags=80",
+  ]);
   assert.equal(
-    r.stdout.replace(/^dma_buf\.exp_name=.*\n/m, ""),
+    lines.filter((l) => !later.test(l)).join("\n"),
     await Deno.readTextFile(FIXTURE),
   );
 });

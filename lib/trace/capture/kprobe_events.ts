@@ -26,6 +26,7 @@
  * @module
  */
 import { type JournalRecord, TracefsJournal } from "./tracefs_journal.ts";
+import { PROCESS_PROBE_EVENTS } from "./process_probes.ts";
 
 /** The events of one probe set, by what they record. */
 export type DmabufProbeKind = "attach" | "map" | "unmap" | "detach";
@@ -73,9 +74,33 @@ export interface KernelOffsets {
   fileInode: number;
   /** `offsetof(struct inode, i_ino)`. */
   inodeIno: number;
+  /** `offsetof(struct inode, i_sb)`; absent in files measured before the process probes. */
+  inodeSb?: number;
+  /** `offsetof(struct super_block, s_magic)`; absent likewise. */
+  sbMagic?: number;
+  /** `offsetof(struct vm_area_struct, vm_start)`; absent likewise. */
+  vmaStart?: number;
+  /** `offsetof(struct vm_area_struct, vm_end)`; absent likewise. */
+  vmaEnd?: number;
+  /** `offsetof(struct vm_area_struct, vm_flags)`; absent likewise. */
+  vmaFlags?: number;
   /** Where they were read from. */
   source: string;
 }
+
+/**
+ * Offsets measured since a later part of verify needed them: a file measured before lacks them,
+ * and the part that follows them says so (`dma_buf.exp_name`: the attach event's exporter; the
+ * others: the process probes, `process_probes.ts`).
+ */
+const LATER_OFFSET_KEYS: Readonly<Record<string, keyof KernelOffsets>> = {
+  "dma_buf.exp_name": "dmabufExpName",
+  "inode.i_sb": "inodeSb",
+  "super_block.s_magic": "sbMagic",
+  "vm_area_struct.vm_start": "vmaStart",
+  "vm_area_struct.vm_end": "vmaEnd",
+  "vm_area_struct.vm_flags": "vmaFlags",
+};
 
 /** The largest offset taken from an offsets file: no member of these structs lies further. */
 export const MAX_STRUCT_OFFSET = 65535;
@@ -134,12 +159,12 @@ export function parseKernelOffsets(
     if (typeof n !== "number") return n;
     out[field] = n;
   }
-  // Measured since the attach event names the exporter; older files lack it.
-  const exp = values.get("dma_buf.exp_name");
-  if (exp !== undefined) {
-    const n = offset("dma_buf.exp_name", exp);
+  for (const [key, field] of Object.entries(LATER_OFFSET_KEYS)) {
+    const v = values.get(key);
+    if (v === undefined) continue;
+    const n = offset(key, v);
     if (typeof n !== "number") return n;
-    out.dmabufExpName = n;
+    out[field] = n;
   }
   return out as unknown as KernelOffsets;
 }
@@ -334,7 +359,9 @@ export function probeKernel(
     } catch {
       continue;
     }
-    for (const m of text.matchAll(/(?:^|\s)(dma_buf_\w+)(?=\s|$)/gm)) functions.add(m[1]!);
+    // fd_install, which the process probes take (`process_probes.ts`), besides dma_buf_*.
+    const names = /(?:^|\s)(dma_buf_\w+|fd_install)(?=\s|$)/gm;
+    for (const m of text.matchAll(names)) functions.add(m[1]!);
     if (functions.size > 0) break;
   }
   const btfArgs = /->field/.test(readme);
@@ -389,7 +416,8 @@ let unloadHooked = false;
 
 /**
  * Defines the dma-buf probe events under `group` (with the inode where the kernel takes
- * it). Nothing is enabled; enable `group:*` like any event. {@linkcode removeDmabufProbes}
+ * it), from `kernel` (default: {@linkcode probeKernel} of `tracefs`). Nothing is enabled;
+ * enable `group:*` like any event. {@linkcode removeDmabufProbes}
  * undoes it, and so does process exit; the group is in the process's state file
  * (`tracefs_journal.ts`) before it is defined, for a run killed with SIGKILL. Returns why
  * not when the kernel cannot.
@@ -404,9 +432,9 @@ let unloadHooked = false;
 export function installDmabufProbes(
   tracefs: string,
   group: string,
+  kernel: ReturnType<typeof probeKernel> = probeKernel(tracefs),
 ): InstalledProbes | { unavailable: string } {
   if (!/^\w+$/.test(group)) throw new RangeError(`installDmabufProbes(): bad group ${group}`);
-  const kernel = probeKernel(tracefs);
   if ("unavailable" in kernel) return kernel;
   removeStaleProbes(tracefs);
   const defs = dmabufProbeDefinitions(group, kernel);
@@ -530,13 +558,15 @@ function retryPlain(
 }
 
 /**
- * Removes every event of `group` (they must be disabled first). Idempotent; throws when an
- * event stays defined.
+ * Removes every event of `group`, the process probes' (`process_probes.ts`) too (they must be
+ * disabled first). Idempotent; throws when an event stays defined.
  */
 export function removeDmabufProbes(tracefs: string, group: string): void {
   installed.delete(group);
   const errors: string[] = [];
-  for (const event of Object.values(DMABUF_PROBE_EVENTS)) {
+  for (
+    const event of [...Object.values(DMABUF_PROBE_EVENTS), ...Object.values(PROCESS_PROBE_EVENTS)]
+  ) {
     try {
       Deno.statSync(`${tracefs}/events/${group}/${event}`);
     } catch {

@@ -66,6 +66,17 @@ export interface TraceSessionOptions {
   topLevel?: boolean;
   /** Restore on SIGINT/SIGTERM and exit (130/143). Default true. */
   handleSignals?: boolean;
+  /**
+   * Turn on the `record-tgid` option, so that each line names the thread's process
+   * (`comm-TID (TGID) [cpu]`). Default false: the line's format stays as the trace scanners
+   * have always read it.
+   */
+  recordTgid?: boolean;
+  /**
+   * Event filters by `system:event` (the kernel's filter syntax, e.g. `magic == 0x444d4142`),
+   * set before the events are enabled and cleared when the session closes.
+   */
+  filters?: Readonly<Record<string, string>>;
 }
 
 /** What the session set up. */
@@ -338,6 +349,10 @@ export class TraceSession {
       info.tracer = "function_graph";
       info.graphFunctions = funcs;
     }
+    if (o.recordTgid) this.#setOption(dir, "record-tgid", "1");
+    for (const [spec, filter] of Object.entries(o.filters ?? {})) {
+      this.#setFilterOf(dir, spec, filter);
+    }
     this.#enableEvents(dir, o.events ?? VERIFY_EVENTS);
     this.#enableEvents(dir, o.optionalEvents ?? OPTIONAL_VERIFY_EVENTS, true);
     if (this.#info.events.some((e) => e.startsWith("nvmap:"))) {
@@ -454,6 +469,15 @@ export class TraceSession {
       return;
     }
     this.#set(path, value);
+  }
+
+  /** Sets the filter of event `spec` (`system:event`); "0" clears it again on close. */
+  #setFilterOf(dir: string, spec: string, filter: string): void {
+    const m = /^([\w-]+):([\w-]+)$/.exec(spec);
+    if (!m) throw new RangeError(`TraceSession: bad event spec '${spec}' for a filter`);
+    const path = `${dir}/events/${m[1]}/${m[2]}/filter`;
+    this.#push(`${path}=${filter}`, { op: "write", path, value: "0" });
+    write(path, filter);
   }
 
   #setFilter(path: string, funcs: string[]): void {

@@ -57,7 +57,8 @@ export type HeldMappings =
  * The bufinfo summary with the buffers the workload held by an fd that no sample listed,
  * each added with the exporter its fdinfo named (name and size unknown, no device attached,
  * `samples` 0): where bufinfo was read once a second, a buffer that lived between two reads
- * is known from the workload's fd scans (every 200 ms). What bufinfo listed is kept as is. A
+ * is known from the workload's fd scans (every 200 ms) or its fd events. What bufinfo listed is
+ * kept as is. A
  * summary without samples (`unavailable`) is returned as is.
  *
  * @example
@@ -99,14 +100,26 @@ export function withWorkloadFds(
  * Why a pool cannot be trusted where bufinfo was read every `sparseMs` (undefined: often
  * enough, or `sparseMs` undefined): the whole exporter as the pool (bufinfo's reads are all
  * that lists it), or a buffer the workload held whose exporter nothing named (`known`: the
- * summary's inodes, merged with the attach events and the workload's fds).
+ * summary's inodes, merged with the attach events and the workload's fds). Or, for a pool
+ * narrowed to the workload's buffers, why the workload's refs may miss one (`refsDoubt`,
+ * {@linkcode refsDoubt}): the pool may then lack a buffer a frame could travel in.
+ *
+ * @example
+ * ```ts
+ * import { sparsePoolProblem } from "./held_mappings.ts";
+ * const pool = { from: "workload" as const, ignored: 0 };
+ * console.log(sparsePoolProblem(pool, new Set([4]), new Map([[4, {}]]), undefined, "why"));
+ * // "why"
+ * ```
  */
 export function sparsePoolProblem(
   pool: HeldPool,
   workloadBuffers: ReadonlySet<number> | undefined,
   known: ReadonlyMap<number, unknown>,
   sparseMs: number | undefined,
+  refsDoubt?: string,
 ): string | undefined {
+  if (refsDoubt !== undefined && pool.from === "workload") return refsDoubt;
   if (sparseMs === undefined) return undefined;
   const rate = `bufinfo was read every ${sparseMs} ms`;
   if (pool.from === "exporter") {
@@ -155,6 +168,37 @@ export function heldPool<T extends Pick<InodeObservation, "inode" | "exporter">>
 }
 
 /**
+ * Why the workload's fd and map refs may miss a buffer it held, or undefined when they do not:
+ * where the process probes stood in for the /proc scans (both parts placed, so the scans ran
+ * once a second) and their ring buffer lost events (`lost` > 0), or its loss is unknown (a
+ * string: why its stats were not read), a buffer held only between two scans can be in
+ * neither. `refEvents` is capture.json's (absent: no process probes; the scans ran every
+ * 200 ms and are what they were).
+ *
+ * @example
+ * ```ts
+ * import { refsDoubt } from "./held_mappings.ts";
+ * console.log(refsDoubt({ parts: ["fd", "mmap"], lost: 0 })); // undefined
+ * console.log(refsDoubt({ parts: ["fd", "mmap"], lost: 12 })?.slice(0, 36));
+ * // "the process probes lost 12 events wh"
+ * ```
+ */
+export function refsDoubt(
+  refEvents: { parts: readonly string[]; lost: number | string } | undefined,
+): string | undefined {
+  if (!refEvents) return undefined;
+  const { parts, lost } = refEvents;
+  if (!parts.includes("fd") || !parts.includes("mmap")) return undefined;
+  if (lost === 0) return undefined;
+  const what = typeof lost === "number"
+    ? `lost ${lost} ${lost === 1 ? "event" : "events"} (their trace instance overran)`
+    : `may have lost events (${lost})`;
+  return `the process probes ${what} while the /proc scans ran once a second, so a buffer ` +
+    "the workload held only between two scans may be missing from its refs and from the pool: " +
+    "run it again with --no-process-probes (the scans every 200 ms, no events)";
+}
+
+/**
  * Whether the importer held one mapping of every buffer a frame could travel in during the
  * run (the frames' exporter's buffers the workload held, {@linkcode heldPool}): each such
  * buffer (by bufinfo) mapped exactly once and unmapped exactly once, and no more buffers than
@@ -168,7 +212,8 @@ export function heldPool<T extends Pick<InodeObservation, "inode" | "exporter">>
  * ```
  *
  * `sparseMs`: bufinfo's interval where it was read slowly (see the module doc), else
- * undefined.
+ * undefined. `refsDoubt`: why the workload's refs may be incomplete ({@linkcode refsDoubt}),
+ * else undefined.
  */
 export function heldMappings(
   use: DeviceUse | undefined,
@@ -177,6 +222,7 @@ export function heldMappings(
   framesSubmitted: number,
   workloadBuffers?: ReadonlySet<number>,
   sparseMs?: number,
+  refsDoubt?: string,
 ): HeldMappings {
   const no = (reason: string, pool?: HeldPool): HeldMappings => ({
     held: false,
@@ -214,7 +260,13 @@ export function heldMappings(
     if (unmaps !== 1) return no(`inode ${ino} was unmapped ${unmaps} times, not once`, from);
   }
   // The known pool is held; buffers a slow bufinfo could not list would only add to it.
-  const sparse = sparsePoolProblem(narrowed.pool, workloadBuffers, bufinfo.inodes, sparseMs);
+  const sparse = sparsePoolProblem(
+    narrowed.pool,
+    workloadBuffers,
+    bufinfo.inodes,
+    sparseMs,
+    refsDoubt,
+  );
   if (sparse) {
     return { held: false, reason: sparse, ...(from ? { pool: from } : {}), inconclusive: true };
   }

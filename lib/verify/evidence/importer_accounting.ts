@@ -51,7 +51,10 @@ const LISTED = 20;
  * the inodes of every dma-buf the workload's processes held (fds and mappings; undefined when
  * the capture did not record its fds): the held shape's pool is narrowed to them.
  * `sparseMs`: bufinfo's interval where it was read slowly (once a second), else undefined:
- * then a pool only bufinfo could list refuses the held shape as INCONCLUSIVE.
+ * then a pool only bufinfo could list refuses the held shape as INCONCLUSIVE. `refsDoubt`: why
+ * the workload's refs may miss a buffer (`refsDoubt()` of `held_mappings.ts`: process events
+ * lost while the scans ran once a second), else undefined: then a held shape whose pool the
+ * workload's refs narrowed is INCONCLUSIVE too.
  *
  * @example
  * ```ts
@@ -76,6 +79,7 @@ export function judgeImporterAccounting(
   nvmap?: NvmapFacts,
   workloadBuffers?: ReadonlySet<number>,
   sparseMs?: number,
+  refsDoubt?: string,
 ): ImporterAccountingVerdict {
   const v = fromProbes(
     ev,
@@ -87,6 +91,7 @@ export function judgeImporterAccounting(
     nvmap,
     workloadBuffers,
     sparseMs,
+    refsDoubt,
   );
   if (!nvmap || ev.source !== "kprobes" || !ev.use || ev.use.mapsByInode.size === 0) return v;
   if (v.invariant.evidence.counted_from !== undefined) return v;
@@ -115,6 +120,7 @@ function fromProbes(
   nvmap: NvmapFacts | undefined,
   workloadBuffers: ReadonlySet<number> | undefined,
   sparseMs: number | undefined,
+  refsDoubt: string | undefined,
 ): ImporterAccountingVerdict {
   const counts = importerCounts(ev);
   const evidence: Record<string, unknown> = {
@@ -147,7 +153,15 @@ function fromProbes(
   // nvmap's events count the importer's imports of nvmap buffers (the camera's).
   const nvmapCount = (frames: number) =>
     nvmap && ev.importer.name !== null
-      ? countNvmapImports(nvmap, ev.importer.name, frames, bufinfo, workloadBuffers, sparseMs)
+      ? countNvmapImports(
+        nvmap,
+        ev.importer.name,
+        frames,
+        bufinfo,
+        workloadBuffers,
+        sparseMs,
+        refsDoubt,
+      )
       : undefined;
   if (ev.source === "none") {
     return verdict(
@@ -236,6 +250,7 @@ function fromProbes(
       framesSubmitted,
       workloadBuffers,
       sparseMs,
+      refsDoubt,
     );
     // Captures that recorded no fds of the workload judge as before, word for word.
     if (shape.pool?.from === "workload") evidence.held_pool = shape.pool;

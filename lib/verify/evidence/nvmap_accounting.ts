@@ -56,7 +56,8 @@ export interface NvmapCount {
  * Counts the importer's imports of nvmap buffers from nvmap's events; undefined when nvmap's
  * events show no attach by it (nothing to count from: the caller keeps its verdict).
  * `sparseMs`: bufinfo's interval where it was read slowly (the held count's pool must then
- * come from the workload's fd scans: `held_mappings.ts`), else undefined.
+ * come from the workload's fd scans: `held_mappings.ts`), else undefined. `refsDoubt`: why the
+ * workload's refs may be incomplete (`refsDoubt()` of `held_mappings.ts`), else undefined.
  *
  * @example
  * ```ts
@@ -77,6 +78,7 @@ export function countNvmapImports(
   bufinfo: BufinfoSummary | { unavailable: string },
   workloadBuffers?: ReadonlySet<number>,
   sparseMs?: number,
+  refsDoubt?: string,
 ): NvmapCount | undefined {
   const u = nvmap.devices.get(importer);
   if (!u || u.attaches === 0) return undefined;
@@ -172,7 +174,13 @@ export function countNvmapImports(
     );
   }
   // The known pool matches; buffers a slow bufinfo could not list would only add to it.
-  const sparse = sparsePoolProblem(from, workloadBuffers, bufinfo.inodes, sparseMs);
+  const sparse = sparsePoolProblem(
+    from,
+    workloadBuffers,
+    bufinfo.inodes,
+    sparseMs,
+    refsDoubt,
+  );
   if (sparse) {
     return out(
       "INCONCLUSIVE",

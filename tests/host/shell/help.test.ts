@@ -43,6 +43,7 @@ const SHELL_OPTIONS: Record<string, string[]> = {
     "--importer",
     "--evidence",
     "--no-probes",
+    "--no-process-probes",
     "--no-graph",
     "--no-stream",
     "--no-perf",

@@ -36,6 +36,7 @@ const HELP: Record<string, HelpFacts> = {
       "--no-graph",
       "--no-perf",
       "--no-probes",
+      "--no-process-probes",
       "--no-stream",
       "--pid",
       "--producer",
