@@ -27,7 +27,7 @@ import {
 } from "../trace/capture/sysfs_stats.ts";
 import type { Environment, TraceSetup, WorkloadFdRef, WorkloadRecord } from "./judge.ts";
 import type { RunningWorkload, WorkloadOutcome, WorkloadSpec } from "./workload.ts";
-import { PerfCapture, type PerfRateRecord } from "./_perf_capture.ts";
+import { PerfCapture, type PerfRateRecord, type PerfScriptMode } from "./_perf_capture.ts";
 import { type DrainSummary, TraceDrain } from "../trace/capture/trace_drain.ts";
 import { stopOnSignal } from "./_interrupt.ts";
 import { type V4l2DeviceRef, v4l2DevicesOf } from "./v4l2_devices.ts";
@@ -113,7 +113,13 @@ export interface CaptureRecord {
    */
   bufinfoIntervalMs?: number;
   /** perf's event, and the rate it was asked for (absent in captures made before it was recorded). */
-  perf: { unavailable: string } | { event: string; reason: string; rate?: PerfRateRecord };
+  perf: { unavailable: string } | {
+    event: string;
+    reason: string;
+    rate?: PerfRateRecord;
+    /** How perf script met the samples (absent in captures made before it was recorded). */
+    script?: PerfScriptMode;
+  };
   /** The importing device (absent in captures made before it was recorded). */
   importer?: ImporterRecord;
   /** The dma-buf probe events, or why there were none (absent: not tried). */
