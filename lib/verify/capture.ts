@@ -28,6 +28,8 @@ import {
 import type { Environment, TraceSetup, WorkloadFdRef, WorkloadRecord } from "./judge.ts";
 import type { RunningWorkload, WorkloadOutcome, WorkloadSpec } from "./workload.ts";
 import { PerfCapture, type PerfRateRecord, type PerfScriptMode } from "./_perf_capture.ts";
+
+export type { PerfScriptMode };
 import { type DrainSummary, TraceDrain } from "../trace/capture/trace_drain.ts";
 import { stopOnSignal } from "./_interrupt.ts";
 import { type V4l2DeviceRef, v4l2DevicesOf } from "./v4l2_devices.ts";
