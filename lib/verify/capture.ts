@@ -73,8 +73,10 @@ export interface CaptureOptions {
    * `perf script -i -`), so that only its tail is left when the workload ends (default true).
    * perf script reads a JIT's perf map (`/tmp/perf-PID.map`) when it first meets it, so the
    * frames in such a map are named again from its final contents before `perf.script` is
-   * saved and folded (`lib/trace/parse/perf_script_jit.ts`); false: perf script on the data
-   * file after perf stops, as before.
+   * saved and folded (`lib/trace/parse/perf_script_jit.ts`). The builtin runs in verify's own
+   * process, which perf samples: for it `tee` and perf script do that I/O in child processes and
+   * verify reads perf script's text once perf has stopped. False: perf script on the data file
+   * after perf stops, as before.
    */
   perfLive?: boolean;
   /**
