@@ -278,7 +278,11 @@ export class PerfRecording {
         await reader.stderr.cancel().catch(() => {});
       }
       await Deno.remove(fifoDir, { recursive: true });
-      throw new Error(`cannot run '${argv[0]}' (${(e as Error).message}): install linux-perf`, {
+      const missing = beside && !reader
+        ? "setsid (util-linux) or sh, which run perf script beside perf record"
+        : "linux-perf";
+      const what = beside && !reader ? "setsid" : argv[0];
+      throw new Error(`cannot run '${what}' (${(e as Error).message}): install ${missing}`, {
         cause: e,
       });
     }
