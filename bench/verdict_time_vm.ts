@@ -9,7 +9,9 @@
  * ```
  *
  * `--perf-script-after` runs perf script on the finished data file after perf stopped, as
- * verify did before it read perf's pipe output while recording: the same run's "before".
+ * verify did before perf script read perf's pipe output while recording: the same run's
+ * "before". Without it, the builtin's perf script runs beside perf record in child processes
+ * (`perfScript: "beside"`, from the run's `capture.json`).
  *
  * @module
  */
@@ -22,6 +24,7 @@ import { runVerify } from "../lib/verify/run.ts";
 import type { VerifyTimings } from "../lib/verify/timings.ts";
 import { parsePerfScript, summarizePerf } from "../lib/trace/parse/perf_script.ts";
 import { PERF_SCRIPT_ARGS } from "../lib/trace/capture/perf_record.ts";
+import type { CaptureRecord, PerfScriptMode } from "../lib/verify/capture.ts";
 
 /** One perf command on the kept perf.data. */
 export interface PerfCommandTime {
@@ -38,8 +41,19 @@ export interface PerfCommandTime {
 /** What the guest writes to `$AXL_RESULTS/verdict_time.json`. */
 export interface VerdictTimeResults {
   frames: number;
-  /** perf script read perf's pipe output while the workload ran (verify's default). */
-  perfLive: boolean;
+  /**
+   * How verify's perf script met the builtin's samples, as its `capture.json` says:
+   * `beside` (perf's pipe output read by perf script in child processes while the workload
+   * ran, verify's default for the builtin), `streamed` (through verify's own process), `after`
+   * (on the data file after perf stopped, `--perf-script-after`); `not recorded` in captures
+   * that do not say. Absent in results of earlier runs.
+   */
+  perfScript?: PerfScriptMode | "not recorded";
+  /**
+   * Results of earlier runs only: whether verify was asked to run perf script live. Until
+   * `perfScript` was recorded the builtin did not stream even when this said true.
+   */
+  perfLive?: boolean;
   /** perf's rate, as result.json records it. */
   perfHz?: number;
   status: string;
@@ -102,12 +116,14 @@ async function timeCommand(what: string, args: string[]): Promise<PerfCommandTim
   return { what, argv: ["perf", ...args], ms, bytes };
 }
 
+const capture = JSON.parse(
+  await Deno.readTextFile(join(tmp, "artifacts", "capture.json")),
+) as CaptureRecord;
+
 async function summaryOf(what: string) {
   const file = join(tmp, `${what.replaceAll(/\W+/g, "_")}.out`);
   return await summarizePerf(parsePerfScript((await Deno.open(file)).readable, file), {
-    pids: (JSON.parse(
-      await Deno.readTextFile(join(tmp, "artifacts", "capture.json")),
-    ) as { workload: { pids: number[] } }).workload.pids,
+    pids: capture.workload.pids,
   });
 }
 
@@ -129,7 +145,7 @@ console.error(
 );
 const value: VerdictTimeResults = {
   frames,
-  perfLive: !values["perf-script-after"],
+  perfScript: ("script" in capture.perf ? capture.perf.script : undefined) ?? "not recorded",
   ...(result.axl.perf.rate ? { perfHz: result.axl.perf.rate.hz } : {}),
   status: result.axl.status,
   timings,

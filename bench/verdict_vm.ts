@@ -37,13 +37,27 @@ function reportMs(v: VerdictTimeResults): number {
   return v.perf.find((p) => p.what === "perf report --stdio")?.ms ?? NaN;
 }
 
+/** How the run's perf script met the samples, in words (results of earlier runs say less). */
+export function perfScriptRan(v: Pick<VerdictTimeResults, "perfScript" | "perfLive">): string {
+  switch (v.perfScript) {
+    case "beside":
+      return "beside perf record (child processes)";
+    case "streamed":
+      return "streamed through verify";
+    case "after":
+      return "after perf stopped";
+    default:
+      return v.perfLive === false ? "after perf stopped" : "not recorded";
+  }
+}
+
 /**
  * The section's table lines: each stage after the workload, then the perf commands.
  *
  * @example
  * ```ts
  * import { verdictLines } from "./verdict_vm.ts";
- * const lines = verdictLines({ frames: 60, status: "PASS", perfSamples: 10, perfLive: true,
+ * const lines = verdictLines({ frames: 60, status: "PASS", perfSamples: 10, perfScript: "beside",
  *   vmWallS: 200,
  *   timings: { workloadMs: 2000, toVerdictMs: 3000, stages: [{ stage: "drain", ms: 3000 }] },
  *   perf: [{ what: "perf report --stdio", argv: [], ms: 6000, bytes: 1 }] });
@@ -53,7 +67,8 @@ function reportMs(v: VerdictTimeResults): number {
 export function verdictLines(v: VerdictResults): string[] {
   const lines = [
     `Time to verdict (VM, builtin verify of ${v.frames} frames, ${v.status}, ` +
-    `${v.perfSamples} perf samples; VM wall ${Math.round(v.vmWallS)} s)`,
+    `${v.perfSamples} perf samples, perf script ${perfScriptRan(v)}; ` +
+    `VM wall ${Math.round(v.vmWallS)} s)`,
     `  ${"workload".padEnd(40)} ${s(v.timings.workloadMs)}`,
   ];
   for (const st of v.timings.stages) lines.push(`  ${`  ${st.stage}`.padEnd(40)} ${s(st.ms)}`);
@@ -81,7 +96,7 @@ export const VERDICT_BOUND = 1.5;
  * @example
  * ```ts
  * import { verdictTargets } from "./verdict_vm.ts";
- * const t = verdictTargets({ frames: 60, status: "PASS", perfSamples: 10, perfLive: true,
+ * const t = verdictTargets({ frames: 60, status: "PASS", perfSamples: 10, perfScript: "beside",
  *   timings: { workloadMs: 2000, toVerdictMs: 3100, stages: [] },
  *   perf: [{ what: "perf report --stdio", argv: [], ms: 6000, bytes: 1 }] });
  * if (t[0]?.met !== true || t[1]?.met !== false) throw new Error();

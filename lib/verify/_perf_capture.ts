@@ -61,9 +61,17 @@ export interface PerfCaptureOptions {
 interface LivePerfScript {
   pids: number[];
   printed: Promise<Uint8Array>;
-  /** Absent when the workload runs in verify's own process. */
+  /** Absent when perf script ran beside perf record (the workload runs in verify's process). */
   folded?: Promise<PerfSummary>;
 }
+
+/**
+ * How perf script met the samples (capture.json's `perf.script`): `streamed`, perf's pipe
+ * output through verify into perf script, whose text verify folded as it came; `beside`, the
+ * same pipe mode in child processes only (`tee` and `perf script` writing files), read and
+ * folded by verify after perf stopped; `after`, perf script on the data file after perf stopped.
+ */
+export type PerfScriptMode = "streamed" | "beside" | "after";
 
 /** One capture's perf recording. */
 export class PerfCapture {
@@ -84,6 +92,8 @@ export class PerfCapture {
   foldedLive: boolean | undefined;
   /** The rate perf records at, once probed. */
   rate: PerfRateRecord | undefined;
+  /** How perf script runs, once perf records. */
+  scriptMode: PerfScriptMode | undefined;
 
   private constructor(o: PerfCaptureOptions) {
     this.#o = o;
@@ -118,8 +128,11 @@ export class PerfCapture {
       // The builtin runs in verify's own process, which perf samples. Streamed, perf's bytes
       // would pass through this process into perf.data (and perf script's text be held and
       // folded here) while the frames run, and I4 would count those writes as the workload's
-      // copies: for the builtin perf record writes its file itself and perf script runs after.
+      // copies: for the builtin, tee and perf script do that I/O in child processes, which
+      // perf does not record, and this process reads their output once perf has stopped.
       const inOurProcess = this.#o.kind.startsWith("builtin");
+      const live = this.#o.live;
+      const scriptFile = `${this.#o.data}.script`;
       this.#o.say(
         `attaching perf (${this.event.event} at ${describePerfRate(rate)}) to ${pids.join(",")}`,
       );
@@ -129,10 +142,22 @@ export class PerfCapture {
         pids,
         frequency: rate.hz,
         ...(this.#o.binary ? { perf: this.#o.binary } : {}),
-        ...(this.#o.live && !inOurProcess ? { stream: true } : {}),
+        ...(live && !inOurProcess ? { stream: true } : {}),
+        ...(live && inOurProcess
+          ? { scriptBeside: { script: scriptFile, stderr: join(live, "perf-script.err") } }
+          : {}),
       });
-      const live = this.#o.live;
-      if (live && this.#recording.live) {
+      this.scriptMode = this.#recording.live
+        ? "streamed"
+        : this.#recording.script
+        ? "beside"
+        : "after";
+      if (live && this.#recording.script) {
+        // Read once perf script has ended, after perf stopped: nothing of it during the frames.
+        const printed = this.#recording.script.then((path) => Deno.readFile(path));
+        printed.catch(() => {}); // writeScript() reports it
+        this.#live = { pids, printed };
+      } else if (live && this.#recording.live) {
         const output = perfScriptLive(
           this.#recording.live,
           this.#o.binary,
@@ -226,7 +251,14 @@ export class PerfCapture {
     path: string,
     afterTheRun: () => Promise<{ summary?: PerfSummary }>,
   ): Promise<{ summary?: PerfSummary }> {
-    const printed = await live.printed;
+    let printed: Uint8Array;
+    try {
+      printed = await live.printed;
+    } catch (e) {
+      this.#o.say(`perf: ${(e as Error).message}: running perf script on the data file`);
+      this.foldedLive = false;
+      return await afterTheRun();
+    }
     let resolved: ResolvedPerfScript;
     let script = "";
     try {
@@ -281,12 +313,13 @@ export class PerfCapture {
   /** The perf part of the capture record. */
   record():
     | { unavailable: string }
-    | { event: string; reason: string; rate?: PerfRateRecord } {
+    | { event: string; reason: string; rate?: PerfRateRecord; script?: PerfScriptMode } {
     if (this.#recording && !this.unavailable && this.event) {
       return {
         event: this.event.event,
         reason: this.event.reason,
         ...(this.rate ? { rate: this.rate } : {}),
+        ...(this.scriptMode ? { script: this.scriptMode } : {}),
       };
     }
     return { unavailable: this.unavailable ?? "not recorded" };

@@ -27,7 +27,9 @@ import {
 } from "../trace/capture/sysfs_stats.ts";
 import type { Environment, TraceSetup, WorkloadFdRef, WorkloadRecord } from "./judge.ts";
 import type { RunningWorkload, WorkloadOutcome, WorkloadSpec } from "./workload.ts";
-import { PerfCapture, type PerfRateRecord } from "./_perf_capture.ts";
+import { PerfCapture, type PerfRateRecord, type PerfScriptMode } from "./_perf_capture.ts";
+
+export type { PerfScriptMode };
 import { type DrainSummary, TraceDrain } from "../trace/capture/trace_drain.ts";
 import { stopOnSignal } from "./_interrupt.ts";
 import { type V4l2DeviceRef, v4l2DevicesOf } from "./v4l2_devices.ts";
@@ -78,8 +80,10 @@ export interface CaptureOptions {
    * `perf script -i -`), so that only its tail is left when the workload ends (default true).
    * perf script reads a JIT's perf map (`/tmp/perf-PID.map`) when it first meets it, so the
    * frames in such a map are named again from its final contents before `perf.script` is
-   * saved and folded (`lib/trace/parse/perf_script_jit.ts`); false: perf script on the data
-   * file after perf stops, as before.
+   * saved and folded (`lib/trace/parse/perf_script_jit.ts`). The builtin runs in verify's own
+   * process, which perf samples: for it `tee` and perf script do that I/O in child processes and
+   * verify reads perf script's text once perf has stopped. False: perf script on the data file
+   * after perf stops, as before.
    */
   perfLive?: boolean;
   /**
@@ -125,7 +129,13 @@ export interface CaptureRecord {
    */
   bufinfoIntervalMs?: number;
   /** perf's event, and the rate it was asked for (absent in captures made before it was recorded). */
-  perf: { unavailable: string } | { event: string; reason: string; rate?: PerfRateRecord };
+  perf: { unavailable: string } | {
+    event: string;
+    reason: string;
+    rate?: PerfRateRecord;
+    /** How perf script met the samples (absent in captures made before it was recorded). */
+    script?: PerfScriptMode;
+  };
   /** The importing device (absent in captures made before it was recorded). */
   importer?: ImporterRecord;
   /** The dma-buf probe events, or why there were none (absent: not tried). */

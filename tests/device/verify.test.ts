@@ -213,6 +213,10 @@ Deno.test("runVerify() copy mode: FAIL on I4 naming the copy routine", async () 
   }
   console.log(`verify copy: ${t.toVerdictMs} ms from the workload's end to the verdict`);
   assert.ok((await Deno.stat(`${r.dir}/perf.data`)).size > 0, "perf.data copied");
+  // The builtin runs in verify's own process, which perf samples: perf's output went through
+  // child processes only (docs/verify.md#perf-script-while-the-workload-runs).
+  const capture = JSON.parse(await Deno.readTextFile(`${r.dir}/capture.json`));
+  assert.equal(capture.perf.script, "beside", "perf script ran beside perf record");
   // perf.script, printed from perf's pipe output while the workload ran, is what perf script
   // prints of the finished perf.data: a replay reads the same file as before.
   const printed = await new Deno.Command("perf", {

@@ -97,6 +97,16 @@ export interface PerfRecordOptions {
    * hands the same bytes to {@linkcode PerfRecording.live}.
    */
   stream?: boolean;
+  /**
+   * Run `perf script` beside the recording, in child processes only (exclusive with
+   * `stream`): perf writes its pipe format into a FIFO, `tee` copies it into `output` and into
+   * `perf script -i -` ({@linkcode PERF_SCRIPT_ARGS}), whose text goes to `script` and its
+   * errors to `stderr`. No byte of the recording passes through the calling process, so a
+   * recording of that process (verify's builtin workload) samples none of its own I/O; what
+   * is left when perf stops is the tail. {@linkcode PerfRecording.script} settles when
+   * `perf script` has printed its last line.
+   */
+  scriptBeside?: { script: string; stderr: string };
 }
 
 /**
@@ -135,17 +145,44 @@ export class PerfRecording {
    * `perf script -i -` ({@linkcode perfScriptLive}); consume or cancel it.
    */
   readonly live: ReadableStream<Uint8Array> | undefined;
+  #beside: Deno.ChildProcess | undefined;
+  #besideErr: Promise<string> | undefined;
+  /**
+   * With `scriptBeside`: settles when `perf script` beside the recording has ended, with the
+   * path of its text; rejects when the pipeline failed (its error in the message).
+   */
+  readonly script: Promise<string> | undefined;
 
   /** What perf printed on stderr (after {@linkcode stop}). */
   get stderr(): string {
     return this.#stderrText;
   }
 
-  private constructor(child: Deno.ChildProcess, argv: string[], output?: string) {
+  private constructor(
+    child: Deno.ChildProcess,
+    argv: string[],
+    output?: string,
+    beside?: { child: Deno.ChildProcess; script: string; stderr: string },
+  ) {
     this.#child = child;
     this.argv = argv;
     this.#stderr = new Response(child.stderr).text();
     this.#done = child.status;
+    if (beside) {
+      this.#beside = beside.child;
+      const err = new Response(beside.child.stderr).text();
+      this.#besideErr = err;
+      this.script = beside.child.status.then(async (st) => {
+        if (st.success) return beside.script;
+        const perfErr = await Deno.readTextFile(beside.stderr).catch(() => "");
+        throw new Error(
+          `perf script beside perf record failed (exit ${st.code}${
+            st.signal ? `, ${st.signal}` : ""
+          }): ${((await err) + perfErr).trim().slice(-2000)}`,
+        );
+      });
+      this.script.catch(() => {}); // the caller reads it
+    }
     if (output !== undefined) {
       const [toFile, live] = child.stdout.tee();
       this.#written = writeStream(output, toFile);
@@ -164,9 +201,15 @@ export class PerfRecording {
     }
     // perf starts with events disabled and is enabled through a control FIFO; its "ack"
     // says it is really recording (attaching can take tens of seconds under QEMU/TCG).
+    if (options.stream && options.scriptBeside) {
+      throw new RangeError("PerfRecording.start(): stream and scriptBeside exclude each other");
+    }
+    const beside = options.scriptBeside;
     const fifoDir = await Deno.makeTempDir({ prefix: "axl-perf-" });
-    const ctl = `${fifoDir}/ctl`, ack = `${fifoDir}/ack`;
-    const mk = await new Deno.Command("mkfifo", { args: [ctl, ack] }).output();
+    const ctl = `${fifoDir}/ctl`, ack = `${fifoDir}/ack`, pipe = `${fifoDir}/data`;
+    const mk = await new Deno.Command("mkfifo", {
+      args: [ctl, ack, ...(beside ? [pipe] : [])],
+    }).output();
     if (mk.code !== 0) throw new Error(`mkfifo failed: ${new TextDecoder().decode(mk.stderr)}`);
     const argv = [
       options.perf ?? "perf",
@@ -184,27 +227,71 @@ export class PerfRecording {
       "-D",
       "-1",
       `--control=fifo:${ctl},${ack}`,
-      ...(options.stream
+      ...(options.stream || beside
         ? ["--mmap-pages", String(STREAM_MMAP_PAGES), "-o", "-"]
         : ["-o", options.output]),
       "-p",
       options.pids.join(","),
     ];
     let child: Deno.ChildProcess;
+    let reader: Deno.ChildProcess | undefined;
     try {
-      child = new Deno.Command(argv[0]!, {
-        args: argv.slice(1),
+      if (beside) {
+        // In a session of its own, so that a Ctrl-C at the terminal does not cut perf script
+        // short: it ends when perf record closes the FIFO (perf record exits, stopped or because
+        // the processes it records are gone), and tee ignores SIGINT as well.
+        reader = new Deno.Command("setsid", {
+          args: [
+            "sh",
+            "-c",
+            'data=$1 pipe=$2 out=$3 err=$4; shift 4; tee -i -- "$data" < "$pipe" | "$@" > "$out" 2> "$err"',
+            "sh",
+            options.output,
+            pipe,
+            beside.script,
+            beside.stderr,
+            options.perf ?? "perf",
+            "script",
+            "-i",
+            "-",
+            ...PERF_SCRIPT_ARGS,
+          ],
+          stdin: "null",
+          stdout: "null",
+          stderr: "piped",
+        }).spawn();
+      }
+      // With scriptBeside, the shell opens the FIFO as perf's stdout and becomes perf record
+      // (exec): the child's pid is perf's, for SIGINT.
+      child = new Deno.Command(beside ? "sh" : argv[0]!, {
+        args: beside
+          ? ["-c", 'pipe=$1; shift; exec "$@" > "$pipe"', "sh", pipe, ...argv]
+          : argv.slice(1),
         stdin: "null",
         stdout: options.stream ? "piped" : "null",
         stderr: "piped",
       }).spawn();
     } catch (e) {
+      if (reader) {
+        reader.kill("SIGKILL");
+        await reader.status;
+        await reader.stderr.cancel().catch(() => {});
+      }
       await Deno.remove(fifoDir, { recursive: true });
-      throw new Error(`cannot run '${argv[0]}' (${(e as Error).message}): install linux-perf`, {
+      const missing = beside && !reader
+        ? "setsid (util-linux) or sh, which run perf script beside perf record"
+        : "linux-perf";
+      const what = beside && !reader ? "setsid" : argv[0];
+      throw new Error(`cannot run '${what}' (${(e as Error).message}): install ${missing}`, {
         cause: e,
       });
     }
-    const rec = new PerfRecording(child, argv, options.stream ? options.output : undefined);
+    const rec = new PerfRecording(
+      child,
+      argv,
+      options.stream ? options.output : undefined,
+      reader && beside ? { child: reader, ...beside } : undefined,
+    );
     const timeoutMs = options.startTimeoutMs ?? 120_000;
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
@@ -230,6 +317,13 @@ export class PerfRecording {
         await rec.#done;
         await rec.live?.cancel();
         await rec.#written?.catch(() => {});
+        if (rec.#beside) {
+          // Its shell may still wait for the FIFO's writer, which is gone.
+          try {
+            rec.#beside.kill("SIGKILL");
+          } catch { /* gone */ }
+          await rec.script?.catch(() => {});
+        }
         const err = await rec.#stderr;
         throw new Error(
           `${argv.join(" ")} did not start (${
@@ -254,8 +348,11 @@ export class PerfRecording {
     const status = await this.#done;
     const err = await this.#stderr;
     this.#stderrText = err;
-    // Streaming: the data file is complete once perf's stdout has ended.
+    // Streaming: the data file is complete once perf's stdout has ended; beside: once tee
+    // and perf script have read to the end of the FIFO perf closed.
     await this.#written;
+    await this.#beside?.status;
+    await this.#besideErr;
     // perf exits 0 or 130 (SIGINT) after writing the file.
     if (status.code !== 0 && status.code !== 130 && status.signal !== "SIGINT") {
       throw new Error(`${this.argv.join(" ")} failed (exit ${status.code}): ${err.trim()}`);

@@ -5,7 +5,12 @@ import {
   observerTargets,
 } from "../../../bench/observer_bench.ts";
 import { SPLIT_CONFIGS } from "../../../bench/observer_configs.ts";
-import { VERDICT_BOUND, type VerdictResults, verdictTargets } from "../../../bench/verdict_vm.ts";
+import {
+  VERDICT_BOUND,
+  verdictLines,
+  type VerdictResults,
+  verdictTargets,
+} from "../../../bench/verdict_vm.ts";
 import { loadLines } from "../../../bench/table.ts";
 import { renderTable, type RunForTable } from "../../../bench/readme_table.ts";
 
@@ -124,6 +129,21 @@ Deno.test('verdictTargets() bounds "workload end → verdict / the workload\'s o
   assert.equal(row(1.51 * v.timings.workloadMs).met, false);
   assert.equal(row(1.5 * v.timings.workloadMs).target, "≤ 1.5×");
   assert.match(row(1.5 * v.timings.workloadMs).value, /^1\.50× \(/);
+});
+
+Deno.test("verdictLines() says how the builtin's perf script ran, and not more than a run recorded", async () => {
+  const v = (await results()).verdict!;
+  const head = (over: Partial<VerdictResults>) => verdictLines({ ...v, ...over })[0]!;
+  // The fixture's run recorded only that verify was asked for a live perf script.
+  assert.equal(v.perfScript, undefined);
+  assert.match(head({}), /, perf script not recorded;/);
+  assert.match(
+    head({ perfScript: "beside" }),
+    /, perf script beside perf record \(child processes\);/,
+  );
+  assert.match(head({ perfScript: "streamed" }), /, perf script streamed through verify;/);
+  assert.match(head({ perfScript: "after" }), /, perf script after perf stopped;/);
+  assert.match(head({ perfLive: false }), /, perf script after perf stopped;/);
 });
 
 Deno.test("loadLines() prints each section's host load at its start and end and the other guests", async () => {

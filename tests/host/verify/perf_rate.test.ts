@@ -325,16 +325,31 @@ async function recordBriefly(
   return { text, n, written };
 }
 
-Deno.test("PerfCapture lets perf record write its own file, and runs perf script after, when the workload runs in verify's own process", async () => {
-  // perf samples that process (the builtin): streamed, this process would write perf.data and
-  // fold perf script's text while the frames run, and I4 would count the writes as copies.
+/** The targets of `pid`'s open fds (`pipe:[…]`, paths), or none once it is gone. */
+function fdTargets(pid: number | "self"): Set<string> {
+  const out = new Set<string>();
+  try {
+    for (const e of Deno.readDirSync(`/proc/${pid}/fd`)) {
+      try {
+        out.add(Deno.readLinkSync(`/proc/${pid}/fd/${e.name}`));
+      } catch { /* closed meanwhile */ }
+    }
+  } catch { /* gone */ }
+  return out;
+}
+
+Deno.test("PerfCapture runs perf script beside perf record in child processes when the workload runs in verify's own process", async () => {
+  // perf samples that process (the builtin): streamed through it, this process would write
+  // perf.data and hold perf script's text while the frames run, and I4 would count those
+  // writes as the workload's copies. Beside: perf script prints while perf records, and no fd
+  // of this process holds perf record's output or perf script's.
   const tmp = await Deno.makeTempDir();
   const sleeper = new Deno.Command("sleep", { args: ["30"] }).spawn();
   try {
     await Deno.writeTextFile(`${tmp}/perf-real`, STREAMING_PERF, { mode: 0o755 });
     await Deno.writeTextFile(
       `${tmp}/perf`,
-      `#!/bin/sh\necho "$*" >> ${tmp}/argv.log\nexec ${tmp}/perf-real "$@"\n`,
+      `#!/bin/sh\necho "$$ $*" >> ${tmp}/argv.log\nexec ${tmp}/perf-real "$@"\n`,
       { mode: 0o755 },
     );
     await Deno.mkdir(`${tmp}/art`);
@@ -348,13 +363,53 @@ Deno.test("PerfCapture lets perf record write its own file, and runs perf script
       say: () => {},
       notes: [],
     });
-    await recordBriefly(perf, `${tmp}/art`, sleeper.pid);
-    assert.equal(perf.foldedLive, undefined); // no live output to fold
-    const argv = await Deno.readTextFile(`${tmp}/argv.log`);
-    const record = argv.split("\n").find((l) => l.startsWith("record"));
-    assert.ok(record?.includes(`-o ${tmp}/perf.data`), argv);
-    assert.ok(!record?.includes("-o -"), argv);
-    assert.ok(argv.split("\n").some((l) => l.startsWith("script") && !l.includes(" - ")), argv);
+    await perf.attach([sleeper.pid]);
+    assert.equal(perf.unavailable, undefined);
+    // perf script prints while perf records, into a file of its own.
+    const deadline = Date.now() + 10_000;
+    let printing = "";
+    while (Date.now() < deadline) {
+      printing = await Deno.readTextFile(`${tmp}/perf.data.script`).catch(() => "");
+      if ((printing.match(/cpu-clock/g) ?? []).length >= 3) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok((printing.match(/cpu-clock/g) ?? []).length >= 3, `perf script printed: ${printing}`);
+    const argv = (await Deno.readTextFile(`${tmp}/argv.log`)).split("\n");
+    const pidOf = (sub: string) => Number(argv.find((l) => l.split(" ")[1] === sub)?.split(" ")[0]);
+    const record = argv.find((l) => l.split(" ")[1] === "record") ?? "";
+    assert.ok(record.includes("-o -"), argv.join("\n"));
+    assert.ok(
+      argv.some((l) => l.split(" ")[1] === "script" && l.includes(" -i - ")),
+      argv.join("\n"),
+    );
+    // perf record's stdout and perf script's stdin and stdout: none of them is this process's.
+    const ours = fdTargets("self");
+    for (const [sub, fds] of [["record", [1]], ["script", [0, 1]]] as const) {
+      for (const fd of fds) {
+        const target = Deno.readLinkSync(`/proc/${pidOf(sub)}/fd/${fd}`);
+        assert.ok(!ours.has(target), `perf ${sub}'s fd ${fd} (${target}) is open in verify`);
+      }
+    }
+    await perf.stop(`${tmp}/art`);
+    const written = await perf.writeScript(`${tmp}/art`, [sleeper.pid]);
+    const text = await Deno.readTextFile(`${tmp}/art/perf.script`);
+    const n = (text.match(/cpu-clock/g) ?? []).length;
+    assert.ok(n >= 3);
+    assert.ok(text.startsWith(printing));
+    assert.equal(written?.summary?.samples, n);
+    assert.equal(perf.foldedLive, false); // folded after perf stopped, from the saved text
+    assert.equal((perf.record() as { script?: string }).script, "beside");
+    // perf.data holds the stream perf record wrote: perf script on it prints perf.script.
+    const again = await new Deno.Command(`${tmp}/perf-real`, {
+      args: ["script", "-i", `${tmp}/art/perf.data`],
+      stdout: "piped",
+    }).output();
+    assert.equal(new TextDecoder().decode(again.stdout), text);
+    // Nothing of the pipeline is left running.
+    for (const sub of ["record", "script"]) {
+      const stat = await Deno.readTextFile(`/proc/${pidOf(sub)}/stat`).catch(() => "");
+      assert.ok(stat === "" || / Z /.test(stat), `perf ${sub} still runs: ${stat}`);
+    }
   } finally {
     sleeper.kill();
     await sleeper.status;
