@@ -27,6 +27,7 @@
  *
  * @module
  */
+import type { KernelOffsets } from "./kernel_offsets.ts";
 /**
  * What the process probes need to know of the kernel: the `ProbeKernel` of `kprobe_events.ts`
  * (`probeKernel()`), whose removal of a probe group imports this module's event names.
@@ -43,27 +44,14 @@ export interface ProcessProbeKernel {
 }
 
 /**
- * The measured struct offsets the process probes follow without BTF (the fields of
- * `KernelOffsets` in `kprobe_events.ts`, as `scripts/kernel-offsets.sh` names them).
+ * The measured struct offsets the process probes follow without BTF: the fields of
+ * `KernelOffsets` they read (`inodeSb` … `vmaFlags` are absent in offsets files measured before
+ * the process probes).
  */
-export interface ProcessProbeOffsets {
-  /** The offsets file. */
-  source: string;
-  /** `file.f_inode`. */
-  fileInode: number;
-  /** `inode.i_ino`. */
-  inodeIno: number;
-  /** `inode.i_sb`; absent in files measured before the process probes. */
-  inodeSb?: number;
-  /** `super_block.s_magic`; absent likewise. */
-  sbMagic?: number;
-  /** `vm_area_struct.vm_start`; absent likewise. */
-  vmaStart?: number;
-  /** `vm_area_struct.vm_end`; absent likewise. */
-  vmaEnd?: number;
-  /** `vm_area_struct.vm_flags`; absent likewise. */
-  vmaFlags?: number;
-}
+export type ProcessProbeOffsets = Pick<
+  KernelOffsets,
+  "source" | "fileInode" | "inodeIno" | "inodeSb" | "sbMagic" | "vmaStart" | "vmaEnd" | "vmaFlags"
+>;
 
 /** The parts of the process probes: each stands in for one part of the scans. */
 export type ProcessProbePart = "fd" | "mmap";
