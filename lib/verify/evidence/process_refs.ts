@@ -38,6 +38,19 @@ export interface ProcessRefCounts {
   damaged: number;
 }
 
+/**
+ * The counts of a fold that has read nothing.
+ *
+ * @example
+ * ```ts
+ * import { noProcessRefCounts } from "./process_refs.ts";
+ * console.log({ ...noProcessRefCounts(), events: 2 }.paired); // 0
+ * ```
+ */
+export function noProcessRefCounts(): ProcessRefCounts {
+  return { events: 0, paired: 0, unpaired: 0, failed: 0, notDmabuf: 0, noProcess: 0, damaged: 0 };
+}
+
 /** `vm_flags` bits as `/proc/PID/maps` prints them (the same on 5.15 and 6.12). */
 const VM_READ = 0x1, VM_WRITE = 0x2, VM_EXEC = 0x4, VM_MAYSHARE = 0x80;
 
@@ -86,15 +99,7 @@ function mapsAddress(raw: string): string | undefined {
  * ```
  */
 export class ProcessRefFold {
-  readonly counts: ProcessRefCounts = {
-    events: 0,
-    paired: 0,
-    unpaired: 0,
-    failed: 0,
-    notDmabuf: 0,
-    noProcess: 0,
-    damaged: 0,
-  };
+  readonly counts: ProcessRefCounts = noProcessRefCounts();
   #pending = new Map<number, FtraceEvent>();
   #fds = new Map<string, EventFdRef>();
   #maps = new Map<string, { pid: number } & DmaBufMapRef>();

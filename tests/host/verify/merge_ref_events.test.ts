@@ -2,16 +2,9 @@
 // ones, with a note that says how many and whether the events were complete.
 import assert from "node:assert/strict";
 import { mergeRefEvents, type RefEvents } from "../../../lib/verify/capture.ts";
+import { noProcessRefCounts } from "../../../lib/verify/evidence/process_refs.ts";
 
-const counts = {
-  events: 0,
-  paired: 0,
-  unpaired: 0,
-  failed: 0,
-  notDmabuf: 0,
-  noProcess: 0,
-  damaged: 0,
-};
+const counts = noProcessRefCounts();
 const map = (pid: number, inode: number, start: string) => ({
   pid,
   inode,
