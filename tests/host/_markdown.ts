@@ -108,9 +108,17 @@ export function readRepoFile(path: string): string | null {
 }
 
 const SKIPPED_DIRS = new Set([".git", "build", "artifacts", "coverage", "node_modules"]);
+const BINARY = /\.(gz|xz|zst|o|ko|so|a|png|jpg|data)$/;
 
-/** Every text file under the root (paths relative to it), without build output or compressed data. */
+/**
+ * Every text file of the repository (paths relative to the root), without build output or
+ * compressed data. In a git checkout: the files git tracks and the untracked ones it does not
+ * ignore, so that what a run writes into ignored files (`bench/results.json`, with this
+ * machine's paths in it) is not taken for the repository's; elsewhere every file under `dir`.
+ */
 export function textFiles(dir = root): string[] {
+  const git = dir === root ? gitFiles() : undefined;
+  if (git) return git.filter((f) => !BINARY.test(f));
   const out: string[] = [];
   for (const entry of Deno.readDirSync(dir)) {
     const full = join(dir, entry.name);
@@ -118,11 +126,31 @@ export function textFiles(dir = root): string[] {
       if (!SKIPPED_DIRS.has(entry.name)) out.push(...textFiles(full));
       continue;
     }
-    if (
-      !entry.isFile || entry.name === ".git" ||
-      /\.(gz|xz|zst|o|ko|so|a|png|jpg|data)$/.test(entry.name)
-    ) continue;
+    if (!entry.isFile || BINARY.test(entry.name)) continue;
     out.push(relative(root, full));
   }
   return out.sort();
+}
+
+/** `git ls-files` of the root, tracked and untracked but not ignored, or undefined without git. */
+function gitFiles(): string[] | undefined {
+  try {
+    const out = new Deno.Command("git", {
+      args: ["-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+      stdout: "piped",
+      stderr: "null",
+    }).outputSync();
+    if (!out.success) return undefined;
+    const files = new TextDecoder().decode(out.stdout).split("\0").filter((f) => f !== "");
+    // A file deleted in the work tree is still in the index until the change is staged.
+    return [...new Set(files)].filter((f) => {
+      try {
+        return Deno.statSync(join(root, f)).isFile;
+      } catch {
+        return false;
+      }
+    }).sort();
+  } catch {
+    return undefined;
+  }
 }
