@@ -28,8 +28,6 @@ import {
 import type { Environment, TraceSetup, WorkloadFdRef, WorkloadRecord } from "./judge.ts";
 import type { RunningWorkload, WorkloadOutcome, WorkloadSpec } from "./workload.ts";
 import { PerfCapture, type PerfRateRecord, type PerfScriptMode } from "./_perf_capture.ts";
-
-export type { PerfScriptMode };
 import { type DrainSummary, TraceDrain } from "../trace/capture/trace_drain.ts";
 import { stopOnSignal } from "./_interrupt.ts";
 import { type V4l2DeviceRef, v4l2DevicesOf } from "./v4l2_devices.ts";
@@ -47,6 +45,8 @@ import { formatRestore, restoreAbandonedRuns } from "../trace/capture/tracefs_re
 import { StageClock } from "./timings.ts";
 import type { PerfSummary } from "../trace/parse/perf_script.ts";
 import type { Integrity } from "./integrity.ts";
+
+export type { PerfScriptMode };
 
 /** Options of {@linkcode captureRun}. */
 export interface CaptureOptions {

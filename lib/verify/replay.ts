@@ -214,9 +214,7 @@ export async function judgeArtifacts(
     ...(record.bufinfoIntervalMs !== undefined
       ? { bufinfoIntervalMs: record.bufinfoIntervalMs }
       : {}),
-    ...(record.refEvents
-      ? { refEvents: { parts: record.refEvents.parts, lost: record.refEvents.lost } }
-      : {}),
+    ...(record.refEvents ? { refEvents: record.refEvents } : {}),
     ...(options ? { options } : {}),
   });
   const pads = await readGstPads(dir);

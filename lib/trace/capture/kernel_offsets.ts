@@ -163,3 +163,34 @@ export function loadKernelOffsets(
   }
   return o;
 }
+
+/**
+ * The kprobe fetch-arg of `file->f_inode` through measured offsets, from a fetch-arg that holds
+ * a `struct file *`.
+ *
+ * @example
+ * ```ts
+ * import { fileInodeArg } from "./kernel_offsets.ts";
+ * console.log(fileInodeArg({ fileInode: 32 }, "$arg2")); // "+32($arg2)"
+ * ```
+ */
+export function fileInodeArg(o: Pick<KernelOffsets, "fileInode">, file: string): string {
+  return `+${o.fileInode}(${file})`;
+}
+
+/**
+ * The kprobe fetch-arg of `file->f_inode->i_ino` (the dma-buf's inode number, as bufinfo and
+ * `/proc/PID/fdinfo` print it) through measured offsets.
+ *
+ * @example
+ * ```ts
+ * import { fileInoArg } from "./kernel_offsets.ts";
+ * console.log(fileInoArg({ fileInode: 32, inodeIno: 64 }, "$arg2")); // "+64(+32($arg2))"
+ * ```
+ */
+export function fileInoArg(
+  o: Pick<KernelOffsets, "fileInode" | "inodeIno">,
+  file: string,
+): string {
+  return `+${o.inodeIno}(${fileInodeArg(o, file)})`;
+}

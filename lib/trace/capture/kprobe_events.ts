@@ -27,7 +27,7 @@
  */
 import { type JournalRecord, TracefsJournal } from "./tracefs_journal.ts";
 import { PROCESS_PROBE_EVENTS } from "./process_probes.ts";
-import { type KernelOffsets, loadKernelOffsets } from "./kernel_offsets.ts";
+import { fileInoArg, type KernelOffsets, loadKernelOffsets } from "./kernel_offsets.ts";
 
 export { type KernelOffsets, loadKernelOffsets, parseKernelOffsets } from "./kernel_offsets.ts";
 
@@ -106,7 +106,7 @@ export function dmabufProbeDefinitions(
   const bufOfAttach = (att: string) => `+${o?.attachmentDmabuf ?? 0}(${att})`;
   // The inode by measured offsets: dma_buf->file->f_inode->i_ino.
   const inoOfBuf = (buf: string) =>
-    o ? `+${o.inodeIno}(+${o.fileInode}(+${o.dmabufFile}(${buf}))):u64` : undefined;
+    o ? `${fileInoArg(o, `+${o.dmabufFile}(${buf})`)}:u64` : undefined;
   const pick = (...names: string[]) => names.find((f) => k.functions.has(f));
   const attach = pick("dma_buf_dynamic_attach", "dma_buf_attach");
   const map = pick("dma_buf_map_attachment");

@@ -278,10 +278,10 @@ export class PerfRecording {
         await reader.stderr.cancel().catch(() => {});
       }
       await Deno.remove(fifoDir, { recursive: true });
-      const missing = beside && !reader
-        ? "setsid (util-linux) or sh, which run perf script beside perf record"
-        : "linux-perf";
-      const what = beside && !reader ? "setsid" : argv[0];
+      // The reader is spawned first: without it, setsid (or sh) is what could not run.
+      const [what, missing] = beside && !reader
+        ? ["setsid", "setsid (util-linux) or sh, which run perf script beside perf record"]
+        : [argv[0], "linux-perf"];
       throw new Error(`cannot run '${what}' (${(e as Error).message}): install ${missing}`, {
         cause: e,
       });

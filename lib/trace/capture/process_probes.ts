@@ -27,7 +27,7 @@
  *
  * @module
  */
-import type { KernelOffsets } from "./kernel_offsets.ts";
+import { fileInoArg, fileInodeArg, type KernelOffsets } from "./kernel_offsets.ts";
 /**
  * What the process probes need to know of the kernel: the `ProbeKernel` of `kprobe_events.ts`
  * (`probeKernel()`), whose removal of a probe group imports this module's event names.
@@ -127,8 +127,6 @@ export function processProbeDefinitions(
         `6.6+) or measured struct offsets: ${why}`,
     };
   };
-  // file->f_inode by measured offsets, from the fetch-arg holding the file.
-  const inodeOf = (file: string) => `+${o?.fileInode}(${file})`;
   const fdLine = (ino: string, magic: string) =>
     `p:${group}/${PROCESS_PROBE_EVENTS.fd} fd_install fd=$arg1:s32 ino=${ino}:u64 ` +
     `magic=${magic}:x64`;
@@ -147,8 +145,8 @@ export function processProbeDefinitions(
       function: "fd_install",
       lines: [
         fdLine(
-          `+${o!.inodeIno}(${inodeOf("$arg2")})`,
-          `+${o!.sbMagic}(+${o!.inodeSb}(${inodeOf("$arg2")}))`,
+          fileInoArg(o!, "$arg2"),
+          `+${o!.sbMagic}(+${o!.inodeSb}(${fileInodeArg(o!, "$arg2")}))`,
         ),
       ],
     };
@@ -177,7 +175,7 @@ export function processProbeDefinitions(
     : mmapNeeds ?? {
       function: "dma_buf_mmap_internal",
       lines: mmapLines(
-        `+${o!.inodeIno}(${inodeOf("$arg1")})`,
+        fileInoArg(o!, "$arg1"),
         `+${o!.vmaStart}($arg2)`,
         `+${o!.vmaEnd}($arg2)`,
         `+${o!.vmaFlags}($arg2)`,
