@@ -132,6 +132,21 @@ export function textFiles(dir = root): string[] {
   return out.sort();
 }
 
+/**
+ * What `find` reports in every text file of the repository but `self` (the test that spells the
+ * patterns out), as `file:hit`; files with a NUL byte are not text and are passed over.
+ */
+export function findInTextFiles(find: (text: string) => string[], self: string): string[] {
+  const found: string[] = [];
+  for (const file of textFiles()) {
+    if (file === self) continue;
+    const text = readRepoFile(file);
+    if (text === null || text.includes("\0")) continue;
+    for (const hit of find(text)) found.push(`${file}:${hit}`);
+  }
+  return found;
+}
+
 /** `git ls-files` of the root, tracked and untracked but not ignored, or undefined without git. */
 function gitFiles(): string[] | undefined {
   try {

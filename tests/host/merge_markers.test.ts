@@ -2,7 +2,7 @@
 // paragraph with the markers in it, so they can stand mid-line ("… a splat. ======= no caches")
 // where git's own check, which looks only at the start of a line, no longer sees them.
 import assert from "node:assert/strict";
-import { readRepoFile, textFiles } from "./_markdown.ts";
+import { findInTextFiles } from "./_markdown.ts";
 
 /** The lines of `text` that hold a conflict marker, as `line: marker`. */
 export function mergeMarkers(text: string): string[] {
@@ -40,12 +40,6 @@ Deno.test("mergeMarkers() finds git's markers at a line's start and rewrapped in
 });
 
 Deno.test("no file in the repository keeps a merge's conflict markers", () => {
-  const offenders: string[] = [];
-  for (const file of textFiles()) {
-    if (file === SELF) continue;
-    const text = readRepoFile(file);
-    if (text === null || text.includes("\0")) continue;
-    for (const hit of mergeMarkers(text)) offenders.push(`${file}:${hit}`);
-  }
+  const offenders = findInTextFiles(mergeMarkers, SELF);
   assert.deepEqual(offenders, [], `resolve the merge:\n${offenders.join("\n")}`);
 });

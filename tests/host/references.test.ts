@@ -4,7 +4,7 @@
 // docs page and heading that explain it.
 import assert from "node:assert/strict";
 import { FAILURE_MODES } from "../../lib/verify/diagnosis.ts";
-import { brokenLink, readRepoFile, textFiles } from "./_markdown.ts";
+import { brokenLink, findInTextFiles, readRepoFile } from "./_markdown.ts";
 
 /** What a reference to a missing document looks like, with what to write instead. */
 const OUTSIDE_REFERENCES: readonly { pattern: RegExp; what: string }[] = [
@@ -84,13 +84,7 @@ Deno.test("outsideReferences() finds each kind of reference to a missing documen
 });
 
 Deno.test("no file in the repository cites a document it does not have", () => {
-  const offenders: string[] = [];
-  for (const file of textFiles()) {
-    if (file === SELF) continue;
-    const text = readRepoFile(file);
-    if (text === null || text.includes("\0")) continue;
-    for (const hit of outsideReferences(text)) offenders.push(`${file}:${hit}`);
-  }
+  const offenders = findInTextFiles(outsideReferences, SELF);
   assert.deepEqual(
     offenders,
     [],
