@@ -190,10 +190,15 @@ export interface JudgeInput {
   bufinfoIntervalMs?: number;
   /**
    * The process probes' parts and loss (capture.json's `refEvents`); absent: none placed, or a
-   * capture made before them. Lost events while the scans ran once a second leave a held pool
-   * narrowed to the workload's refs INCONCLUSIVE (`refsDoubt()`, `evidence/held_mappings.ts`).
+   * capture made before them. Lost events (or events the fold could not read) while the scans
+   * ran once a second leave a held pool narrowed to the workload's refs INCONCLUSIVE
+   * (`refsDoubt()`, `evidence/held_mappings.ts`).
    */
-  refEvents?: { parts: string[]; lost: number | string };
+  refEvents?: {
+    parts: string[];
+    lost: number | string;
+    counts?: { damaged: number; unpaired: number };
+  };
 }
 
 /** bufinfo's polling interval where no events stand in for it, ms. */

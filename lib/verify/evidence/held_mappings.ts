@@ -171,9 +171,10 @@ export function heldPool<T extends Pick<InodeObservation, "inode" | "exporter">>
  * Why the workload's fd and map refs may miss a buffer it held, or undefined when they do not:
  * where the process probes stood in for the /proc scans (both parts placed, so the scans ran
  * once a second) and their ring buffer lost events (`lost` > 0), or its loss is unknown (a
- * string: why its stats were not read), a buffer held only between two scans can be in
- * neither. `refEvents` is capture.json's (absent: no process probes; the scans ran every
- * 200 ms and are what they were).
+ * string: why its stats were not read), or the fold could not read some events (`counts`:
+ * damaged fields, an mmap entry or return without its pair), a buffer held only between two
+ * scans can be in neither. `refEvents` is capture.json's (absent: no process probes; the scans
+ * ran every 200 ms and are what they were).
  *
  * @example
  * ```ts
@@ -181,21 +182,33 @@ export function heldPool<T extends Pick<InodeObservation, "inode" | "exporter">>
  * console.log(refsDoubt({ parts: ["fd", "mmap"], lost: 0 })); // undefined
  * console.log(refsDoubt({ parts: ["fd", "mmap"], lost: 12 })?.slice(0, 36));
  * // "the process probes lost 12 events wh"
+ * const counts = { damaged: 1, unpaired: 0 };
+ * console.log(refsDoubt({ parts: ["fd", "mmap"], lost: 0, counts })?.slice(0, 44));
+ * // "the process probes' fold could not read 1 ev"
  * ```
  */
 export function refsDoubt(
-  refEvents: { parts: readonly string[]; lost: number | string } | undefined,
+  refEvents: {
+    parts: readonly string[];
+    lost: number | string;
+    counts?: { damaged: number; unpaired: number };
+  } | undefined,
 ): string | undefined {
   if (!refEvents) return undefined;
-  const { parts, lost } = refEvents;
+  const { parts, lost, counts } = refEvents;
   if (!parts.includes("fd") || !parts.includes("mmap")) return undefined;
-  if (lost === 0) return undefined;
-  const what = typeof lost === "number"
-    ? `lost ${lost} ${lost === 1 ? "event" : "events"} (their trace instance overran)`
-    : `may have lost events (${lost})`;
-  return `the process probes ${what} while the /proc scans ran once a second, so a buffer ` +
-    "the workload held only between two scans may be missing from its refs and from the pool: " +
-    "run it again with --no-process-probes (the scans every 200 ms, no events)";
+  const unread = (counts?.damaged ?? 0) + (counts?.unpaired ?? 0);
+  if (lost === 0 && unread === 0) return undefined;
+  const events = (n: number) => `${n} ${n === 1 ? "event" : "events"}`;
+  const why = typeof lost === "string"
+    ? `the process probes may have lost events (${lost})`
+    : lost > 0
+    ? `the process probes lost ${events(lost)} (their trace instance overran)`
+    : `the process probes' fold could not read ${events(unread)} (${counts!.damaged} damaged, ` +
+      `${counts!.unpaired} mmap entries or returns without their pair)`;
+  return `${why} while the /proc scans ran once a second, so a buffer the workload held only ` +
+    "between two scans may be missing from its refs and from the pool: run it again with " +
+    "--no-process-probes (the scans every 200 ms, no events)";
 }
 
 /**

@@ -89,3 +89,25 @@ Deno.test("ProcessRefFold gives map refs as /proc/PID/maps prints them, and coun
   assert.equal(f.counts.unpaired, 1);
   assert.equal(f.counts.paired, 3);
 });
+
+Deno.test("ProcessRefFold counts truncated and garbled events as damaged and gives no ref from them; an empty trace gives nothing", () => {
+  const good = at("deno", 10, 10, 1, fdLine(8, 31));
+  const f = fold([
+    good,
+    // Cut in the middle of the inode field, as a trace read while it was written can end.
+    good.replace("fd=8 ino=31", "fd=9 ino=").replace(/ magic=.*$/, ""),
+    at("deno", 10, 10, 1.1, fdLine(9, 32)).replace("ino=32", "ino=3x2"),
+    at("deno", 10, 10, 2, mmapLine(33, "0x7f3a12c00000", "0xzz", "0xfb")),
+    at("deno", 10, 10, 2.1, mmapRet(0)),
+  ]);
+  assert.deepEqual(f.refs([10]).fdRefs.map((r) => r.inode), [31]);
+  assert.deepEqual(f.refs([10]).mapRefs, []);
+  // The cut line lost its magic too: it is no dma-buf to the fold, not a ref.
+  assert.deepEqual(
+    [f.counts.events, f.counts.damaged, f.counts.notDmabuf, f.counts.paired],
+    [5, 2, 1, 1],
+  );
+  const empty = fold([""]);
+  assert.deepEqual(empty.refs([10]), { fdRefs: [], mapRefs: [] });
+  assert.equal(empty.counts.events, 0);
+});

@@ -171,6 +171,32 @@ for (const lost of [5, "reading per_cpu/cpu0/stats: No such file or directory"])
   });
 }
 
+// The same held run with the fold's counts edited: one fd event it could not read (its fields
+// damaged), or one mmap entry without its return. Such an event may be the only trace of a
+// buffer the workload held between two scans, so the pool must not pass as complete.
+for (const edit of [{ damaged: 1, unpaired: 0 }, { damaged: 0, unpaired: 1 }]) {
+  Deno.test(`judgeArtifacts() on the held run with the fold's counts edited to ${JSON.stringify(edit)} is INCONCLUSIVE on I3, naming them`, async () => {
+    const again = await judgeEditedCopy(
+      dir("metis-user-held"),
+      optionsOf("metis-user-held"),
+      (c) => {
+        const ev = c.refEvents as { counts: { damaged: number; unpaired: number } };
+        Object.assign(ev.counts, edit);
+      },
+      (t) => t,
+    );
+    const i3 = again.axl.invariants.I3;
+    assert.equal(i3.status, "INCONCLUSIVE", i3.summary);
+    assert.match(
+      i3.summary,
+      new RegExp(
+        `the process probes' fold could not read 1 event \\(${edit.damaged} damaged, ` +
+          `${edit.unpaired} mmap entries.*--no-process-probes`,
+      ),
+    );
+  });
+}
+
 Deno.test("judgeArtifacts() on the held run with a loss but the scans at 200 ms (the mmap part not placed) keeps the live verdict", async () => {
   const live = JSON.parse(await Deno.readTextFile(`${dir("metis-user-held")}/result.json`));
   const again = await judgeEditedCopy(
